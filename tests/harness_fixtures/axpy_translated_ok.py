@@ -1,0 +1,2 @@
+def axpy_(y, x, a):
+    y.copy_(y + a * x)

@@ -1,0 +1,146 @@
+"""Module analysis: how cuda.tile is imported, aliases, constants, kernels and helpers."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .ir import nodes as N
+
+CT_MODULE = "cuda.tile"
+
+
+@dataclass
+class ModuleInfo:
+    module: N.Module
+    ct_modules: set = field(default_factory=set)        # local names bound to the cuda.tile module
+    ct_names: dict = field(default_factory=dict)        # local name -> cuda.tile path ("load", "PaddingMode")
+    cuda_names: set = field(default_factory=set)        # local names bound to the `cuda` package
+    constant_aliases: set = field(default_factory=set)  # ConstInt = ct.Constant[int]
+    constants: dict = field(default_factory=dict)       # module constant -> python value (literals only)
+    ct_constants: dict = field(default_factory=dict)    # module name -> ct path (PAD = ct.PaddingMode.ZERO)
+    kernels: dict = field(default_factory=dict)         # name -> FunctionDef
+    functions: dict = field(default_factory=dict)       # every module-level function
+    other_modules: dict = field(default_factory=dict)   # local name -> imported module ("math", "torch")
+    imports_ct: bool = False
+    ct_import_stmts: list = field(default_factory=list)
+
+    # -------------------------------------------------------------- name resolution
+    def ct_path(self, e) -> Optional[str]:
+        """Dotted cuda.tile path an expression refers to ("" for the module itself), else None."""
+        if isinstance(e, N.Name):
+            if e.id in self.ct_modules:
+                return ""
+            if e.id in self.ct_names:
+                return self.ct_names[e.id]
+            if e.id in self.ct_constants:
+                return self.ct_constants[e.id]
+            return None
+        if isinstance(e, N.Attr):
+            if isinstance(e.value, N.Name) and e.value.id in self.cuda_names and e.attr == "tile":
+                return ""
+            base = self.ct_path(e.value)
+            if base is None:
+                return None
+            return f"{base}.{e.attr}" if base else e.attr
+        return None
+
+    def is_constant_annotation(self, ann) -> bool:
+        if ann is None:
+            return False
+        if isinstance(ann, N.Name) and ann.id in self.constant_aliases:
+            return True
+        if isinstance(ann, N.Subscript):
+            base = self.ct_path(ann.value)
+            if base == "Constant":
+                return True
+            if isinstance(ann.value, N.Name) and ann.value.id == "Annotated":
+                idx = ann.index
+                elts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
+                return any(isinstance(x, N.Call) and self.ct_path(x.func) == "ConstantAnnotation" for x in elts[1:])
+        return self.ct_path(ann) == "Constant"
+
+    def kernel_decorator(self, fd: N.FunctionDef):
+        """The @ct.kernel decorator of a function (its IR node), or None."""
+        for d in fd.decorators:
+            e = d.expr.func if isinstance(d.expr, N.Call) else d.expr
+            if self.ct_path(e) == "kernel":
+                return d
+        return None
+
+
+def _literal(e):
+    """Python value of a literal expression, else raises ValueError."""
+    if isinstance(e, N.Const) and not isinstance(e.value, (str, bytes)) and e.value is not Ellipsis:
+        return e.value
+    if isinstance(e, N.UnaryOp) and e.op in "-+":
+        v = _literal(e.operand)
+        return -v if e.op == "-" else v
+    if isinstance(e, N.TupleExpr):
+        return tuple(_literal(x) for x in e.elts)
+    if isinstance(e, N.Attr) and isinstance(e.value, N.Name) and e.value.id == "math" \
+            and e.attr in ("inf", "pi", "e", "tau", "nan"):
+        return getattr(math, e.attr)
+    raise ValueError
+
+
+def analyze(mod: N.Module) -> ModuleInfo:
+    info = ModuleInfo(mod)
+    for st in mod.body:
+        if isinstance(st, N.Import):
+            _imports(info, st)
+    for st in mod.body:
+        if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
+            name, val = st.targets[0].id, st.value
+            if isinstance(val, N.Subscript) and info.ct_path(val.value) == "Constant":
+                info.constant_aliases.add(name)
+                continue
+            p = info.ct_path(val)
+            if p:
+                info.ct_constants[name] = p
+                continue
+            try:
+                info.constants[name] = _literal(val)
+            except ValueError:
+                pass
+        elif isinstance(st, N.FunctionDef):
+            info.functions[st.name] = st
+            if info.kernel_decorator(st) is not None:
+                info.kernels[st.name] = st
+    return info
+
+
+def _imports(info: ModuleInfo, st: N.Import):
+    if st.module is None:
+        for mod, alias in st.names:
+            if mod == CT_MODULE:
+                info.imports_ct = True
+                info.ct_import_stmts.append(st)
+                if alias:
+                    info.ct_modules.add(alias)
+                else:
+                    info.cuda_names.add("cuda")
+            elif mod == "cuda" and alias is None:
+                info.cuda_names.add("cuda")
+            else:
+                info.other_modules[alias or mod.split(".")[0]] = mod if alias else mod.split(".")[0]
+        return
+    if st.level:
+        return
+    if st.module == "cuda":
+        for name, alias in st.names:
+            if name == "tile":
+                info.imports_ct = True
+                info.ct_import_stmts.append(st)
+                info.ct_modules.add(alias or "tile")
+        return
+    if st.module == CT_MODULE or st.module.startswith(CT_MODULE + "."):
+        info.imports_ct = True
+        info.ct_import_stmts.append(st)
+        prefix = st.module[len(CT_MODULE) + 1:]
+        for name, alias in st.names:
+            path = f"{prefix}.{name}" if prefix else name
+            info.ct_names[alias or name] = path
+        return
+    for name, alias in st.names:
+        info.other_modules.setdefault(alias or name, f"{st.module}.{name}")

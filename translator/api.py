@@ -1,0 +1,213 @@
+"""Public entry points: translate_source / translate_file, and their result types."""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from . import emit
+from .analysis import analyze
+from .diagnostics import ERROR, WARNING, Diagnostic, Reporter, TranslationError
+from .host import Edit, apply_edits, host_name_uses, rewrite_host
+from .ir import nodes as N
+from .ir.build import build_module
+from .lower.kernel import Shared
+from .lower.kernels import plan_kernel
+from .parse import parse
+
+
+@dataclass
+class Options:
+    """Translation options. `strict`: warnings count as failures for the exit status."""
+    strict: bool = False
+    source_name: Optional[str] = None     # name written in the header (defaults to the filename)
+
+
+@dataclass
+class KernelSummary:
+    name: str
+    line: int
+    translated: bool
+    params: list = field(default_factory=list)   # "name: array[2]" / "name: constexpr" / "name: scalar"
+    hints: dict = field(default_factory=dict)
+    diagnostics: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(name=self.name, line=self.line, translated=self.translated, params=self.params,
+                    hints=self.hints, diagnostics=self.diagnostics)
+
+
+@dataclass
+class Result:
+    code: Optional[str]
+    diagnostics: list
+    kernels: list
+    filename: str = "<string>"
+
+    @property
+    def ok(self) -> bool:
+        return self.code is not None and not any(d.severity == ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> list:
+        return [d for d in self.diagnostics if d.severity == WARNING]
+
+    def exit_code(self, strict: bool = False) -> int:
+        if not self.ok:
+            return 2
+        return 1 if strict and self.warnings else 0
+
+    def as_dict(self) -> dict:
+        return {"file": self.filename, "ok": self.ok,
+                "diagnostics": [d.as_dict() for d in self.diagnostics],
+                "kernels": [k.as_dict() for k in self.kernels]}
+
+
+def translate_file(path, options: Optional[Options] = None) -> Result:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        rep = Reporter(str(path))
+        rep.add("C2T004", f"cannot read {path}: {e}")
+        return Result(None, rep.sorted(), [], str(path))
+    return translate_source(text, str(path), options)
+
+
+def translate_source(text: str, filename: str = "<string>", options: Optional[Options] = None) -> Result:
+    options = options or Options()
+    rep = Reporter(filename)
+    try:
+        return _translate(text, filename, options, rep)
+    except TranslationError as e:
+        rep.items.append(e.diag)
+    except RecursionError:
+        rep.add("C2T003", "input nests too deeply for the translator")
+    except Exception as e:  # never a traceback for the user: a located internal error instead
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        rep.add("C2T003", f"{type(e).__name__}: {e} (at {Path(where.filename).name}:{where.lineno})")
+    return Result(None, rep.sorted(), [], filename)
+
+
+def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Result:
+    parsed = parse(text, rep)
+    if parsed is None:
+        return Result(None, rep.sorted(), [], filename)
+    text = parsed.text
+    mod = build_module(parsed)
+    info = analyze(mod)
+    if not info.imports_ct:
+        rep.add("C2T001", "no `import cuda.tile` found; the file is returned unchanged")
+        return Result(text if text == parsed.text else text, rep.sorted(), [], filename)
+
+    shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
+    shared.host_uses = host_name_uses(info, set(info.kernels))
+    plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
+    helper_names = set(shared.helpers)
+    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | {
+        h for h in helper_names if not shared.host_uses.get(h)})
+
+    for name, plan in plans.items():
+        params = [{"text": kp.kernel_params(), "comment": kp.comment} for kp in plan.params]
+        code = emit.render("kernel.py.j2", k=plan, params=params)
+        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, code))
+    for hname in shared.helper_order:
+        plan = shared.helpers[hname]
+        code = emit.render("helper.py.j2", h=plan)
+        fd = plan.fd
+        if shared.host_uses.get(hname):     # still used on the host: keep it, add the jit twin
+            edits.append(Edit(fd.full_span.end, fd.full_span.end, "\n\n\n" + code))
+        else:
+            edits.append(Edit(fd.full_span.start, fd.full_span.end, code))
+
+    edits.extend(_imports_and_prelude(info, shared, text))
+    edits.extend(_drop_ct_aliases(info, shared, text, rep))
+    body = apply_edits(text, edits)
+    source = options.source_name or filename
+    code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body))
+
+    kernels = []
+    diags = rep.sorted()
+    for name, plan in plans.items():
+        kdiags = [d for d in diags if plan.fd.full_span.line <= d.line <= plan.fd.span.end_line]
+        kernels.append(KernelSummary(
+            name=name, line=plan.fd.span.line,
+            translated=plan.ok and not any(d.severity == ERROR for d in kdiags),
+            params=[f"{p.name}: {p.kind}" + (f"[{p.rank}]" if p.kind == "array" else "") for p in plan.params],
+            hints=dict(plan.hints), diagnostics=len(kdiags)))
+    if rep.has_errors:
+        return Result(None, diags, kernels, filename)
+    return Result(code, diags, kernels, filename)
+
+
+def _drop_ct_aliases(info, shared: Shared, text: str, rep) -> list:
+    """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`: kernel-only names, removed."""
+    edits = []
+    for st in info.module.body:
+        if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)):
+            continue
+        name = st.targets[0].id
+        if name not in info.constant_aliases and name not in info.ct_constants:
+            continue
+        if shared.host_uses.get(name, 0) > 1:
+            rep.add("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span)
+            continue
+        start = text.rfind("\n", 0, st.span.start) + 1
+        end = text.find("\n", st.span.start)
+        end = len(text) if end < 0 else end + 1
+        edits.append(Edit(start, end, ""))
+    return edits
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+def _imports_and_prelude(info, shared: Shared, text: str) -> list:
+    """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports."""
+    edits = []
+    have = set(info.other_modules)
+    need = []
+    if "contextlib" not in have and info.kernels:
+        need.append("import contextlib")
+    if "torch" not in have and info.kernels:
+        need.append("import torch")
+    if "triton" not in have:
+        need.append("import triton")
+    if "tl" not in have:
+        need.append("import triton.language as tl")
+    first = True
+    for st in info.ct_import_stmts:
+        line_start = text.rfind("\n", 0, st.span.start) + 1
+        line_end = text.find("\n", st.span.end)
+        line_end = len(text) if line_end < 0 else line_end + 1
+        whole_line = text[line_start:st.span.start].strip() == "" and text[st.span.end:line_end].strip() in ("", ";")
+        if first:
+            edits.append(Edit(st.span.start, st.span.end, "\n".join(need)))
+            first = False
+        elif whole_line:
+            edits.append(Edit(line_start, line_end, ""))
+        else:
+            edits.append(Edit(st.span.start, st.span.end, "pass"))
+    # helpers go after the last import that precedes the first definition
+    anchor = None
+    for st in info.module.body:
+        if isinstance(st, (N.FunctionDef,)) or (isinstance(st, N.Other) and st.kind in ("classdef", "decorated")):
+            break
+        if isinstance(st, N.Import):
+            anchor = st
+    parts = []
+    device = emit.device_prelude(shared.used, shared.ranks)
+    if device:
+        parts.append(device)
+    if info.kernels:
+        parts.append(emit.render("host_prelude.py.j2").strip("\n"))
+    if parts:
+        pos = anchor.span.end if anchor is not None else 0
+        block = "\n\n\n" + "\n\n\n".join(parts) + "\n"
+        if anchor is None:
+            block = "\n".join(need) + "\n" + block.lstrip("\n") + "\n\n"
+        edits.append(Edit(pos, pos, block))
+    return edits

@@ -1,0 +1,83 @@
+"""The `cutile2triton` command.
+
+    cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
+    cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
+
+Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
+difference; 2 refused or bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+from .api import Options, translate_file
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cutile2triton",
+        description="Translate a cuTile Python module (import cuda.tile as ct) into a Triton module.",
+        epilog="Use `cutile2triton verify FILE.py` to run original and translation side by side on a GPU.")
+    p.add_argument("input", help="cuTile Python file to translate")
+    p.add_argument("-o", "--output", help="write the Triton module here (default: standard output)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--check", action="store_true",
+                   help="do not write; exit 1 if OUTPUT differs from a fresh translation")
+    g.add_argument("--diff", action="store_true",
+                   help="do not write; print a unified diff of OUTPUT against a fresh translation")
+    p.add_argument("--strict", action="store_true", help="exit 1 when there are warnings")
+    p.add_argument("--json", metavar="REPORT", help="write diagnostics and the per-kernel summary as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
+    return p
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "verify":
+        from .harness.cli import main as verify_main
+        return verify_main(argv[1:])
+    args = _parser().parse_args(argv)
+    if (args.check or args.diff) and not args.output:
+        print("cutile2triton: --check and --diff need -o OUTPUT (the file to compare with)", file=sys.stderr)
+        return 2
+    res = translate_file(args.input, Options(strict=args.strict, source_name=args.input))
+    for d in res.diagnostics:
+        if not args.quiet or d.severity == "error":
+            print(d.format(), file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res.as_dict(), indent=2) + "\n")
+    if res.code is None:
+        print(f"cutile2triton: {args.input}: not translated "
+              f"({sum(d.severity == 'error' for d in res.diagnostics)} error(s))", file=sys.stderr)
+        return 2
+    if args.check or args.diff:
+        out = Path(args.output)
+        old = out.read_text() if out.exists() else ""
+        if old == res.code:
+            return res.exit_code(args.strict)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(keepends=True), res.code.splitlines(keepends=True),
+                fromfile=str(out), tofile=f"{out} (fresh translation)"))
+        else:
+            print(f"cutile2triton: {out} is out of date; regenerate it with "
+                  f"`cutile2triton {args.input} -o {out}`", file=sys.stderr)
+        return 1
+    if args.output:
+        Path(args.output).write_text(res.code)
+        if not args.quiet:
+            n = len(res.kernels)
+            print(f"cutile2triton: wrote {args.output} ({n} kernel{'s' if n != 1 else ''})", file=sys.stderr)
+    else:
+        sys.stdout.write(res.code)
+    return res.exit_code(args.strict)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Diagnostics: a catalog of stable codes, located messages, and the error channel.
+
+Every construct the translator does not translate is reported here with a code
+(``C2T###``), a severity, a file:line:col location and a hint saying what to do.
+Codes are stable: tests, scripts and users may match on them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+# code -> (severity, title, default hint)
+CATALOG: dict[str, tuple[str, str, str]] = {
+    "C2T001": (WARNING, "no cuda.tile import: nothing to translate",
+               "the file is returned unchanged; import cuda.tile to translate kernels"),
+    "C2T002": (ERROR, "syntax error",
+               "fix the Python syntax; cutile2triton parses Python 3 modules"),
+    "C2T003": (ERROR, "internal translator error",
+               "please report this with the input file; no output was produced"),
+    "C2T004": (ERROR, "cannot read input", "check the path and that the file is UTF-8 text"),
+    "C2T101": (ERROR, "cuTile operation not supported yet",
+               "rewrite this part with supported operations, or keep this kernel in cuTile"),
+    "C2T102": (ERROR, "unknown cuda.tile name",
+               "cuda.tile 1.7 does not export this name; check the spelling"),
+    "C2T103": (ERROR, "Python construct not supported in kernel code",
+               "Triton kernels accept a smaller Python subset; restructure this code"),
+    "C2T104": (ERROR, "cannot determine how an array parameter is used",
+               "use the parameter with ct.load/ct.store/ct.gather/ct.scatter or .shape so its rank is known"),
+    "C2T105": (ERROR, "value must be a compile-time constant here",
+               "use a literal, a ct.Constant parameter or tile.shape"),
+    "C2T106": (ERROR, "argument value not supported",
+               "use the default value of this argument, or keep this kernel in cuTile"),
+    "C2T107": (ERROR, "unsupported ct.launch call",
+               "write ct.launch(stream, grid, kernel, (arg, ...)) with a kernel defined in this module"),
+    "C2T108": (ERROR, "unsupported host-side use of cuda.tile",
+               "only ct.launch, ct.cdiv, kernels and dtypes are translated on the host"),
+    "C2T109": (ERROR, "wrong number of arguments",
+               "check the call against the cuTile signature"),
+    "C2T201": (WARNING, "kernel hint has no Triton equivalent and was dropped",
+               "tune num_warps/num_stages instead (autotuning support will map it)"),
+    "C2T202": (INFO, "scheduling hint dropped",
+               "latency/allow_tma hints do not change results; Triton picks its own pipelining"),
+    "C2T203": (INFO, "approximate math mode: Triton's fast form is used",
+               "results may differ from cuTile in the last bits"),
+}
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+    start: int = 0      # character offsets into the source text
+    end: int = 0
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    filename: str = "<string>"
+    line: int = 0
+    col: int = 0
+    hint: str = ""
+    severity: str = field(default="")
+
+    def __post_init__(self):
+        sev, _title, hint = CATALOG[self.code]
+        if not self.severity:
+            self.severity = sev
+        if not self.hint:
+            self.hint = hint
+
+    def format(self) -> str:
+        loc = f"{self.filename}:{self.line}:{self.col}"
+        text = f"{loc}: {self.severity} {self.code}: {self.message}"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "severity": self.severity, "message": self.message,
+                "file": self.filename, "line": self.line, "col": self.col, "hint": self.hint}
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class TranslationError(Exception):
+    """Raised inside a pass to abandon the current construct; carries its diagnostic."""
+
+    def __init__(self, diag: Diagnostic):
+        super().__init__(diag.format())
+        self.diag = diag
+
+
+class Reporter:
+    """Collects diagnostics for one file."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.items: list[Diagnostic] = []
+        self._seen: set[tuple] = set()
+
+    def make(self, code: str, message: str, span: Optional[Span] = None, hint: str = "") -> Diagnostic:
+        line, col = (span.line, span.col) if span else (0, 0)
+        return Diagnostic(code, message, self.filename, line, col, hint)
+
+    def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "") -> Diagnostic:
+        d = self.make(code, message, span, hint)
+        key = (d.code, d.message, d.line, d.col)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.items.append(d)
+        return d
+
+    def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = ""):
+        raise TranslationError(self.make(code, message, span, hint))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == ERROR for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items, key=lambda d: (d.line, d.col, d.code))

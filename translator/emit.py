@@ -1,0 +1,46 @@
+"""Jinja emission (templates/*.j2) and output formatting."""
+from __future__ import annotations
+
+import functools
+import re
+
+import jinja2
+
+from .paths import TEMPLATE_DIR
+
+# helper name -> Triton function it wraps (fp16/bf16 widened to fp32 around it)
+UNARY_MATH_FNS = [
+    ("_c2t_exp", "tl.exp"), ("_c2t_exp2", "tl.exp2"), ("_c2t_log", "tl.log"), ("_c2t_log2", "tl.log2"),
+    ("_c2t_sqrt", "tl.sqrt_rn"), ("_c2t_sqrt_approx", "tl.sqrt"), ("_c2t_rsqrt", "tl.rsqrt"),
+    ("_c2t_sin", "tl.sin"), ("_c2t_cos", "tl.cos"), ("_c2t_floor", "tl.floor"), ("_c2t_ceil", "tl.ceil"),
+]
+
+
+@functools.lru_cache(maxsize=1)
+def env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(name: str, **ctx) -> str:
+    return env().get_template(name).render(**ctx)
+
+
+def device_prelude(used: set, ranks: dict) -> str:
+    return render("prelude.py.j2", used=used, ranks={k: sorted(v) for k, v in ranks.items()},
+                  unary_math=UNARY_MATH_FNS).strip("\n")
+
+
+_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
+_MANY_BLANKS = re.compile(r"\n{4,}")
+
+
+def format_module(text: str) -> str:
+    """Deterministic layout: no trailing blanks, at most two blank lines in a row, one final newline."""
+    text = _TRAILING_WS.sub("", text)
+    text = _MANY_BLANKS.sub("\n\n\n", text)
+    return text.strip("\n") + "\n"

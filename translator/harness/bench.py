@@ -1,0 +1,90 @@
+"""GPU timing with triton.testing.do_bench (warm-up, median, current stream)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+COPY_BYTES = 1 << 30            # 1 GiB tensor for the device-to-device copy reference
+
+
+@dataclass
+class Timing:
+    label: str
+    case: dict
+    dtype: str
+    t_cutile_ms: float | None = None
+    t_triton_ms: float | None = None
+    ratio: float | None = None           # t_cuTile / t_Triton: > 1 means the Triton code is faster
+    gbps_cutile: float | None = None
+    gbps_triton: float | None = None
+    tflops_cutile: float | None = None
+    tflops_triton: float | None = None
+    error: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def cuda_ready(device: str) -> bool:
+    if not str(device).startswith("cuda"):
+        return False
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> float:
+    """Median milliseconds of fn() on the current stream (triton.testing.do_bench)."""
+    from triton.testing import do_bench
+    return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def copy_bandwidth_gbps(device: str = "cuda", nbytes: int = COPY_BYTES) -> dict:
+    """Device-to-device copy bandwidth (torch clone of a 1 GiB tensor), counting read + write."""
+    import torch
+    x = torch.empty(nbytes // 4, dtype=torch.float32, device=device)
+    ms = time_ms(lambda: x.clone())
+    del x
+    torch.cuda.empty_cache()
+    return {"bytes": nbytes, "ms": ms, "gbps": 2 * nbytes / (ms * 1e-3) / 1e9,
+            "rule": "torch clone of a 1 GiB tensor, bytes read + written / median time"}
+
+
+def _rate(amount, ms, scale):
+    if amount is None or not ms:
+        return None
+    return float(amount) / (ms * 1e-3) / scale
+
+
+def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Callable, args: tuple,
+               *, bytes_fn=None, flops_fn=None, clone=None) -> Timing:
+    """Time the original and the translated entry on their own copies of args."""
+    from .tolerance import dtype_name
+    t = Timing(label, dict(case), dtype_name(dtype))
+    a1 = clone(args) if clone else args
+    a2 = clone(args) if clone else args
+    try:
+        t.t_cutile_ms = time_ms(lambda: orig_fn(*a1))
+    except Exception as exc:          # noqa: BLE001
+        t.error = f"original failed while timing: {type(exc).__name__}: {exc}"
+    try:
+        t.t_triton_ms = time_ms(lambda: trans_fn(*a2))
+    except Exception as exc:          # noqa: BLE001
+        t.error += f"translated failed while timing: {type(exc).__name__}: {exc}"
+    if t.t_cutile_ms and t.t_triton_ms:
+        t.ratio = t.t_cutile_ms / t.t_triton_ms
+    nbytes = bytes_fn(case, dtype) if bytes_fn else None
+    flops = flops_fn(case, dtype) if flops_fn else None
+    t.gbps_cutile, t.gbps_triton = _rate(nbytes, t.t_cutile_ms, 1e9), _rate(nbytes, t.t_triton_ms, 1e9)
+    t.tflops_cutile, t.tflops_triton = _rate(flops, t.t_cutile_ms, 1e12), _rate(flops, t.t_triton_ms, 1e12)
+    return t
+
+
+def geomean(values) -> float | None:
+    import math
+    vals = [v for v in values if v and v > 0]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))

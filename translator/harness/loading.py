@@ -1,0 +1,122 @@
+"""Import the original cuTile module and the translated Triton module from files."""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import HarnessError
+
+_counter = itertools.count()
+
+
+@contextlib.contextmanager
+def _on_sys_path(folder: Path):
+    folder = str(folder)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(folder)
+
+
+def _unique_name(stem: str, tag: str) -> str:
+    stem = re.sub(r"\W", "_", stem)
+    return f"_c2t_{tag}_{stem}_{next(_counter)}"
+
+
+def load_module(path, *, tag: str = "orig", search_dir: Path | None = None):
+    """Import the Python file at ``path`` under a unique module name.
+
+    The file's folder (or ``search_dir``) is on sys.path while it is imported, so sibling
+    imports work.  The module stays in sys.modules (cuTile and Triton read kernel sources
+    through inspect, which needs the module and its file).
+    """
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise HarnessError(f"no such file: {path}")
+    name = _unique_name(path.stem, tag)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise HarnessError(f"cannot import {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        with _on_sys_path(search_dir or path.parent):
+            spec.loader.exec_module(module)
+    except HarnessError:
+        raise
+    except BaseException as exc:          # noqa: BLE001 - report any import failure as bad input
+        sys.modules.pop(name, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise HarnessError(f"importing {path} failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def translate(path) -> tuple[str, list[str]]:
+    """Run the translator on ``path`` and return the Triton code, or raise HarnessError."""
+    try:
+        import translator
+        translate_file = getattr(translator, "translate_file", None)
+        if translate_file is None:       # package stubbed while its __init__ is being edited
+            from translator.api import translate_file
+    except Exception as exc:             # noqa: BLE001
+        raise HarnessError(f"the translator could not be imported: {type(exc).__name__}: {exc}") from exc
+    res = translate_file(str(path))
+    if getattr(res, "code", None) is None:
+        lines = [d.format() if hasattr(d, "format") else str(d) for d in getattr(res, "diagnostics", [])]
+        raise HarnessError(f"the translator refused {path}:\n  " + ("\n  ".join(lines) or "(no diagnostics)"))
+    return res.code, [d.format() for d in getattr(res, "diagnostics", []) if hasattr(d, "format")]
+
+
+def resolve_translated(path, translated) -> tuple[str, list[str]]:
+    """The translated code for ``path``: ``translated`` as code, a .py file path, or translate it."""
+    if translated is None:
+        return translate(path)
+    if isinstance(translated, Path) or (isinstance(translated, str) and "\n" not in translated
+                                        and translated.endswith(".py")):
+        p = Path(translated)
+        if not p.is_file():
+            raise HarnessError(f"translated file not found: {p}")
+        return p.read_text(), []
+    if isinstance(translated, str):
+        return translated, []
+    raise HarnessError(f"translated= must be code or a .py path, got {type(translated).__name__}")
+
+
+def load_translated(code: str, original_path, *, out_dir: str | None = None):
+    """Write ``code`` to a real file (Triton needs inspect.getsource) and import it.
+
+    Returns (module, file path).  The file is kept so users can read what ran.
+    """
+    original_path = Path(original_path).resolve()
+    folder = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="c2t_verify_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{original_path.stem}_triton.py"
+    target.write_text(code)
+    module = load_module(target, tag="triton", search_dir=original_path.parent)
+    return module, str(target)
+
+
+@contextlib.contextmanager
+def interpreter_env():
+    """TRITON_INTERPRET=1 for the duration (set before the translated module is imported)."""
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old

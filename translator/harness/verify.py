@@ -1,0 +1,198 @@
+"""verify(): run the original cuTile entry and the translated Triton entry on the same seeded
+inputs, compare them under the tolerance policy, time them, and return a Report."""
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+from .bench import bench_case, copy_bandwidth_gbps, cuda_ready
+from .errors import HarnessError
+from .interop import device_properties, to_torch, versions
+from .loading import interpreter_env, load_module, load_translated, resolve_translated
+from .report import CaseResult, Report
+from .runner import Stopwatch, as_args_tuple, clone_args, run_pair
+from .spec import Spec, load_spec, torch_dtype
+from .tolerance import policy_table
+
+MODES = ("gpu", "interp")
+
+
+def _say(msg: str, progress: bool):
+    if progress:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _g(x) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
+def context_lost(err: str, device: str) -> bool:
+    """A CUDA error that leaves the context unusable (illegal instruction / address, launch failure)."""
+    low = err.lower()
+    return str(device).startswith("cuda") and any(
+        k in low for k in ("illegal instruction", "illegal memory access", "illegal address",
+                           "unspecified launch failure", "misaligned address"))
+
+
+def case_label(case: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in case.items()) or "(no parameters)"
+
+
+def make_args(spec: Spec, case: dict, dtype, seed: int, device: str) -> tuple:
+    import torch
+    torch.manual_seed(seed)
+    try:
+        args = spec.make_args(dict(case), dtype, seed, device)
+    except Exception as exc:          # noqa: BLE001 - a make_args bug is bad input
+        raise HarnessError(f"make_args({case}, {dtype}, {seed}, {device!r}) raised "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return as_args_tuple(to_torch(args))
+
+
+def select_dtypes(spec: Spec, dtypes) -> list:
+    names = list(dtypes) if dtypes else spec.dtypes
+    return [torch_dtype(d) for d in names]
+
+
+def select_cases(spec: Spec, which: str | None, mode: str, notes: list[str]) -> tuple[str, list[dict]]:
+    which = which or ("gpu_cases" if mode == "gpu" else "cases")
+    got = spec.case_list(which)
+    if not got:
+        other = "cases" if which == "gpu_cases" else "gpu_cases"
+        got = spec.case_list(other)
+        notes.append(f"the spec has no {which!r}; used {other!r}")
+        which = other
+    return which, got
+
+
+def policy_kwargs(spec: Spec) -> dict:
+    return {"op_class": spec.op_class, "nondeterministic": spec.nondeterministic, "overrides": spec.tolerance}
+
+
+def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = "") -> Report:
+    rep = Report(file=str(path), entry=spec.entry, mode=mode, device=device,
+                 device_info=device_properties(device), versions=versions(), op_class=spec.op_class,
+                 nondeterministic=spec.nondeterministic,
+                 policy=policy_table(spec.op_class, nondeterministic=spec.nondeterministic,
+                                     overrides=spec.tolerance),
+                 translated_file=translated_file)
+    if spec.nondeterministic:
+        rep.notes.append("the spec marks this kernel nondeterministic (e.g. atomics order): "
+                         "outputs were compared with the looser policy shown above")
+    return rep
+
+
+def set_cuda_allocator(device: str):
+    """In-kernel tensor descriptors need a Triton allocator on the GPU (triton-target.md §0)."""
+    if cuda_ready(device):
+        import torch
+        import triton
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=device))
+
+
+def load_modules(path, spec_path, translated, mode: str, translated_dir=None):
+    """(original module, Spec, translated module, translated file, translator diagnostics)."""
+    original = load_module(path)
+    spec = load_spec(original, spec_path)
+    code, diags = resolve_translated(path, translated)
+    if mode == "interp":
+        from . import interp_numerics
+        interp_numerics.install()
+    module, tfile = load_translated(code, path, out_dir=translated_dir)
+    if not callable(getattr(module, spec.entry, None)):
+        raise HarnessError(f"the translated module ({tfile}) has no function {spec.entry!r}")
+    return original, spec, module, tfile, diags
+
+
+def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str = "gpu", seeds=(0, 1),
+           cases: str | None = None, dtypes=None, bench: bool = True, progress: bool = True,
+           translated_dir=None) -> Report:
+    """Check that the translation of the cuTile module at ``path`` computes what the original does.
+
+    mode="gpu": original and translated entries both run on ``device`` (normally "cuda"; any torch
+    device works for plain-torch test doubles) and are compared; bench_cases are timed on CUDA.
+    mode="interp": CPU only; the translated module runs under TRITON_INTERPRET=1 (with the bf16/fp8
+    numerics patch) and is compared with the spec's torch reference.
+    ``cases`` picks the spec's case list ("cases" or "gpu_cases"; default: gpu_cases for gpu mode,
+    cases for interp).  Raises HarnessError on bad input; mismatches are reported, not raised.
+    """
+    if mode not in MODES:
+        raise HarnessError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+    path = Path(path)
+    if mode == "interp":
+        device = "cpu"
+    env = interpreter_env() if mode == "interp" else contextlib.nullcontext()
+    with env:
+        original, sp, tmod, tfile, diags = load_modules(path, spec, translated, mode, translated_dir)
+        rep = new_report(path, sp, mode, device, tfile)
+        rep.notes += [f"translator: {d}" for d in diags]
+        if mode == "gpu":
+            expected_fn, against = getattr(original, sp.entry), "original"
+        else:
+            if sp.reference is None:
+                raise HarnessError("interp mode compares with the spec's 'reference' function, and the spec has "
+                                   "none; add one, or record goldens on a GPU and use check_goldens / --goldens")
+            expected_fn, against = sp.reference, "reference"
+        set_cuda_allocator(device)
+        alive = run_cases(rep, sp, expected_fn, getattr(tmod, sp.entry), against, device, seeds, cases, dtypes,
+                          mode, progress)
+        if mode == "gpu" and bench and alive:
+            run_bench(rep, sp, getattr(original, sp.entry), getattr(tmod, sp.entry), device, dtypes, progress)
+        elif mode == "gpu":
+            rep.notes.append("timing skipped (--no-bench)")
+    _say(f"{'PASS' if rep.ok else 'FAIL'}: {rep.n_passed}/{len(rep.results)} cases", progress)
+    return rep
+
+
+def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, device: str, seeds, which,
+              dtypes, mode: str, progress: bool) -> bool:
+    """Run every case x dtype x seed; False when a CUDA error ended the run early."""
+    which, case_list = select_cases(sp, which, mode, rep.notes)
+    dts = select_dtypes(sp, dtypes)
+    total, i = len(case_list) * len(dts) * len(seeds), 0
+    for case in case_list:
+        for dt in dts:
+            for seed in seeds:
+                i += 1
+                label = case_label(case)
+                args = make_args(sp, case, dt, seed, device)
+                with Stopwatch() as sw:
+                    checks, err = run_pair(expected_fn, actual_fn, args, device, policy=policy_kwargs(sp),
+                                           expected_label=against)
+                res = CaseResult(label, dict(case), str(dt).removeprefix("torch."), seed,
+                                 passed=not err and all(c.passed for c in checks), compared_against=against,
+                                 checks=checks, error=err, seconds=sw.seconds)
+                rep.results.append(res)
+                _say(f"[{i}/{total}] {sp.entry} {label} {res.dtype} seed={seed}: "
+                     f"{'PASS' if res.passed else 'FAIL'} ({res.summary()}) {sw.seconds:.2f}s", progress)
+                if err and context_lost(err, device):
+                    rep.notes.append(f"stopped after case {i}/{total}: the CUDA context is unusable after "
+                                     f"this error, so the remaining cases were not run")
+                    _say("CUDA context lost: stopping", progress)
+                    return False
+    return True
+
+
+def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, progress: bool):
+    if not cuda_ready(device):
+        rep.notes.append(f"timing skipped: device {device!r} is not a CUDA device")
+        return
+    if not sp.bench_cases:
+        rep.notes.append("timing skipped: the spec has no bench_cases")
+        return
+    _say("measuring device-to-device copy bandwidth (1 GiB clone)...", progress)
+    rep.copy_bandwidth = copy_bandwidth_gbps(device)
+    dts = select_dtypes(sp, dtypes)
+    total, i = len(sp.bench_cases) * len(dts), 0
+    for case in sp.bench_cases:
+        for dt in dts:
+            i += 1
+            args = make_args(sp, case, dt, 0, device)
+            t = bench_case(case_label(case), case, dt, orig_fn, trans_fn, args, bytes_fn=sp.bytes_fn,
+                           flops_fn=sp.flops_fn, clone=clone_args)
+            rep.timings.append(t)
+            _say(f"[bench {i}/{total}] {sp.entry} {t.label} {t.dtype}: cuTile {_g(t.t_cutile_ms)} ms, "
+                 f"Triton {_g(t.t_triton_ms)} ms, ratio {_g(t.ratio)}"
+                 + (f" ({t.error.splitlines()[0]})" if t.error else ""), progress)
+            del args

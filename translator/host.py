@@ -1,0 +1,118 @@
+"""Host code: keep the user's text, splice in launches, cdiv and dtype rewrites by source span."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import rules
+from .analysis import ModuleInfo
+from .diagnostics import Reporter
+from .ir import nodes as N
+from .lower.arrays import walk
+
+
+@dataclass
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+def _src(text: str, e) -> str:
+    return text[e.span.start:e.span.end]
+
+
+def _is_current_stream(info: ModuleInfo, text: str, e) -> bool:
+    """torch.cuda.current_stream() (any argument): the launch then needs no stream code."""
+    if not isinstance(e, N.Call):
+        return False
+    f = _src(text, e.func).replace(" ", "")
+    return f.endswith("cuda.current_stream")
+
+
+def host_name_uses(info: ModuleInfo, skip: set) -> dict:
+    """Names used outside the functions in `skip` (kernels): name -> count."""
+    uses: dict = {}
+    for st in info.module.body:
+        if isinstance(st, N.FunctionDef) and st.name in skip:
+            continue
+        for n in walk(st):
+            if isinstance(n, N.Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    return uses
+
+
+def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
+    """Edits for every cuda.tile use outside kernel/helper bodies."""
+    edits: list = []
+    handled: set = set()
+    for st in info.module.body:
+        if isinstance(st, N.FunctionDef) and st.name in skip:
+            continue
+        if isinstance(st, N.Import):
+            continue
+        for n in walk(st):
+            if id(n) in handled:
+                continue
+            if isinstance(n, N.Call):
+                path = info.ct_path(n.func)
+                if path == "launch":
+                    edits.append(_launch(info, text, rep, kernels, n))
+                    handled.update(id(x) for x in walk(n))
+                elif path == "cdiv":
+                    edits.append(Edit(n.func.span.start, n.func.span.end, "triton.cdiv"))
+                    handled.update(id(x) for x in walk(n.func))
+                continue
+            if isinstance(n, (N.Attr, N.Name)):
+                path = info.ct_path(n)
+                if path is None or (isinstance(n, N.Name) and n.id in info.ct_constants):
+                    continue
+                handled.update(id(x) for x in walk(n))
+                if path in rules.HOST_DTYPES:
+                    edits.append(Edit(n.span.start, n.span.end, rules.HOST_DTYPES[path]))
+                elif path == "Constant" or path.startswith("Constant"):
+                    continue
+                else:
+                    rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
+    return edits
+
+
+def _launch(info, text, rep, kernels, call: N.Call) -> Edit:
+    args = call.args
+    kw = {k.name: k for k in call.keywords}
+    if len(args) != 4 or any(isinstance(a, N.Starred) for a in args):
+        rep.add("C2T107", "ct.launch needs exactly (stream, grid, kernel, args)", call.span)
+        return Edit(call.span.start, call.span.end, _src(text, call))
+    stream, grid, kern, kargs = args
+    if set(kw) - {"programmatic_dependent_launch"}:
+        rep.add("C2T107", f"ct.launch: unknown keyword(s) {sorted(set(kw))}", call.span)
+    if "programmatic_dependent_launch" in kw:
+        rep.add("C2T107", "ct.launch(programmatic_dependent_launch=...) is not supported yet", call.span)
+    if not (isinstance(kern, N.Name) and kern.id in kernels):
+        rep.add("C2T107", f"ct.launch of `{_src(text, kern)}`: only kernels defined in this module can be "
+                          "launched (dynamic kernel objects are not supported yet)", kern.span)
+        return Edit(call.span.start, call.span.end, _src(text, call))
+    parts = [_src(text, grid)]
+    if isinstance(kargs, N.TupleExpr):
+        parts += [_src(text, a) for a in kargs.elts]
+        plan = kernels[kern.id]
+        if len(kargs.elts) != len(plan.params) and not any(isinstance(a, N.Starred) for a in kargs.elts):
+            rep.add("C2T109", f"ct.launch passes {len(kargs.elts)} arguments to `{kern.id}`, "
+                              f"which takes {len(plan.params)}", kargs.span)
+    else:
+        parts.append("*" + _src(text, kargs))
+    if not _is_current_stream(info, text, stream):
+        parts.append(f"stream={_src(text, stream)}")
+    return Edit(call.span.start, call.span.end, f"launch_{kern.id}({', '.join(parts)})")
+
+
+def apply_edits(text: str, edits: list) -> str:
+    edits = sorted(edits, key=lambda e: (e.start, -e.end))
+    out, pos = [], 0
+    for e in edits:
+        if e.start < pos:       # nested in an earlier edit: already covered
+            continue
+        out.append(text[pos:e.start])
+        out.append(e.text)
+        pos = e.end
+    out.append(text[pos:])
+    return "".join(out)

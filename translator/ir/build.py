@@ -1,0 +1,503 @@
+"""Build the IR from Lark's parse tree (rule names come prefixed with ``python__``)."""
+from __future__ import annotations
+
+import ast as _pyast
+
+from lark import Token, Tree
+
+from ..diagnostics import Span
+from ..parse import Parsed
+from . import nodes as N
+
+_PREFIX = "python__"
+
+
+def _rule(t) -> str:
+    if isinstance(t, Tree):
+        d = t.data if isinstance(t.data, str) else t.data.value
+        return d[len(_PREFIX):] if d.startswith(_PREFIX) else d
+    return ""
+
+
+def span_of(t) -> Span:
+    if isinstance(t, Token):
+        return Span(t.line or 0, t.column or 0, t.end_line or 0, t.end_column or 0,
+                    t.start_pos or 0, t.end_pos or 0)
+    if isinstance(t, Tree) and not t.meta.empty:
+        m = t.meta
+        return Span(m.line, m.column, m.end_line, m.end_column, m.start_pos, m.end_pos)
+    return Span()
+
+
+class Builder:
+    def __init__(self, text: str):
+        self.text = text
+
+    # ------------------------------------------------------------------ helpers
+    def raw(self, t, kind: str) -> N.Raw:
+        s = span_of(t)
+        return N.Raw(span=s, kind=kind, text=self.text[s.start:s.end])
+
+    def name_of(self, t) -> str:
+        if isinstance(t, Token):
+            return str(t)
+        if _rule(t) in ("name", "var"):
+            return self.name_of(t.children[0])
+        raise ValueError(f"not a name: {t}")
+
+    # ------------------------------------------------------------------ module
+    def module(self, parsed: Parsed) -> N.Module:
+        root = parsed.tree
+        fi = root.children[0] if _rule(root) == "start" else root
+        body = []
+        for c in fi.children:
+            body.extend(self.stmts(c))
+        return N.Module(span=span_of(fi), body=body, text=self.text, comments=parsed.comments)
+
+    def suite(self, t) -> list:
+        if t is None:
+            return []
+        if _rule(t) == "suite":
+            out = []
+            for c in t.children:
+                out.extend(self.stmts(c))
+            return out
+        return self.stmts(t)
+
+    def stmts(self, t) -> list:
+        """One parse-tree statement -> list of IR statements (simple_stmt may hold several)."""
+        if isinstance(t, Token) or t is None:
+            return []
+        r = _rule(t)
+        if r == "simple_stmt":
+            out = []
+            for c in t.children:
+                out.extend(self.stmts(c))
+            return out
+        fn = getattr(self, "s_" + r, None)
+        if fn is None:
+            res = N.Other(span=span_of(t), kind=r)
+        else:
+            res = fn(t)
+        res = res if isinstance(res, list) else [res]
+        for st in res:
+            st.span = self.trim(st.span)
+            if isinstance(st, N.FunctionDef):
+                st.full_span = self.trim(st.full_span, st.full_span.col)
+        return res
+
+    def trim(self, s: Span, col: int = 0) -> Span:
+        """Lark spans of compound statements run over the blank and comment lines that follow
+        them; cut those off (comments indented deeper than the statement stay inside)."""
+        if s.end <= s.start:
+            return s
+        col = col or s.col
+        seg = self.text[s.start:s.end]
+        lines = seg.split("\n")
+        keep = len(lines)
+        while keep > 1:
+            ln = lines[keep - 1]
+            st = ln.strip()
+            indent = len(ln) - len(ln.lstrip())
+            if st == "" or (st.startswith("#") and indent < col):
+                keep -= 1
+            else:
+                break
+        if keep == len(lines) and not seg.endswith("\n"):
+            return s
+        kept = "\n".join(lines[:keep]).rstrip("\n")
+        end = s.start + len(kept)
+        end_line = s.line + kept.count("\n")
+        last = kept.rsplit("\n", 1)[-1]
+        end_col = (len(last) + 1) if "\n" in kept else s.col + len(last)
+        return Span(s.line, s.col, end_line, end_col, s.start, end)
+
+    # ------------------------------------------------------------------ statements
+    def s_expr_stmt(self, t):
+        return N.ExprStmt(span=span_of(t), value=self.expr(t.children[0]))
+
+    def s_assign_stmt(self, t):
+        return self.stmts(t.children[0])
+
+    def s_assign(self, t):
+        parts = [self.expr(c) for c in t.children]
+        return N.Assign(span=span_of(t), targets=parts[:-1], value=parts[-1])
+
+    def s_augassign(self, t):
+        target, op, value = t.children
+        return N.AugAssign(span=span_of(t), target=self.expr(target),
+                           op=str(op.children[0])[:-1], value=self.expr(value))
+
+    def s_annassign(self, t):
+        target, ann, value = (list(t.children) + [None])[:3]
+        return N.AnnAssign(span=span_of(t), target=self.expr(target), annotation=self.expr(ann),
+                           value=self.expr(value) if value is not None else None)
+
+    def s_return_stmt(self, t):
+        v = t.children[0] if t.children else None
+        return N.Return(span=span_of(t), value=self.expr(v) if v is not None else None)
+
+    def s_pass_stmt(self, t):
+        return N.Simple(span=span_of(t), kind="pass")
+
+    def s_break_stmt(self, t):
+        return N.Simple(span=span_of(t), kind="break")
+
+    def s_continue_stmt(self, t):
+        return N.Simple(span=span_of(t), kind="continue")
+
+    def s_if_stmt(self, t):
+        test, body, elifs, orelse = t.children
+        node = N.If(span=span_of(t), test=self.expr(test), body=self.suite(body))
+        cur = node
+        for e in (elifs.children if elifs is not None else []):
+            et, eb = e.children
+            nxt = N.If(span=span_of(e), test=self.expr(et), body=self.suite(eb), is_elif=True)
+            cur.orelse = [nxt]
+            cur = nxt
+        if orelse is not None:
+            cur.orelse = self.suite(orelse)
+        return node
+
+    def s_while_stmt(self, t):
+        test, body, orelse = t.children
+        return N.While(span=span_of(t), test=self.expr(test), body=self.suite(body),
+                       orelse=self.suite(orelse))
+
+    def s_for_stmt(self, t):
+        target, it, body, orelse = t.children
+        return N.For(span=span_of(t), target=self.expr(target), iter=self.expr(it),
+                     body=self.suite(body), orelse=self.suite(orelse))
+
+    def s_funcdef(self, t, decorators=None, full=None):
+        name, params, returns, body = t.children
+        fd = N.FunctionDef(span=span_of(t), name=self.name_of(name), params=self.params(params),
+                           body=self.suite(body), decorators=decorators or [],
+                           returns=self.expr(returns) if returns is not None else None)
+        fd.full_span = full or fd.span
+        return fd
+
+    def s_decorated(self, t):
+        decos_t, target = t.children
+        decos = []
+        for d in decos_t.children:
+            dotted, args = d.children
+            names = [self.name_of(n) for n in dotted.children]
+            e: N.Expr = N.Name(span=span_of(dotted.children[0]), id=names[0])
+            for n in names[1:]:
+                e = N.Attr(span=span_of(dotted), value=e, attr=n)
+            if len(d.children) == 2 and (args is not None or self._has_parens(d)):
+                pos, kws = self.arguments(args)
+                e = N.Call(span=span_of(d), func=e, args=pos, keywords=kws)
+            decos.append(N.Decorator(span=span_of(d), expr=e))
+        if _rule(target) == "funcdef":
+            return self.s_funcdef(target, decos, span_of(t))
+        other = N.Other(span=span_of(t), kind=_rule(target))
+        return other
+
+    def _has_parens(self, d) -> bool:
+        s = span_of(d)
+        return "(" in self.text[s.start:s.end]
+
+    def s_import_stmt(self, t):
+        return self.stmts(t.children[0])
+
+    def s_import_name(self, t):
+        names = []
+        for dan in t.children[0].children:
+            dotted, alias = dan.children
+            mod = ".".join(self.name_of(n) for n in dotted.children)
+            names.append((mod, self.name_of(alias) if alias is not None else None))
+        return N.Import(span=span_of(t), names=names)
+
+    def s_import_from(self, t):
+        level, module, names = 0, None, []
+        for c in t.children:
+            r = _rule(c)
+            if r == "dots":
+                level = len("".join(str(x) for x in c.children))
+            elif r == "dotted_name":
+                module = ".".join(self.name_of(n) for n in c.children)
+            elif r == "import_as_names":
+                for ian in c.children:
+                    if ian is None:
+                        continue
+                    nm, alias = ian.children
+                    names.append((self.name_of(nm), self.name_of(alias) if alias is not None else None))
+        if not names:  # from x import *
+            names = [("*", None)]
+        return N.Import(span=span_of(t), names=names, module=module or "", level=level)
+
+    def s_classdef(self, t):
+        body = t.children[-1]
+        return N.Other(span=span_of(t), kind="classdef", children=self.suite(body))
+
+    # ------------------------------------------------------------------ parameters
+    def params(self, t) -> list:
+        if t is None:
+            return []
+        out = []
+        for c in t.children:
+            if c is None:
+                continue
+            if isinstance(c, Token):          # SLASH
+                out.append(N.Param(span=span_of(c), name="/", kind="posonly_marker"))
+                continue
+            r = _rule(c)
+            if r == "starparams":
+                for sc in c.children:
+                    sr = _rule(sc)
+                    if sr == "starparam":
+                        p = self.param(sc.children[0])
+                        p.kind = "star"
+                        out.append(p)
+                    elif sr == "starguard":
+                        out.append(N.Param(span=span_of(sc), name="*", kind="star"))
+                    elif sr == "poststarparams":
+                        for pc in sc.children:
+                            if pc is None:
+                                continue
+                            if _rule(pc) == "kwparams":
+                                p = self.param(pc.children[0])
+                                p.kind = "kwstar"
+                                out.append(p)
+                            else:
+                                out.append(self.param(pc))
+            elif r == "kwparams":
+                p = self.param(c.children[0])
+                p.kind = "kwstar"
+                out.append(p)
+            else:
+                out.append(self.param(c))
+        return out
+
+    def param(self, t) -> N.Param:
+        r = _rule(t)
+        if r == "paramvalue":
+            p = self.param(t.children[0])
+            p.default = self.expr(t.children[1])
+            p.span = span_of(t)
+            return p
+        if r == "typedparam":
+            nm, ann = t.children
+            return N.Param(span=span_of(t), name=self.name_of(nm),
+                           annotation=self.expr(ann) if ann is not None else None)
+        return N.Param(span=span_of(t), name=self.name_of(t))
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, t) -> N.Expr:
+        if t is None:
+            return None
+        if isinstance(t, Token):
+            if t.type.endswith("NAME"):
+                return N.Name(span=span_of(t), id=str(t))
+            return N.Raw(span=span_of(t), kind="token", text=str(t))
+        r = _rule(t)
+        fn = getattr(self, "e_" + r, None)
+        if fn is None:
+            return self.raw(t, r)
+        return fn(t)
+
+    def e_var(self, t):
+        return N.Name(span=span_of(t), id=self.name_of(t))
+
+    e_name = e_var
+
+    def e_number(self, t):
+        tok = t.children[0]
+        try:
+            v = _pyast.literal_eval(str(tok))
+        except Exception:
+            v = None
+        return N.Const(span=span_of(t), value=v, text=str(tok))
+
+    def e_string(self, t):
+        tok = t.children[0]
+        s = str(tok)
+        try:
+            v = _pyast.literal_eval(s)
+        except Exception:   # f-strings
+            return N.Raw(span=span_of(t), kind="fstring", text=s)
+        return N.Const(span=span_of(t), value=v, text=s)
+
+    def e_string_concat(self, t):
+        parts = [self.e_string(c) for c in t.children]
+        if all(isinstance(p, N.Const) for p in parts):
+            s = span_of(t)
+            return N.Const(span=s, value="".join(p.value for p in parts), text=self.text[s.start:s.end])
+        return self.raw(t, "fstring")
+
+    def e_const_none(self, t):
+        return N.Const(span=span_of(t), value=None, text="None")
+
+    def e_const_true(self, t):
+        return N.Const(span=span_of(t), value=True, text="True")
+
+    def e_const_false(self, t):
+        return N.Const(span=span_of(t), value=False, text="False")
+
+    def e_ellipsis(self, t):
+        return N.Const(span=span_of(t), value=Ellipsis, text="...")
+
+    def e_getattr(self, t):
+        v, nm = t.children
+        return N.Attr(span=span_of(t), value=self.expr(v), attr=self.name_of(nm))
+
+    def e_getitem(self, t):
+        v, idx = t.children
+        return N.Subscript(span=span_of(t), value=self.expr(v), index=self.expr(idx))
+
+    def e_subscript_tuple(self, t):
+        return N.TupleExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+
+    def e_slice(self, t):
+        ch = list(t.children) + [None] * 3
+        lower, upper, step = ch[0], ch[1], ch[2]
+        st = None
+        if step is not None:
+            st = self.expr(step.children[0]) if step.children and step.children[0] is not None else None
+        return N.SliceExpr(span=span_of(t), lower=self.expr(lower), upper=self.expr(upper), step=st)
+
+    def e_funccall(self, t):
+        f, args = t.children
+        pos, kws = self.arguments(args)
+        return N.Call(span=span_of(t), func=self.expr(f), args=pos, keywords=kws)
+
+    def arguments(self, t):
+        pos, kws = [], []
+        if t is None:
+            return pos, kws
+        r = _rule(t)
+        if r == "comprehension":
+            return [self.raw(t, "comprehension")], []
+        children = t.children if r == "arguments" else [t]
+        for c in children:
+            if c is None:
+                continue
+            cr = _rule(c)
+            if cr == "argvalue":
+                k, v = c.children
+                kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+            elif cr == "starargs":
+                for sc in c.children:
+                    if sc is None:
+                        continue
+                    scr = _rule(sc)
+                    if scr == "stararg":
+                        pos.append(N.Starred(span=span_of(sc), value=self.expr(sc.children[0])))
+                    elif scr == "kwargs":
+                        self._kwargs(sc, kws)
+                    elif scr == "argvalue":
+                        k, v = sc.children
+                        kws.append(N.Keyword(span=span_of(sc), name=self.name_of(k), value=self.expr(v)))
+                    else:
+                        pos.append(self.expr(sc))
+            elif cr == "kwargs":
+                self._kwargs(c, kws)
+            elif cr == "comprehension":
+                pos.append(self.raw(c, "comprehension"))
+            else:
+                pos.append(self.expr(c))
+        return pos, kws
+
+    def _kwargs(self, t, kws):
+        first, *rest = t.children
+        kws.append(N.Keyword(span=span_of(t), name=None, value=self.expr(first)))
+        for c in rest:
+            if c is not None and _rule(c) == "argvalue":
+                k, v = c.children
+                kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+
+    def e_tuple(self, t):
+        return N.TupleExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+
+    e_testlist_tuple = e_tuple
+    e_exprlist = e_tuple
+
+    def e_list(self, t):
+        return N.ListExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+
+    def e_star_expr(self, t):
+        return N.Starred(span=span_of(t), value=self.expr(t.children[0]))
+
+    def _chain(self, t, ops):
+        ch = t.children
+        node = self.expr(ch[0])
+        i = 1
+        while i < len(ch):
+            if ops is None:
+                op, rhs = self._fixed_op, ch[i]
+                i += 1
+            else:
+                op, rhs = str(ch[i]), ch[i + 1]
+                i += 2
+            s = span_of(t)
+            node = N.BinOp(span=Span(node.span.line, node.span.col, s.end_line, s.end_col,
+                                     node.span.start, span_of(rhs).end or s.end),
+                           op=op, left=node, right=self.expr(rhs))
+        return node
+
+    def e_arith_expr(self, t):
+        return self._chain(t, True)
+
+    e_term = e_arith_expr
+    e_shift_expr = e_arith_expr
+
+    def e_and_expr(self, t):
+        self._fixed_op = "&"
+        return self._chain(t, None)
+
+    def e_or_expr(self, t):
+        self._fixed_op = "|"
+        return self._chain(t, None)
+
+    def e_xor_expr(self, t):
+        self._fixed_op = "^"
+        return self._chain(t, None)
+
+    def e_power(self, t):
+        base, exp = t.children
+        return N.BinOp(span=span_of(t), op="**", left=self.expr(base), right=self.expr(exp))
+
+    def e_factor(self, t):
+        op, operand = t.children
+        return N.UnaryOp(span=span_of(t), op=str(op), operand=self.expr(operand))
+
+    def e_not_test(self, t):
+        return N.UnaryOp(span=span_of(t), op="not", operand=self.expr(t.children[0]))
+
+    def e_and_test(self, t):
+        return N.BoolOp(span=span_of(t), op="and", values=[self.expr(c) for c in t.children])
+
+    def e_or_test(self, t):
+        return N.BoolOp(span=span_of(t), op="or", values=[self.expr(c) for c in t.children])
+
+    def e_comparison(self, t):
+        ch = t.children
+        left = self.expr(ch[0])
+        ops, comps = [], []
+        for i in range(1, len(ch), 2):
+            ops.append(" ".join(str(x) for x in ch[i].children))
+            comps.append(self.expr(ch[i + 1]))
+        return N.Compare(span=span_of(t), left=left, ops=ops, comparators=comps)
+
+    def e_test(self, t):
+        body, test, orelse = t.children
+        return N.IfExp(span=span_of(t), test=self.expr(test), body=self.expr(body), orelse=self.expr(orelse))
+
+    def e_lambdef(self, t):
+        params_t, body = t.children
+        params = []
+        if params_t is not None:
+            for c in params_t.children:
+                if c is None:
+                    continue
+                if _rule(c) in ("name", "var") or isinstance(c, Token):
+                    params.append(N.Param(span=span_of(c), name=self.name_of(c)))
+                else:
+                    return self.raw(t, "lambda")
+        return N.Lambda(span=span_of(t), params=params, body=self.expr(body))
+
+
+def build_module(parsed: Parsed) -> N.Module:
+    return Builder(parsed.text).module(parsed)

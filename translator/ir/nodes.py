@@ -1,0 +1,239 @@
+"""IR: small dataclasses with source spans, no Triton knowledge.
+
+Expressions and statements mirror the Python subset cuTile accepts; constructs the
+kernel lowering does not handle are kept as ``Raw`` (their source text), so host code
+can still be reproduced verbatim.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from ..diagnostics import Span
+
+
+@dataclass
+class Node:
+    span: Span = field(default_factory=Span, repr=False, compare=False)
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass
+class Expr(Node):
+    pass
+
+
+@dataclass
+class Name(Expr):
+    id: str = ""
+
+
+@dataclass
+class Const(Expr):
+    value: object = None
+    text: str = ""          # source spelling (keeps 1e-5, 0x10, quotes...)
+
+
+@dataclass
+class Attr(Expr):
+    value: Expr = None
+    attr: str = ""
+
+
+@dataclass
+class Keyword(Node):
+    name: Optional[str] = None   # None for **kwargs
+    value: Expr = None
+
+
+@dataclass
+class Call(Expr):
+    func: Expr = None
+    args: list = field(default_factory=list)        # Expr or Starred
+    keywords: list = field(default_factory=list)    # Keyword
+
+
+@dataclass
+class Starred(Expr):
+    value: Expr = None
+
+
+@dataclass
+class BinOp(Expr):
+    op: str = ""            # '+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>'
+    left: Expr = None
+    right: Expr = None
+
+
+@dataclass
+class UnaryOp(Expr):
+    op: str = ""            # '-', '+', '~', 'not'
+    operand: Expr = None
+
+
+@dataclass
+class Compare(Expr):
+    left: Expr = None
+    ops: list = field(default_factory=list)
+    comparators: list = field(default_factory=list)
+
+
+@dataclass
+class BoolOp(Expr):
+    op: str = ""            # 'and' | 'or'
+    values: list = field(default_factory=list)
+
+
+@dataclass
+class IfExp(Expr):
+    test: Expr = None
+    body: Expr = None
+    orelse: Expr = None
+
+
+@dataclass
+class TupleExpr(Expr):
+    elts: list = field(default_factory=list)
+
+
+@dataclass
+class ListExpr(Expr):
+    elts: list = field(default_factory=list)
+
+
+@dataclass
+class Subscript(Expr):
+    value: Expr = None
+    index: Expr = None      # a TupleExpr for a[i, j]
+
+
+@dataclass
+class SliceExpr(Expr):
+    lower: Optional[Expr] = None
+    upper: Optional[Expr] = None
+    step: Optional[Expr] = None
+
+
+@dataclass
+class Lambda(Expr):
+    params: list = field(default_factory=list)
+    body: Expr = None
+
+
+@dataclass
+class Raw(Expr):
+    """Any other expression (comprehension, dict, f-string...), kept as source text."""
+    kind: str = ""
+    text: str = ""
+
+
+# ---------------------------------------------------------------- statements
+@dataclass
+class Stmt(Node):
+    pass
+
+
+@dataclass
+class Assign(Stmt):
+    targets: list = field(default_factory=list)   # chained a = b = value
+    value: Expr = None
+
+
+@dataclass
+class AugAssign(Stmt):
+    target: Expr = None
+    op: str = ""
+    value: Expr = None
+
+
+@dataclass
+class AnnAssign(Stmt):
+    target: Expr = None
+    annotation: Expr = None
+    value: Optional[Expr] = None
+
+
+@dataclass
+class ExprStmt(Stmt):
+    value: Expr = None
+
+
+@dataclass
+class Return(Stmt):
+    value: Optional[Expr] = None
+
+
+@dataclass
+class If(Stmt):
+    test: Expr = None
+    body: list = field(default_factory=list)
+    orelse: list = field(default_factory=list)   # an elif is a nested If alone in orelse
+    is_elif: bool = False
+
+
+@dataclass
+class For(Stmt):
+    target: Expr = None
+    iter: Expr = None
+    body: list = field(default_factory=list)
+    orelse: list = field(default_factory=list)
+
+
+@dataclass
+class While(Stmt):
+    test: Expr = None
+    body: list = field(default_factory=list)
+    orelse: list = field(default_factory=list)
+
+
+@dataclass
+class Simple(Stmt):
+    kind: str = ""          # 'pass' | 'break' | 'continue'
+
+
+@dataclass
+class Param(Node):
+    name: str = ""
+    annotation: Optional[Expr] = None
+    default: Optional[Expr] = None
+    kind: str = "normal"    # normal | star | kwstar | posonly_marker
+
+
+@dataclass
+class Decorator(Node):
+    expr: Expr = None       # the decorator expression (a Name/Attr or a Call)
+
+
+@dataclass
+class FunctionDef(Stmt):
+    name: str = ""
+    params: list = field(default_factory=list)
+    body: list = field(default_factory=list)
+    decorators: list = field(default_factory=list)
+    returns: Optional[Expr] = None
+    full_span: Span = field(default_factory=Span, repr=False, compare=False)  # decorators included
+
+
+@dataclass
+class Import(Stmt):
+    # (module, alias) for `import a.b as c`; (module, name, alias) for from-imports
+    names: list = field(default_factory=list)
+    module: Optional[str] = None     # set for `from module import ...`
+    level: int = 0
+
+
+@dataclass
+class Other(Stmt):
+    """Any other statement (class, with, try, ...); host code keeps it verbatim."""
+    kind: str = ""
+    children: list = field(default_factory=list)   # nested statements where known (class bodies...)
+
+
+@dataclass
+class Module(Node):
+    body: list = field(default_factory=list)
+    text: str = ""
+    comments: list = field(default_factory=list)
+
+
+ExprT = Union[Expr, None]

@@ -1,0 +1,1 @@
+"""Kernel lowering: cuTile kernel and helper bodies -> Triton source lines."""

@@ -1,0 +1,93 @@
+"""Which parameters of a kernel or helper are Arrays, and their ranks (inferred from use)."""
+from __future__ import annotations
+
+from ..analysis import ModuleInfo
+from ..ir import nodes as N
+
+# ct operations whose first argument is an array, and how to read the rank off the call
+_ARRAY_OPS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_cas", "atomic_xchg",
+              "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+              "load_advanced_indexing", "store_advanced_indexing"}
+_ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get_raw_memory"}
+
+
+def walk(node):
+    """Yield every IR node below `node` (statements and expressions)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        if isinstance(n, list):
+            stack.extend(reversed(n))
+            continue
+        if not isinstance(n, N.Node):
+            continue
+        yield n
+        for f in reversed(list(vars(n).keys())):
+            if f in ("span", "full_span"):
+                continue
+            v = getattr(n, f)
+            if isinstance(v, (N.Node, list)):
+                stack.append(v)
+
+
+def _rank_from(e):
+    if isinstance(e, (N.TupleExpr, N.ListExpr)):
+        return len(e.elts)
+    return None
+
+
+def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0) -> dict:
+    """Map parameter name -> rank (None when used as an array but the rank is unknown)."""
+    found: dict = {}
+
+    def note(name, rank):
+        if name not in candidates:
+            return
+        old = found.get(name)
+        if rank is not None and (old is None or rank > old):
+            found[name] = rank
+        else:
+            found.setdefault(name, old)
+
+    tuple_names = {}
+    for n in walk(fd.body):
+        if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
+            for t in n.targets:
+                if isinstance(t, N.Name):
+                    tuple_names[t.id] = len(n.value.elts)
+    for n in walk(fd.body):
+        if isinstance(n, N.Call):
+            path = info.ct_path(n.func)
+            if path in _ARRAY_OPS and n.args and isinstance(n.args[0], N.Name):
+                rank = None
+                if len(n.args) > 1:
+                    rank = _rank_from(n.args[1])
+                    if rank is None and isinstance(n.args[1], N.Name):
+                        rank = tuple_names.get(n.args[1].id)
+                    if rank is None and path in ("load", "store", "gather", "scatter"):
+                        rank = 1   # a bare scalar/tile index addresses a 1-D array
+                for kw in n.keywords:
+                    if kw.name in ("index", "indices", "shape") and rank is None:
+                        rank = _rank_from(kw.value)
+                if rank is None and path == "load" and len(n.args) > 2:
+                    rank = _rank_from(n.args[2])
+                note(n.args[0].id, rank)
+            elif isinstance(n.func, N.Name) and n.func.id in info.functions and _depth < 8:
+                callee = info.functions[n.func.id]
+                if callee.name in info.kernels:
+                    continue
+                pnames = [p.name for p in callee.params if p.kind == "normal"]
+                for i, a in enumerate(n.args):
+                    if isinstance(a, N.Name) and a.id in candidates and i < len(pnames):
+                        sub = infer_arrays(callee, info, {pnames[i]}, _depth + 1)
+                        if pnames[i] in sub:
+                            note(a.id, sub[pnames[i]])
+        elif isinstance(n, N.Attr) and isinstance(n.value, N.Name) and n.attr in _ARRAY_ATTRS:
+            note(n.value.id, None)
+        elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) \
+                and n.value.attr in ("shape", "strides") and isinstance(n.value.value, N.Name) \
+                and isinstance(n.index, N.Const) and isinstance(n.index.value, int):
+            note(n.value.value.id, n.index.value + 1)
+    return found

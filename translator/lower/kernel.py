@@ -1,0 +1,462 @@
+"""Lower a cuTile kernel (or tile helper) body to Triton source lines."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .. import rules
+from ..analysis import ModuleInfo
+from ..diagnostics import Reporter, Span, TranslationError
+from ..ir import nodes as N
+from . import types as T
+from .types import V, paren
+
+_BIN_PREC = {"**": 15, "*": 13, "/": 13, "//": 13, "%": 13, "@": 13, "+": 12, "-": 12,
+             "<<": 11, ">>": 11, "&": 10, "^": 9, "|": 8}
+
+
+@dataclass
+class Shared:
+    """State shared by every function lowered in one module."""
+    info: ModuleInfo
+    reporter: Reporter
+    comments: list
+    text: str
+    used: set = field(default_factory=set)            # prelude helpers used
+    ranks: dict = field(default_factory=dict)         # "load" -> {ranks}
+    helpers: dict = field(default_factory=dict)       # helper name -> HelperPlan (emitted jit functions)
+    helper_order: list = field(default_factory=list)
+
+    def use(self, name: str) -> str:
+        self.used.add(name)
+        return name
+
+    def use_rank(self, op: str, rank: int) -> str:
+        self.ranks.setdefault(op, set()).add(rank)
+        return f"_c2t_{op}_{rank}d"
+
+
+@dataclass
+class HelperPlan:
+    name: str
+    fd: N.FunctionDef
+    array_params: dict          # param name -> rank
+    lines: list = field(default_factory=list)
+    params: list = field(default_factory=list)
+    done: bool = False
+
+
+class FunctionLowerer:
+    """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
+
+    def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict):
+        self.s = shared
+        self.fd = fd
+        self.env: dict = dict(env)
+        self.lines: list = []
+        self._comment_idx = 0
+        self._comments = [c for c in shared.comments
+                          if fd.span.line < c.line <= fd.span.end_line]
+        self._emitted: set = set()
+        self.returns: list = []
+        from . import ops   # late import: ops uses this module's helpers
+        self.ops = ops
+
+    # ----------------------------------------------------------------- diagnostics
+    def fail(self, code: str, msg: str, node=None, hint: str = ""):
+        self.s.reporter.fail(code, msg, node.span if node is not None else self.fd.span, hint)
+
+    def note(self, code: str, msg: str, node=None, hint: str = ""):
+        self.s.reporter.add(code, msg, node.span if node is not None else self.fd.span, hint)
+
+    # ----------------------------------------------------------------- statements
+    def lower_body(self) -> list:
+        body = self.fd.body
+        self.block(body, 1)
+        self._flush_comments(self.fd.span.end_line + 1, 1)
+        if not self.lines:
+            self.lines.append("    pass")
+        return self.lines
+
+    def block(self, stmts: list, depth: int):
+        start = len(self.lines)
+        for st in stmts:
+            try:
+                self.stmt(st, depth)
+            except TranslationError as e:
+                if e.diag not in self.s.reporter.items:
+                    self.s.reporter.items.append(e.diag)
+                self.emit(depth, f"pass  # C2T: not translated ({e.diag.code})", st)
+                # names bound by the failed statement stay usable, to avoid cascading errors
+                for t in getattr(st, "targets", []) + [getattr(st, "target", None)]:
+                    for n in ([t] if isinstance(t, N.Name) else getattr(t, "elts", []) or []):
+                        if isinstance(n, N.Name):
+                            self.env[n.id] = V(n.id, T.UNKNOWN)
+        if len(self.lines) == start:
+            self.emit(depth, "pass")
+
+    def emit(self, depth: int, text: str, node=None):
+        self.lines.append("    " * depth + text if text else "")
+
+    def _flush_comments(self, before_line: int, depth: int):
+        while self._comment_idx < len(self._comments) and self._comments[self._comment_idx].line < before_line:
+            c = self._comments[self._comment_idx]
+            self._comment_idx += 1
+            if (c.line, c.col) in self._emitted:
+                continue
+            self._emitted.add((c.line, c.col))
+            if c.own_line:
+                self.emit(depth, c.text)
+            elif self.lines:
+                self.lines[-1] = self.lines[-1] + "  " + c.text
+
+    def _trailing(self, line: int) -> str:
+        out = []
+        for c in self._comments:
+            if c.line == line and not c.own_line and (c.line, c.col) not in self._emitted:
+                self._emitted.add((c.line, c.col))
+                out.append(c.text)
+        return ("  " + " ".join(out)) if out else ""
+
+    def _blank_before(self, line: int) -> bool:
+        lines = self.s.text.split("\n")
+        first = line
+        for c in self._comments:
+            if c.own_line and c.line < line and (c.line, c.col) not in self._emitted:
+                first = min(first, c.line)
+        return 2 <= first <= len(lines) and lines[first - 2].strip() == "" and len(self.lines) > 0
+
+    def stmt(self, st, depth: int):
+        if self._blank_before(st.span.line) and self.lines and self.lines[-1].strip():
+            self.lines.append("")
+        self._flush_comments(st.span.line, depth)
+        n0 = len(self.lines)
+        fn = getattr(self, "st_" + type(st).__name__, None)
+        if fn is None:
+            kind = getattr(st, "kind", type(st).__name__)
+            self.fail("C2T103", f"statement `{kind}` is not supported in kernel code", st)
+        fn(st, depth)
+        tr = self._trailing(st.span.line)
+        if tr and len(self.lines) > n0:
+            self.lines[n0] += tr
+
+    def st_ExprStmt(self, st, depth):
+        e = st.value
+        if isinstance(e, N.Const) and isinstance(e.value, str):   # docstring
+            self.emit(depth, e.text)
+            return
+        v = self.expr(e)
+        if v.code:
+            self.emit(depth, v.code)
+
+    def _bind(self, target, v: V, node):
+        if isinstance(target, N.Name):
+            self.env[target.id] = v
+            return target.id
+        if isinstance(target, (N.TupleExpr, N.ListExpr)):
+            names = []
+            for i, t in enumerate(target.elts):
+                if not isinstance(t, N.Name):
+                    self.fail("C2T103", "only names can be unpacked in kernel code", t)
+                ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else V(t.id, T.UNKNOWN)
+                self.env[t.id] = V(t.id, ev.kind, rank=ev.rank, array=ev.array, elts=ev.elts,
+                                   tf32=ev.tf32, value=ev.value, known=ev.known)
+                names.append(t.id)
+            return ", ".join(names)
+        self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
+                            "(cuTile arrays are written with ct.store/ct.scatter)", target)
+
+    def st_Assign(self, st, depth):
+        v = self.expr(st.value)
+        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE):
+            for t in st.targets:       # aliases of arrays/functions are resolved statically
+                if not isinstance(t, N.Name):
+                    self.fail("C2T103", "cannot unpack this value", t)
+                self.env[t.id] = v
+            return
+        names = [self._bind(t, v, st) for t in st.targets]
+        for nm in names:
+            var = self.env.get(nm)
+            if var is not None and isinstance(var, V) and var.code == nm:
+                pass
+        # the bound names now refer to variables
+        for t in st.targets:
+            if isinstance(t, N.Name):
+                self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
+                                   elts=self._tuple_vars(t.id, v), tf32=v.tf32,
+                                   value=v.value, known=v.known)
+        self.emit(depth, " = ".join(names) + " = " + v.code)
+
+    def _tuple_vars(self, name, v):
+        if v.kind != T.TUPLE or not v.elts:
+            return None
+        return [V(f"{name}[{i}]", e.kind, rank=e.rank, array=e.array, elts=e.elts, tf32=e.tf32,
+                  value=e.value, known=e.known) for i, e in enumerate(v.elts)]
+
+    def st_AnnAssign(self, st, depth):
+        if st.value is None:
+            return
+        self.st_Assign(N.Assign(span=st.span, targets=[st.target], value=st.value), depth)
+
+    def st_AugAssign(self, st, depth):
+        if not isinstance(st.target, N.Name):
+            self.fail("C2T103", "augmented assignment to this target is not supported", st)
+        v = self.binop(st.op, st.target, st.value, st)
+        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32)
+        plain = f"{st.target.id} {st.op} "
+        if v.code.startswith(plain):
+            self.emit(depth, f"{st.target.id} {st.op}= {v.code[len(plain):]}")
+        else:
+            self.emit(depth, f"{st.target.id} = {v.code}")
+
+    def st_Return(self, st, depth):
+        v = self.expr(st.value) if st.value is not None else None
+        self.returns.append(v)
+        self.emit(depth, "return" if v is None else "return " + v.code)
+
+    def st_Simple(self, st, depth):
+        if st.kind == "pass":
+            self.emit(depth, "pass")
+            return
+        self.fail("C2T103", f"`{st.kind}` is not supported yet in kernel loops "
+                            "(the Triton compiler rejects it)", st,
+                  "restructure the loop with a flag or a while condition")
+
+    def st_If(self, st, depth, kw="if"):
+        test = self.expr(st.test)
+        self.emit(depth, f"{kw} {test.code}:")
+        before = dict(self.env)
+        self.block(st.body, depth + 1)
+        after_body = self.env
+        self.env = dict(before)
+        if st.orelse:
+            if len(st.orelse) == 1 and isinstance(st.orelse[0], N.If) and st.orelse[0].is_elif:
+                self._flush_comments(st.orelse[0].span.line, depth)
+                self.st_If(st.orelse[0], depth, "elif")
+            else:
+                self.emit(depth, "else:")
+                self.block(st.orelse, depth + 1)
+        self._merge_env(after_body)
+
+    def _merge_env(self, other: dict):
+        for k, v in other.items():
+            if k not in self.env:
+                self.env[k] = v
+            elif self.env[k].kind != v.kind:
+                self.env[k] = V(k, T.TILE if T.TILE in (v.kind, self.env[k].kind) else T.UNKNOWN)
+
+    def st_For(self, st, depth):
+        if st.orelse:
+            self.fail("C2T103", "`for ... else` is not supported in kernel code", st)
+        it = st.iter
+        if not (isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range"
+                and "range" not in self.env):
+            path = self.s.info.ct_path(it.func) if isinstance(it, N.Call) else None
+            if path == "static_iter":
+                self.fail("C2T101", "ct.static_iter is not supported yet", it)
+            self.fail("C2T103", "kernel loops must iterate over range(...)", it)
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
+        args = [self.expr(a) for a in it.args]
+        if not isinstance(st.target, N.Name):
+            self.fail("C2T103", "the loop variable must be a name", st.target)
+        self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
+        self.env[st.target.id] = V(st.target.id, T.SCALAR)
+        before = dict(self.env)
+        self.block(st.body, depth + 1)
+        self._merge_env(before)
+
+    def st_While(self, st, depth):
+        if st.orelse:
+            self.fail("C2T103", "`while ... else` is not supported in kernel code", st)
+        test = self.expr(st.test)
+        self.emit(depth, f"while {test.code}:")
+        self.block(st.body, depth + 1)
+
+    def st_FunctionDef(self, st, depth):
+        self.fail("C2T103", "nested functions in kernels are not supported yet", st,
+                  "move the function to module level")
+
+    # ----------------------------------------------------------------- expressions
+    def expr(self, e) -> V:
+        fn = getattr(self, "e_" + type(e).__name__, None)
+        if fn is None:
+            what = getattr(e, "kind", type(e).__name__)
+            self.fail("C2T103", f"expression `{what}` is not supported in kernel code", e)
+        return fn(e)
+
+    def e_Const(self, e):
+        return V(e.text, T.STATIC, value=e.value, known=True)
+
+    def e_Name(self, e):
+        nm = e.id
+        if nm in self.env:
+            return self.env[nm]
+        info = self.s.info
+        if nm in info.constants:
+            return self.static_value(info.constants[nm], e)
+        path = info.ct_path(e)
+        if path is not None:
+            return self.ct_object(path, e)
+        if nm in info.functions and nm not in info.kernels:
+            return V(nm, T.HELPER, value=nm)
+        if nm in info.other_modules:
+            return V(nm, T.MODULE, value=info.other_modules[nm])
+        if nm in ("True", "False", "None"):
+            return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
+        if nm in ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod"):
+            return V(nm, T.MODULE, value="builtins." + nm)
+        self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
+                            "(module globals must be literals, cuTile objects or functions)", e)
+
+    def static_value(self, val, node) -> V:
+        if isinstance(val, float):
+            if val != val:
+                return V('float("nan")', T.STATIC, value=val, known=True)
+            if val in (float("inf"), float("-inf")):
+                return V(('-' if val < 0 else '') + 'float("inf")', T.STATIC, value=val, known=True,
+                         prec=14 if val < 0 else 100)
+        if isinstance(val, tuple):
+            elts = [self.static_value(x, node) for x in val]
+            return V("(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")",
+                     T.TUPLE, elts=elts, value=val, known=True)
+        code = repr(val)
+        return V(code, T.STATIC, value=val, known=True, prec=14 if code.startswith("-") else 100)
+
+    def ct_object(self, path: str, node) -> V:
+        head = path.split(".")[0]
+        if path in rules.DTYPES:
+            return V(rules.DTYPES[path], T.DTYPE, value=path, tf32=(path == "tfloat32"))
+        if head in ("PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"):
+            if "." in path:
+                return V(path, T.ENUM, value=path)
+            return V(path, T.CTMOD, value=path)
+        if path == "":
+            return V("ct", T.CTMOD, value="")
+        return V(path, T.CTFUNC, value=path)
+
+    def e_Attr(self, e):
+        base = self.expr(e.value)
+        if base.kind == T.CTMOD:
+            path = f"{base.value}.{e.attr}" if base.value else e.attr
+            return self.ct_object(path, e)
+        if base.kind == T.MODULE:
+            mod = str(base.value)
+            if mod == "math" and e.attr in rules.MATH_CONSTANTS:
+                code = rules.MATH_CONSTANTS[e.attr]
+                return V(code, T.STATIC, value=e.attr)
+            if mod.split(".")[0] in ("torch", "numpy", "np") and e.attr in rules.FOREIGN_DTYPES:
+                return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
+            self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
+        if base.kind == T.ARRAY:
+            return self.ops.array_attr(self, base, e.attr, e)
+        if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):
+            if e.attr == "shape":
+                return V(f"{paren(base, 100)}.shape", T.STATIC, rank=None)
+            if e.attr == "dtype":
+                return V(f"{paren(base, 100)}.dtype", T.DTYPE)
+            if e.attr == "ndim":
+                if base.rank is not None:
+                    return V(str(base.rank), T.STATIC, value=base.rank, known=True)
+                return V(f"len({base.code}.shape)", T.STATIC)
+            # a method: resolved by the call
+            return V(f"{paren(base, 100)}.{e.attr}", T.UNKNOWN, value=("method", base, e.attr))
+        if base.kind == T.DTYPE and e.attr in ("bitwidth", "name"):
+            self.fail("C2T101", f"dtype.{e.attr} is host-only in cuTile", e)
+        self.fail("C2T103", f"attribute `{e.attr}` of this value is not supported in kernel code", e)
+
+    def e_Subscript(self, e):
+        base = self.expr(e.value)
+        idx = e.index
+        if base.kind == T.TUPLE and base.elts is not None:
+            iv = self.expr(idx)
+            if iv.known and isinstance(iv.value, int):
+                try:
+                    return base.elts[iv.value]
+                except IndexError:
+                    self.fail("C2T103", "tuple index out of range", e)
+            return V(f"{paren(base, 100)}[{iv.code}]", T.UNKNOWN)
+        if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
+            parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
+            out, rank = [], base.rank
+            for p in parts:
+                if isinstance(p, N.SliceExpr) and p.lower is None and p.upper is None and p.step is None:
+                    out.append(":")
+                elif isinstance(p, N.Const) and p.value is None:
+                    out.append("None")
+                    rank = rank + 1 if rank is not None else None
+                elif isinstance(p, N.Const) and p.value is Ellipsis:
+                    out.append("...")
+                else:
+                    self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
+                                        "(use ct.extract or .item())", p)
+            return V(f"{paren(base, 100)}[{', '.join(out)}]", base.kind, rank=rank)
+        if base.kind == T.STATIC:
+            iv = self.expr(idx)
+            return V(f"{paren(base, 100)}[{iv.code}]", T.STATIC)
+        self.fail("C2T103", "this subscript is not supported in kernel code", e)
+
+    def e_TupleExpr(self, e):
+        elts = [self.expr(x) for x in e.elts]
+        code = "(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")"
+        return V(code, T.TUPLE, elts=elts, known=all(x.known for x in elts),
+                 value=tuple(x.value for x in elts) if all(x.known for x in elts) else None)
+
+    def e_ListExpr(self, e):
+        v = self.e_TupleExpr(N.TupleExpr(span=e.span, elts=e.elts))
+        return v
+
+    def e_UnaryOp(self, e):
+        v = self.expr(e.operand)
+        if e.op == "not":
+            return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
+        if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+            return self.static_value(-v.value, e)
+        return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
+
+    def e_BinOp(self, e):
+        return self.binop(e.op, e.left, e.right, e)
+
+    def binop(self, op, left, right, node) -> V:
+        a, b = self.expr(left), self.expr(right)
+        return self.ops.binary(self, op, a, b, node)
+
+    def e_Compare(self, e):
+        parts, left = [], self.expr(e.left)
+        kind = left.kind
+        for op, comp in zip(e.ops, e.comparators):
+            right = self.expr(comp)
+            if op in ("in", "not in"):
+                self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
+            parts.append(f"{paren(left, 8)} {op} {paren(right, 8)}")
+            if right.kind in (T.TILE, T.SCALAR) or left.kind in (T.TILE, T.SCALAR):
+                kind = T.TILE if T.TILE in (left.kind, right.kind) else T.SCALAR
+            left = right
+        if len(parts) == 1:
+            return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7)
+        if kind == T.TILE:
+            return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
+        return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5)
+
+    def e_BoolOp(self, e):
+        vals = [self.expr(x) for x in e.values]
+        prec = 5 if e.op == "and" else 4
+        kind = T.SCALAR if any(v.is_runtime for v in vals) else T.STATIC
+        if any(v.kind == T.TILE for v in vals):
+            self.fail("C2T103", f"`{e.op}` on tiles is not supported; use `&`/`|`", e)
+        return V(f" {e.op} ".join(paren(v, prec + 1) for v in vals), kind, prec=prec)
+
+    def e_IfExp(self, e):
+        t, b, o = self.expr(e.test), self.expr(e.body), self.expr(e.orelse)
+        kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
+        return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3, rank=b.rank)
+
+    def e_Call(self, e):
+        return self.ops.call(self, e)
+
+    def e_Raw(self, e):
+        self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
+
+    def e_Lambda(self, e):
+        self.fail("C2T103", "lambdas are only supported as ct.reduce/ct.scan combine functions "
+                            "(not yet translated)", e)

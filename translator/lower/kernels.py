@@ -1,0 +1,103 @@
+"""Plan and lower each @ct.kernel: parameters (arrays expanded), hints, body."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import TranslationError
+from ..ir import nodes as N
+from . import types as T
+from .arrays import infer_arrays
+from .kernel import FunctionLowerer, Shared
+from .types import ArrayRef, V
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str                 # "array" | "constexpr" | "scalar"
+    rank: int = 0
+    comment: str = ""
+
+    def kernel_params(self) -> str:
+        if self.kind == "array":
+            return ", ".join(ArrayRef.for_param(self.name, self.rank).flat())
+        if self.kind == "constexpr":
+            return f"{self.name}: tl.constexpr"
+        return self.name
+
+
+@dataclass
+class KernelPlan:
+    name: str
+    fd: N.FunctionDef
+    params: list = field(default_factory=list)
+    hints: dict = field(default_factory=dict)      # decorator hints as source text
+    lines: list = field(default_factory=list)
+    docstring: str = ""
+    ok: bool = True
+    ops: list = field(default_factory=list)
+
+
+def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
+    info, rep = shared.info, shared.reporter
+    plan = KernelPlan(fd.name, fd)
+    deco = info.kernel_decorator(fd)
+    if isinstance(deco.expr, N.Call):
+        for kw in deco.expr.keywords:
+            s = kw.value.span
+            plan.hints[kw.name] = shared.text[s.start:s.end]
+            rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={plan.hints[kw.name]}` has no direct "
+                              "Triton equivalent and was dropped", kw.span)
+        if deco.expr.args:
+            rep.add("C2T109", "@ct.kernel takes keyword arguments only", deco.span)
+    for d in fd.decorators:
+        if d is not deco:
+            e = d.expr.func if isinstance(d.expr, N.Call) else d.expr
+            name = shared.text[e.span.start:e.span.end]
+            rep.add("C2T201", f"decorator `@{name}` on kernel `{fd.name}` was dropped", d.span,
+                    "re-apply it to the generated kernel if it matters")
+    names = {p.name for p in fd.params if p.kind == "normal"}
+    for p in fd.params:
+        if p.kind != "normal":
+            rep.add("C2T103", f"kernel `{fd.name}`: parameter form `{p.name}` ({p.kind}) is not supported", p.span)
+            plan.ok = False
+        if p.default is not None:
+            rep.add("C2T103", f"kernel `{fd.name}`: default values are not allowed on kernel parameters", p.span)
+            plan.ok = False
+    arrays = infer_arrays(fd, info, names)
+    comments = {c.line: c.text for c in shared.comments if not c.own_line}
+    for p in fd.params:
+        if p.kind != "normal":
+            continue
+        if info.is_constant_annotation(p.annotation):
+            kp = Param(p.name, "constexpr")
+        elif p.name in arrays:
+            kp = Param(p.name, "array", arrays[p.name] or 0)
+        else:
+            kp = Param(p.name, "scalar")
+        kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
+        plan.params.append(kp)
+    env = {}
+    for kp in plan.params:
+        if kp.kind == "array":
+            env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank))
+        elif kp.kind == "constexpr":
+            env[kp.name] = V(kp.name, T.STATIC)
+        else:
+            env[kp.name] = V(kp.name, T.SCALAR)
+    body = fd.body
+    if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
+            and isinstance(body[0].value.value, str):
+        plan.docstring = body[0].value.text
+    lw = FunctionLowerer(shared, fd, env)
+    # parameter comments are re-attached to the parameter lines, not the body
+    for c in shared.comments:
+        if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:
+            lw._emitted.add((c.line, c.col))
+    n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
+    try:
+        plan.lines = lw.lower_body()
+    except TranslationError as e:
+        shared.reporter.items.append(e.diag)
+    plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
+    return plan

@@ -1,0 +1,656 @@
+"""Lowering of cuTile operations, operators and calls inside kernel code."""
+from __future__ import annotations
+
+from .. import rules
+from ..ir import nodes as N
+from . import types as T
+from .types import ArrayRef, V, paren
+
+_BIN_PREC = {"**": 15, "*": 13, "/": 13, "//": 13, "%": 13, "@": 13, "+": 12, "-": 12,
+             "<<": 11, ">>": 11, "&": 10, "^": 9, "|": 8}
+
+
+def _result_kind(*vs) -> str:
+    kinds = {v.kind for v in vs}
+    if T.TILE in kinds:
+        return T.TILE
+    if T.UNKNOWN in kinds:
+        return T.UNKNOWN
+    if T.SCALAR in kinds:
+        return T.SCALAR
+    return T.STATIC
+
+
+def _rank(*vs):
+    rs = [v.rank for v in vs if v.kind == T.TILE]
+    if any(r is None for r in rs) or not rs:
+        return None
+    return max(rs)
+
+
+# ---------------------------------------------------------------- operators
+def binary(lw, op: str, a: V, b: V, node) -> V:
+    kind = _result_kind(a, b)
+    prec = _BIN_PREC[op]
+    if kind == T.STATIC:
+        # compile-time arithmetic: Triton constexprs follow Python semantics already
+        return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)
+    rank = _rank(a, b)
+    if op == "//":
+        return V(f"{lw.s.use('_c2t_floordiv')}({a.code}, {b.code})", kind, rank=rank)
+    if op == "%":
+        return V(f"{lw.s.use('_c2t_mod')}({a.code}, {b.code})", kind, rank=rank)
+    if op == "/":
+        return V(f"{lw.s.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
+    if op == "@":
+        return matmul(lw, a, b, node)
+    if op == "**":
+        if b.known and isinstance(b.value, int) and not isinstance(b.value, bool) and 1 <= b.value <= 4:
+            return V(" * ".join([paren(a, 13)] * b.value), kind, prec=13, rank=rank)
+        lw.fail("C2T101", "`**` with a runtime or non-small-integer exponent is not supported yet", node)
+    return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank)
+
+
+def matmul(lw, a: V, b: V, node) -> V:
+    prec = '"tf32"' if (a.tf32 or b.tf32) else '"ieee"'
+    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec})", T.TILE, rank=2)
+
+
+# ---------------------------------------------------------------- argument binding
+def bind(lw, name: str, call: N.Call, sig=None) -> dict:
+    sig = sig or rules.SIGNATURES[name]
+    positional = [p for p in sig if p not in ("/", "*")]
+    kw_only_from = sig.index("*") if "*" in sig else len(sig)
+    pos_params = [p for p in sig[:kw_only_from] if p != "/"]
+    posonly = set(sig[:sig.index("/")]) if "/" in sig else set()
+    out: dict = {}
+    if any(isinstance(a, N.Starred) for a in call.args):
+        lw.fail("C2T103", f"ct.{name}: *args are not supported", call)
+    if len(call.args) > len(pos_params):
+        lw.fail("C2T109", f"ct.{name} takes at most {len(pos_params)} positional arguments", call)
+    for p, a in zip(pos_params, call.args):
+        out[p] = a
+    for kw in call.keywords:
+        if kw.name is None:
+            lw.fail("C2T103", f"ct.{name}: **kwargs are not supported", call)
+        if kw.name not in positional or kw.name in posonly:
+            lw.fail("C2T109", f"ct.{name} has no keyword argument `{kw.name}`", kw)
+        if kw.name in out:
+            lw.fail("C2T109", f"ct.{name}: argument `{kw.name}` given twice", kw)
+        out[kw.name] = kw.value
+    return out
+
+
+def _req(lw, name, args, key, call):
+    if key not in args:
+        lw.fail("C2T109", f"ct.{name} needs the argument `{key}`", call)
+    return lw.expr(args[key])
+
+
+def _static(lw, v: V, what: str, node) -> V:
+    if not v.is_static:
+        lw.fail("C2T105", f"{what} must be a compile-time constant", node)
+    return v
+
+
+def _static_tuple(lw, v: V, what: str, node) -> list:
+    if v.kind == T.TUPLE:
+        for x in v.elts:
+            _static(lw, x, what, node)
+        return list(v.elts)
+    _static(lw, v, what, node)
+    return [v]
+
+
+def _bool_arg(lw, args, key, default: bool, node) -> str:
+    if key not in args:
+        return str(default)
+    v = lw.expr(args[key])
+    _static(lw, v, f"`{key}`", node)
+    return v.code
+
+
+def _axis(lw, args, node):
+    if "axis" not in args:
+        return None
+    v = lw.expr(args["axis"])
+    if v.known and v.value is None:
+        return None
+    if v.kind == T.TUPLE:
+        return [_static(lw, x, "`axis`", node) for x in v.elts]
+    return _static(lw, v, "`axis`", node)
+
+
+def _padding(lw, args, node) -> str:
+    if "padding_mode" not in args:
+        return rules.PADDING["UNDETERMINED"]
+    v = lw.expr(args["padding_mode"])
+    if v.kind != T.ENUM or not str(v.value).startswith("PaddingMode."):
+        lw.fail("C2T105", "padding_mode must be a ct.PaddingMode member", node)
+    return rules.PADDING[str(v.value).split(".", 1)[1]]
+
+
+def _hints(lw, name, args, node):
+    for key in ("latency", "allow_tma"):
+        if key in args:
+            lw.note("C2T202", f"ct.{name}: `{key}` hint dropped", node)
+    for key in ("memory_order", "memory_scope"):
+        if key in args:
+            v = lw.expr(args[key])
+            if v.kind == T.ENUM and str(v.value).split(".")[-1] in ("WEAK", "NONE"):
+                continue
+            lw.fail("C2T106", f"ct.{name}: `{key}` other than WEAK/NONE is not supported yet", node)
+
+
+def _array(lw, args, key, name, call) -> ArrayRef:
+    v = _req(lw, name, args, key, call)
+    if v.kind != T.ARRAY:
+        lw.fail("C2T104", f"ct.{name}: the first argument must be an array parameter", call)
+    return v.array
+
+
+def _order(lw, args, rank, node):
+    if "order" not in args:
+        return None
+    v = lw.expr(args["order"])
+    if v.known and v.value == "C":
+        return None
+    if v.known and v.value == "F":
+        return list(reversed(range(rank)))
+    if v.kind == T.TUPLE and v.known:
+        order = list(v.value)
+        if sorted(order) != list(range(rank)):
+            lw.fail("C2T106", "order must be a permutation of the array axes", node)
+        return None if order == list(range(rank)) else order
+    lw.fail("C2T105", "order must be \"C\", \"F\" or a constant tuple", node)
+
+
+def _index(lw, args, key, name, call, rank) -> list:
+    v = _req(lw, name, args, key, call)
+    elts = v.elts if v.kind == T.TUPLE else [v]
+    if len(elts) != rank:
+        lw.fail("C2T109", f"ct.{name}: `{key}` has {len(elts)} entries for a {rank}-D array", call)
+    return elts
+
+
+# ---------------------------------------------------------------- memory
+def op_load(lw, call, args):
+    arr = _array(lw, args, "array", "load", call)
+    _hints(lw, "load", args, call)
+    shape = _static_tuple(lw, _req(lw, "load", args, "shape", call), "load `shape`", call)
+    rank = arr.rank
+    if len(shape) == 0:
+        idx = _index(lw, args, "index", "load", call, rank)
+        off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"
+        return V(f"tl.load({arr.ptr} + {off})", T.SCALAR)
+    if len(shape) != rank:
+        lw.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
+    idx = _index(lw, args, "index", "load", call, rank)
+    order = _order(lw, args, rank, call)
+    pad = _padding(lw, args, call)
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    if order is not None:   # tile axis k walks array axis order[k]
+        nat_idx, nat_shape = [None] * rank, [None] * rank
+        for k, ax in enumerate(order):
+            nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
+        idx, shape = nat_idx, nat_shape
+    fn = lw.s.use_rank("load", rank)
+    code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
+            f"{', '.join(s.code for s in shape)}, {pad}, {check})")
+    if order is not None:
+        code = f"tl.permute({code}, {tuple(order)})"
+    return V(code, T.TILE, rank=rank)
+
+
+def op_store(lw, call, args):
+    arr = _array(lw, args, "array", "store", call)
+    _hints(lw, "store", args, call)
+    rank = arr.rank
+    idx = _index(lw, args, "index", "store", call, rank)
+    tile = _req(lw, "store", args, "tile", call)
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    order = _order(lw, args, rank, call)
+    tcode = tile.code
+    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
+        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
+    elif tile.rank is not None and tile.rank != rank:
+        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
+    if order is not None:
+        inv = [0] * rank
+        for k, ax in enumerate(order):
+            inv[ax] = k
+        nat_idx = [None] * rank
+        for k, ax in enumerate(order):
+            nat_idx[ax] = idx[k]
+        idx = nat_idx
+        tcode = f"tl.permute({tcode}, {tuple(inv)})"
+    fn = lw.s.use_rank("store", rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})", T.STATIC)
+
+
+def _gather_indices(lw, args, key, name, call, rank):
+    v = _req(lw, name, args, key, call)
+    elts = v.elts if v.kind == T.TUPLE else [v]
+    if len(elts) != rank:
+        lw.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {rank}-D array", call)
+    return elts
+
+
+def op_gather(lw, call, args):
+    arr = _array(lw, args, "array", "gather", call)
+    _hints(lw, "gather", args, call)
+    idx = _gather_indices(lw, args, "indices", "gather", call, arr.rank)
+    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
+    other = lw.expr(args["padding_value"]).code if "padding_value" in args else "0"
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    fn = lw.s.use_rank("gather", arr.rank)
+    rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
+    kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
+             kind, rank=rank)
+
+
+def op_scatter(lw, call, args):
+    arr = _array(lw, args, "array", "scatter", call)
+    _hints(lw, "scatter", args, call)
+    idx = _gather_indices(lw, args, "indices", "scatter", call, arr.rank)
+    value = _req(lw, "scatter", args, "value", call)
+    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    fn = lw.s.use_rank("scatter", arr.rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {value.code}, {mask}, {check})",
+             T.STATIC)
+
+
+def array_attr(lw, base: V, attr: str, node) -> V:
+    arr = base.array
+    if attr == "shape":
+        elts = [V(s, T.SCALAR) for s in arr.shapes]
+        return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
+    if attr == "strides":
+        elts = [V(s, T.SCALAR) for s in arr.strides]
+        return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
+    if attr == "dtype":
+        return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)
+    if attr == "ndim":
+        return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
+    lw.fail("C2T101", f"Array.{attr} is not supported yet", node)
+
+
+# ---------------------------------------------------------------- grid
+def op_bid(lw, call, args):
+    ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
+    return V(f"tl.program_id({ax.code})", T.SCALAR)
+
+
+def op_num_blocks(lw, call, args):
+    ax = _static(lw, _req(lw, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
+    return V(f"tl.num_programs({ax.code})", T.SCALAR)
+
+
+def op_num_tiles(lw, call, args):
+    arr = _array(lw, args, "array", "num_tiles", call)
+    ax = _static(lw, _req(lw, "num_tiles", args, "axis", call), "ct.num_tiles axis", call)
+    shape = _static_tuple(lw, _req(lw, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
+    if not ax.known or not isinstance(ax.value, int):
+        lw.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
+    order = _order(lw, args, arr.rank, call)
+    array_axis = order[ax.value] if order else ax.value
+    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
+
+
+def op_cdiv(lw, call, args):
+    a, b = _req(lw, "cdiv", args, "x", call), _req(lw, "cdiv", args, "y", call)
+    if a.is_static and b.is_static:
+        return V(f"({paren(a, 12)} + {paren(b, 12)} - 1) // {paren(b, 14)}", T.STATIC, prec=13)
+    return V(f"{lw.s.use('_c2t_cdiv')}({a.code}, {b.code})", _result_kind(a, b), rank=_rank(a, b))
+
+
+# ---------------------------------------------------------------- factories and casts
+def _shape_list(lw, v: V, node) -> str:
+    elts = _static_tuple(lw, v, "a tile shape", node)
+    if v.kind == T.TUPLE:
+        return "[" + ", ".join(e.code for e in elts) + "]"
+    return f"[{v.code}]"
+
+
+def _dtype(lw, args, key, name, call) -> V:
+    v = _req(lw, name, args, key, call)
+    if v.kind != T.DTYPE:
+        lw.fail("C2T105", f"ct.{name}: `{key}` must be a dtype", call)
+    return v
+
+
+def op_arange(lw, call, args):
+    n = _static(lw, _req(lw, "arange", args, "size", call), "ct.arange size", call)
+    dt = _dtype(lw, args, "dtype", "arange", call)
+    if "start" in args or "step" in args:
+        start = lw.expr(args["start"]).code if "start" in args else "0"
+        step = lw.expr(args["step"]).code if "step" in args else "1"
+        return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1)
+    code = f"tl.arange(0, {n.code})"
+    if dt.code != "tl.int32":
+        code += f".to({dt.code})"
+    return V(code, T.TILE, rank=1)
+
+
+def op_full(lw, call, args):
+    shape = _req(lw, "full", args, "shape", call)
+    dt = _dtype(lw, args, "dtype", "full", call)
+    val = _req(lw, "full", args, "fill_value", call)
+    rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32)
+
+
+def op_zeros(lw, call, args):
+    shape = _req(lw, "zeros", args, "shape", call)
+    dt = _dtype(lw, args, "dtype", "zeros", call)
+    rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank)
+
+
+def op_ones(lw, call, args):
+    shape = _req(lw, "ones", args, "shape", call)
+    dt = _dtype(lw, args, "dtype", "ones", call)
+    rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank)
+
+
+def op_astype(lw, call, args):
+    x = _req(lw, "astype", args, "x", call)
+    dt = _dtype(lw, args, "dtype", "astype", call)
+    if "rounding_mode" in args:
+        rm = lw.expr(args["rounding_mode"])
+        if not (rm.kind == T.ENUM and str(rm.value).endswith(".RN")) and not (rm.known and rm.value is None):
+            lw.fail("C2T106", "ct.astype: rounding modes other than RN are not supported yet", call)
+    if x.is_static:
+        return V(f"tl.full([], {x.code}, {dt.code})", T.SCALAR, tf32=dt.tf32)
+    return V(f"{paren(x, 100)}.to({dt.code})", x.kind, rank=x.rank, tf32=dt.tf32)
+
+
+def op_bitcast(lw, call, args):
+    x = _req(lw, "bitcast", args, "x", call)
+    dt = _dtype(lw, args, "dtype", "bitcast", call)
+    return V(f"{paren(x, 100)}.to({dt.code}, bitcast=True)", x.kind, rank=x.rank)
+
+
+def op_where(lw, call, args):
+    c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
+    return V(f"tl.where({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y))
+
+
+# ---------------------------------------------------------------- reductions
+def _reduce(lw, name, call, args):
+    x = _req(lw, name, args, "x", call)
+    axis = _axis(lw, args, call)
+    keep = _bool_arg(lw, args, "keepdims", False, call)
+    if "propagate_nan" in args:
+        pn = lw.expr(args["propagate_nan"])
+        if not (pn.known and pn.value is False):
+            lw.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet", call)
+    fn = lw.s.use(f"_c2t_{name}")
+    if isinstance(axis, list):
+        if name in ("argmax", "argmin"):
+            lw.fail("C2T106", f"ct.{name}: axis must be an integer", call)
+        code = x.code
+        for ax in sorted(axis, key=lambda a: -(a.value if a.known else 0)):
+            code = f"{fn}({code}, {ax.code}, {keep})"
+        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep))
+    if axis is None:
+        if name in ("argmax", "argmin"):
+            return V(f"{fn}(tl.reshape({x.code}, [tl.numel({x.code})]) if False else "
+                     f"tl.reshape({x.code}, [{x.code}.numel]), 0, {keep})", T.SCALAR)
+        return V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
+                 rank=0 if keep == "False" else x.rank)
+    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep))
+
+
+def _reduced_rank(x, n, keep):
+    if x.rank is None:
+        return None
+    return x.rank if keep == "True" else x.rank - n
+
+
+def op_sum(lw, call, args):
+    return _reduce(lw, "sum", call, args)
+
+
+def op_max(lw, call, args):
+    return _reduce(lw, "max", call, args)
+
+
+def op_min(lw, call, args):
+    return _reduce(lw, "min", call, args)
+
+
+def op_argmax(lw, call, args):
+    return _reduce(lw, "argmax", call, args)
+
+
+def op_argmin(lw, call, args):
+    return _reduce(lw, "argmin", call, args)
+
+
+# ---------------------------------------------------------------- matmul
+def op_mma(lw, call, args):
+    x, y, acc = (_req(lw, "mma", args, k, call) for k in ("x", "y", "acc"))
+    if "use_fast_acc" in args:
+        lw.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
+    if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
+        if x.rank != y.rank:
+            lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
+    prec = '"tf32"' if (x.tf32 or y.tf32) else '"ieee"'
+    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank)
+
+
+def op_matmul(lw, call, args):
+    x, y = _req(lw, "matmul", args, "x", call), _req(lw, "matmul", args, "y", call)
+    return matmul(lw, x, y, call)
+
+
+# ---------------------------------------------------------------- elementwise
+def op_maximum(lw, call, args):
+    return _minmax(lw, "maximum", call, args)
+
+
+def op_minimum(lw, call, args):
+    return _minmax(lw, "minimum", call, args)
+
+
+def _minmax(lw, name, call, args):
+    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    prop = "tl.PropagateNan.NONE"
+    if "propagate_nan" in args:
+        pn = lw.expr(args["propagate_nan"])
+        if pn.known and pn.value is True:
+            prop = "tl.PropagateNan.ALL"
+    if x.is_static and y.is_static:
+        return V(f"{'max' if name == 'maximum' else 'min'}({x.code}, {y.code})", T.STATIC)
+    suffix = "" if prop.endswith("NONE") else f", propagate_nan={prop}"
+    return V(f"tl.{name}({x.code}, {y.code}{suffix})", _result_kind(x, y), rank=_rank(x, y))
+
+
+def op_negative(lw, call, args):
+    x = _req(lw, "negative", args, "x", call)
+    return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank)
+
+
+def op_abs(lw, call, args):
+    x = _req(lw, "abs", args, "x", call)
+    if x.is_static:
+        return V(f"abs({x.code})", T.STATIC)
+    return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
+
+
+def op_isnan(lw, call, args):
+    x = _req(lw, "isnan", args, "x", call)
+    return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank)
+
+
+def op_bitwise_not(lw, call, args):
+    x = _req(lw, "bitwise_not", args, "x", call)
+    return V(f"~{paren(x, 14)}", x.kind, prec=14, rank=x.rank)
+
+
+def unary_math(lw, name, call, args):
+    x = _req(lw, name, args, "x", call)
+    helper = rules.UNARY_MATH[name]
+    if "rounding_mode" in args:
+        rm = lw.expr(args["rounding_mode"])
+        mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
+        if mode in ("APPROX", "FULL") or (rm.known and rm.value is None):
+            if mode == "APPROX":
+                lw.note("C2T203", f"ct.{name}(rounding_mode=APPROX): Triton's fast form is used", call)
+            if name == "sqrt" and mode == "APPROX":
+                helper = "_c2t_sqrt_approx"
+        elif mode != "RN":
+            lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
+    return V(f"{lw.s.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank)
+
+
+def binary_func(lw, name, call, args):
+    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    op = rules.BINARY_FUNCS[name]
+    if "rounding_mode" in args:
+        rm = lw.expr(args["rounding_mode"])
+        mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
+        if op == "/" and mode in ("APPROX", "FULL"):
+            lw.note("C2T203", f"ct.{name}(rounding_mode={mode}): Triton's fast division is used", call)
+            return V(f"{lw.s.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
+                     rank=_rank(x, y))
+        if mode not in ("RN", None) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
+            lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
+    return binary(lw, op, x, y, call)
+
+
+def compare_func(lw, name, call, args):
+    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    return V(f"{paren(x, 8)} {rules.COMPARE_FUNCS[name]} {paren(y, 8)}", _result_kind(x, y), prec=7,
+             rank=_rank(x, y))
+
+
+# ---------------------------------------------------------------- shape ops
+def op_reshape(lw, call, args):
+    x = _req(lw, "reshape", args, "x", call)
+    shape = _req(lw, "reshape", args, "shape", call)
+    elts = _static_tuple(lw, shape, "reshape shape", call)
+    if any(e.known and e.value == -1 for e in elts):
+        lw.fail("C2T101", "ct.reshape with -1 is not supported yet; give every extent", call)
+    return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts))
+
+
+def op_permute(lw, call, args):
+    x = _req(lw, "permute", args, "x", call)
+    axes = _req(lw, "permute", args, "axes", call)
+    elts = _static_tuple(lw, axes, "permute axes", call)
+    return V(f"tl.permute({x.code}, ({', '.join(e.code for e in elts)}{',' if len(elts) == 1 else ''}))",
+             T.TILE, rank=len(elts))
+
+
+def op_transpose(lw, call, args):
+    x = _req(lw, "transpose", args, "x", call)
+    a0 = lw.expr(args["axis0"]) if "axis0" in args else None
+    a1 = lw.expr(args["axis1"]) if "axis1" in args else None
+    if a0 is None and a1 is None:
+        if x.rank not in (None, 2):
+            lw.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
+        return V(f"tl.trans({x.code})", T.TILE, rank=2)
+    if x.rank is None or not (a0 and a1 and a0.known and a1.known):
+        lw.fail("C2T105", "ct.transpose with axes needs a tile of known rank and constant axes", call)
+    perm = list(range(x.rank))
+    i, j = a0.value % x.rank, a1.value % x.rank
+    perm[i], perm[j] = perm[j], perm[i]
+    return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank)
+
+
+def op_broadcast_to(lw, call, args):
+    x = _req(lw, "broadcast_to", args, "x", call)
+    shape = _req(lw, "broadcast_to", args, "shape", call)
+    rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    return V(f"tl.broadcast_to({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=rank)
+
+
+def op_expand_dims(lw, call, args):
+    x = _req(lw, "expand_dims", args, "x", call)
+    ax = _static(lw, _req(lw, "expand_dims", args, "axis", call), "expand_dims axis", call)
+    return V(f"tl.expand_dims({x.code}, {ax.code})", T.TILE, rank=(x.rank + 1) if x.rank is not None else None)
+
+
+# ---------------------------------------------------------------- calls
+_BUILTIN_MINMAX = {"min": "minimum", "max": "maximum"}
+
+
+def call(lw, e: N.Call) -> V:
+    f = lw.expr(e.func)
+    if f.kind == T.CTFUNC:
+        return ct_call(lw, str(f.value), e)
+    if f.kind == T.UNKNOWN and isinstance(f.value, tuple) and f.value and f.value[0] == "method":
+        return method_call(lw, f.value[1], f.value[2], e)
+    if f.kind == T.HELPER:
+        from .helpers import helper_call
+        return helper_call(lw, str(f.value), e)
+    if f.kind == T.MODULE and str(f.value).startswith("builtins."):
+        return builtin_call(lw, str(f.value)[9:], e)
+    if f.kind == T.DTYPE:   # ct.int16(5): a strictly typed constant / cast
+        if len(e.args) != 1 or e.keywords:
+            lw.fail("C2T109", "a dtype call takes one argument", e)
+        x = lw.expr(e.args[0])
+        if x.is_static:
+            return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
+        return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
+    lw.fail("C2T103", "this call is not supported in kernel code", e)
+
+
+def ct_call(lw, path: str, e: N.Call) -> V:
+    handler = globals().get("op_" + path)
+    if path in rules.UNARY_MATH:
+        return unary_math(lw, path, e, bind(lw, path, e))
+    if path in rules.BINARY_FUNCS:
+        return binary_func(lw, path, e, bind(lw, path, e))
+    if path in rules.COMPARE_FUNCS:
+        return compare_func(lw, path, e, bind(lw, path, e))
+    if handler is None or path not in rules.SIGNATURES:
+        from ..coverage import is_exported
+        if not is_exported(path):
+            lw.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)
+        lw.fail("C2T101", f"ct.{path} is not supported yet", e)
+    return handler(lw, e, bind(lw, path, e))
+
+
+def method_call(lw, base: V, name: str, e: N.Call) -> V:
+    if name == "item":
+        return V(f"tl.reshape({base.code}, [])", T.SCALAR)
+    if name in rules.TILE_METHODS:
+        fake = N.Call(span=e.span, func=e.func, args=[N.Name(span=e.span, id="__self__")] + list(e.args),
+                      keywords=e.keywords)
+        saved = lw.env.get("__self__")
+        lw.env["__self__"] = base
+        try:
+            return ct_call(lw, rules.TILE_METHODS[name], fake)
+        finally:
+            if saved is None:
+                lw.env.pop("__self__", None)
+            else:
+                lw.env["__self__"] = saved
+    lw.fail("C2T101", f"tile method `.{name}()` is not supported yet", e)
+
+
+def builtin_call(lw, name: str, e: N.Call) -> V:
+    args = [lw.expr(a) for a in e.args]
+    if name in _BUILTIN_MINMAX and len(args) == 2 and not e.keywords:
+        x, y = args
+        if x.is_static and y.is_static:
+            return V(f"{name}({x.code}, {y.code})", T.STATIC)
+        return V(f"tl.{_BUILTIN_MINMAX[name]}({x.code}, {y.code})", _result_kind(x, y), rank=_rank(x, y))
+    if name in ("int", "float", "bool", "len", "abs") and len(args) == 1:
+        x = args[0]
+        if name == "len" and x.kind == T.TUPLE and x.elts is not None:
+            return V(str(len(x.elts)), T.STATIC, value=len(x.elts), known=True)
+        if x.is_static or name == "len":
+            return V(f"{name}({x.code})", T.STATIC)
+        if name == "abs":
+            return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
+    if name == "divmod" and len(args) == 2:
+        q, r = binary(lw, "//", *args, e), binary(lw, "%", *args, e)
+        return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
+    lw.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)

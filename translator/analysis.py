@@ -81,7 +81,29 @@ def _literal(e):
     if isinstance(e, N.Attr) and isinstance(e.value, N.Name) and e.value.id == "math" \
             and e.attr in ("inf", "pi", "e", "tau", "nan"):
         return getattr(math, e.attr)
+    if isinstance(e, N.BinOp) and e.op in _FOLD_OPS:
+        a, b = _literal(e.left), _literal(e.right)
+        if not all(isinstance(x, (int, float)) for x in (a, b)):
+            raise ValueError
+        try:
+            return _FOLD_OPS[e.op](a, b)
+        except (ArithmeticError, ValueError):
+            raise ValueError
+    if isinstance(e, N.Call) and not e.keywords and isinstance(e.func, N.Attr) \
+            and isinstance(e.func.value, N.Name) and e.func.value.id == "math" and e.func.attr in _FOLD_MATH:
+        args = [_literal(a) for a in e.args]
+        try:
+            return getattr(math, e.func.attr)(*args)
+        except (ArithmeticError, ValueError, TypeError):
+            raise ValueError
     raise ValueError
+
+
+# module constants such as `INV_LOG_2 = 1.0 / math.log(2)` are folded to literals
+_FOLD_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+             "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+             "**": lambda a, b: a ** b if abs(b) < 64 else (_ for _ in ()).throw(ValueError())}
+_FOLD_MATH = {"log", "log2", "log10", "exp", "sqrt", "pow"}
 
 
 def analyze(mod: N.Module) -> ModuleInfo:

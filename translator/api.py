@@ -144,13 +144,17 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
 def _drop_ct_aliases(info, shared: Shared, text: str, rep) -> list:
     """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`: kernel-only names, removed."""
     edits = []
+    defs: dict = {}
+    for st in info.module.body:
+        if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
+            defs[st.targets[0].id] = defs.get(st.targets[0].id, 0) + 1
     for st in info.module.body:
         if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)):
             continue
         name = st.targets[0].id
         if name not in info.constant_aliases and name not in info.ct_constants:
             continue
-        if shared.host_uses.get(name, 0) > 1:
+        if shared.host_uses.get(name, 0) > defs[name]:
             rep.add("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span)
             continue
         start = text.rfind("\n", 0, st.span.start) + 1

@@ -45,6 +45,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
     """Edits for every cuda.tile use outside kernel/helper bodies."""
     edits: list = []
     handled: set = set()
+    launches: list = []
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in skip:
             continue
@@ -56,8 +57,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             if isinstance(n, N.Call):
                 path = info.ct_path(n.func)
                 if path == "launch":
-                    edits.append(_launch(info, text, rep, kernels, n))
-                    handled.update(id(x) for x in walk(n))
+                    launches.append(n)
+                    handled.update(id(x) for x in walk(n.func))
                 elif path == "cdiv":
                     edits.append(Edit(n.func.span.start, n.func.span.end, "triton.cdiv"))
                     handled.update(id(x) for x in walk(n.func))
@@ -73,10 +74,20 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     continue
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
+    inner = list(edits)
+    for n in launches:
+        edits.append(_launch(info, text, rep, kernels, n, inner))
     return edits
 
 
-def _launch(info, text, rep, kernels, call: N.Call) -> Edit:
+def _part(text: str, e, inner: list) -> str:
+    """Source of `e` with the host edits that fall inside it applied."""
+    sub = [Edit(x.start - e.span.start, x.end - e.span.start, x.text) for x in inner
+           if e.span.start <= x.start and x.end <= e.span.end]
+    return apply_edits(_src(text, e), sub)
+
+
+def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
     args = call.args
     kw = {k.name: k for k in call.keywords}
     if len(args) != 4 or any(isinstance(a, N.Starred) for a in args):
@@ -91,17 +102,17 @@ def _launch(info, text, rep, kernels, call: N.Call) -> Edit:
         rep.add("C2T107", f"ct.launch of `{_src(text, kern)}`: only kernels defined in this module can be "
                           "launched (dynamic kernel objects are not supported yet)", kern.span)
         return Edit(call.span.start, call.span.end, _src(text, call))
-    parts = [_src(text, grid)]
+    parts = [_part(text, grid, inner)]
     if isinstance(kargs, N.TupleExpr):
-        parts += [_src(text, a) for a in kargs.elts]
+        parts += [_part(text, a, inner) for a in kargs.elts]
         plan = kernels[kern.id]
         if len(kargs.elts) != len(plan.params) and not any(isinstance(a, N.Starred) for a in kargs.elts):
             rep.add("C2T109", f"ct.launch passes {len(kargs.elts)} arguments to `{kern.id}`, "
                               f"which takes {len(plan.params)}", kargs.span)
     else:
-        parts.append("*" + _src(text, kargs))
+        parts.append("*" + _part(text, kargs, inner))
     if not _is_current_stream(info, text, stream):
-        parts.append(f"stream={_src(text, stream)}")
+        parts.append(f"stream={_part(text, stream, inner)}")
     return Edit(call.span.start, call.span.end, f"launch_{kern.id}({', '.join(parts)})")
 
 

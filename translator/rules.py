@@ -33,14 +33,15 @@ HOST_DTYPES = {
     "float8_e4m3fn": "torch.float8_e4m3fn", "float8_e5m2": "torch.float8_e5m2",
 }
 
-# PaddingMode member -> value used as `other=` of a masked load
+# PaddingMode member -> the module-level constexpr passed to the load helpers (an int code:
+# 0.0 and -0.0 compare equal, so float values would share one compiled specialization)
 PADDING = {
-    "UNDETERMINED": "0.0",   # unspecified in cuTile; zero keeps results deterministic
-    "ZERO": "0.0",
-    "NEG_ZERO": "-0.0",
-    "NAN": 'float("nan")',
-    "POS_INF": 'float("inf")',
-    "NEG_INF": '-float("inf")',
+    "UNDETERMINED": "_C2T_PAD_ZERO",   # unspecified in cuTile; zero keeps results deterministic
+    "ZERO": "_C2T_PAD_ZERO",
+    "NEG_ZERO": "_C2T_PAD_NEG_ZERO",
+    "NAN": "_C2T_PAD_NAN",
+    "POS_INF": "_C2T_PAD_POS_INF",
+    "NEG_INF": "_C2T_PAD_NEG_INF",
 }
 
 # Constants from Python's math module usable inside kernels

@@ -11,18 +11,17 @@ CPU) on the regenerated inputs and compares with the recorded outputs.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from pathlib import Path
 
 from .errors import HarnessError
 from .interop import device_properties, versions
-from .loading import interpreter_env, load_module
+from .loading import load_module
 from .report import CaseResult
 from .runner import Stopwatch, clone_args, flatten_tensors, mutated_inputs, pick, run_against, run_side
 from .spec import load_spec, torch_dtype
-from .verify import _say, case_label, load_modules, make_args, new_report, policy_kwargs, select_dtypes
+from .verify import _say, run_mode, case_label, load_modules, make_args, new_report, policy_kwargs, select_dtypes
 
 FORMAT = 1
 _BITS = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8",
@@ -138,8 +137,7 @@ def check_goldens(path, golden_dir, spec=None, *, translated=None, mode: str = "
     notes = []
     if manifest.get("file_sha256") != _file_sha(path):
         notes.append(f"{path.name} changed since the goldens were recorded (sha256 differs)")
-    env = interpreter_env() if mode == "interp" else contextlib.nullcontext()
-    with env:
+    with run_mode(mode):
         _, sp, tmod, tfile, diags = load_modules(path, spec, translated, mode, translated_dir)
         rep = new_report(path, sp, "goldens" + ("/interp" if mode == "interp" else ""), device, tfile)
         rep.notes += notes + [f"translator: {d}" for d in diags]

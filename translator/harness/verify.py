@@ -83,6 +83,15 @@ def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = 
     return rep
 
 
+@contextlib.contextmanager
+def run_mode(mode: str):
+    """TRITON_INTERPRET=1 (interp) or not, and triton.language's @jit library in the same mode."""
+    from .triton_mode import library_mode
+    env = interpreter_env() if mode == "interp" else contextlib.nullcontext()
+    with env, library_mode(interpret=mode == "interp"):
+        yield
+
+
 def set_cuda_allocator(device: str):
     """In-kernel tensor descriptors need a Triton allocator on the GPU (triton-target.md §0)."""
     if cuda_ready(device):
@@ -122,8 +131,7 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
     path = Path(path)
     if mode == "interp":
         device = "cpu"
-    env = interpreter_env() if mode == "interp" else contextlib.nullcontext()
-    with env:
+    with run_mode(mode):
         original, sp, tmod, tfile, diags = load_modules(path, spec, translated, mode, translated_dir)
         rep = new_report(path, sp, mode, device, tfile)
         rep.notes += [f"translator: {d}" for d in diags]

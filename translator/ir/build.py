@@ -322,7 +322,7 @@ class Builder:
 
     def e_string_concat(self, t):
         parts = [self.e_string(c) for c in t.children]
-        if all(isinstance(p, N.Const) for p in parts):
+        if all(isinstance(p, N.Const) and isinstance(p.value, str) for p in parts):
             s = span_of(t)
             return N.Const(span=s, value="".join(p.value for p in parts), text=self.text[s.start:s.end])
         return self.raw(t, "fstring")

@@ -294,6 +294,9 @@ def op_num_tiles(lw, call, args):
     shape = _static_tuple(lw, _req(lw, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
     if not ax.known or not isinstance(ax.value, int):
         lw.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
+    if not 0 <= ax.value < arr.rank or len(shape) != arr.rank:
+        lw.fail("C2T109", f"ct.num_tiles: axis {ax.value} and a {len(shape)}-entry shape for a "
+                          f"{arr.rank}-D array", call)
     order = _order(lw, args, arr.rank, call)
     array_axis = order[ax.value] if order else ax.value
     return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)

@@ -1,0 +1,82 @@
+"""Compile every kernel of a translated example for the H200 (sm_90) on this CPU machine.
+
+Run in its own process WITHOUT TRITON_INTERPRET (interpreted kernels cannot be compiled):
+    python tests/compile_sm90.py examples/softmax.py
+The example's host entry runs on CPU tensors with each kernel launch intercepted; the captured
+arguments then drive `triton.compile(..., target=GPUTarget("cuda", 90, 32))` (no GPU needed).
+This catches what the interpreter accepts but the compiler rejects. Prints one line per kernel.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+assert not os.environ.get("TRITON_INTERPRET"), "run without TRITON_INTERPRET"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+from triton.runtime.jit import JITFunction, mangle_type  # noqa: E402
+
+from run_example import original_module, translated_module  # noqa: E402
+
+
+def compile_for_h200(fn, args, kwargs):
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    vals = dict(zip(fn.arg_names, args))
+    vals.update(kwargs)
+    sig = {n: ("constexpr" if p.is_constexpr else mangle_type(vals[n])) for n, p in zip(fn.arg_names, fn.params)}
+    const = {n: vals[n] for n, p in zip(fn.arg_names, fn.params) if p.is_constexpr}
+    return triton.compile(ASTSource(fn, sig, const), target=GPUTarget("cuda", 90, 32))
+
+
+class _Capture:
+    def __init__(self, name, fn, calls):
+        self.name, self.fn, self.calls = name, fn, calls
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.calls.append((self.name, self.fn, args, kwargs))
+        return launch
+
+
+def compile_example(example: Path) -> list:
+    orig = original_module(example)
+    spec = orig.C2T_SPEC
+    mod = translated_module(example)
+    calls = []
+    for name, obj in list(vars(mod).items()):
+        if isinstance(obj, JITFunction) and not name.startswith("_c2t_"):
+            setattr(mod, name, _Capture(name, obj, calls))
+    make_args = getattr(orig, spec["make_args"])
+    for dt in spec["dtypes"]:
+        args = make_args(spec["cases"][-1], getattr(torch, dt), 0, "cpu")
+        getattr(mod, spec["entry"])(*args)
+    results, seen = [], set()
+    for name, fn, args, kwargs in calls:
+        key = (name, tuple(mangle_type(a) if not isinstance(a, int) else "int" for a in args))
+        if key in seen:
+            continue
+        seen.add(key)
+        k = compile_for_h200(fn, args, kwargs)
+        ptx = k.asm.get("ptx", "")
+        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx))
+    return results
+
+
+if __name__ == "__main__":
+    ok = True
+    for p in sys.argv[1:]:
+        try:
+            for name, n, wgmma, mma in compile_example(Path(p)):
+                print(f"OK {p} {name} ptx={n}B wgmma={wgmma} mma.sync={mma}")
+        except Exception as e:  # report and keep going
+            ok = False
+            print(f"FAIL {p}: {type(e).__name__}: {str(e)[:2000]}")
+    sys.exit(0 if ok else 1)

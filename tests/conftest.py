@@ -1,0 +1,15 @@
+"""Test setup: the Triton interpreter runs generated kernels on the CPU.
+
+TRITON_INTERPRET must be set before any @triton.jit decorator runs, so it is set here, before
+the tests import anything. Compile-only checks for the H200 run in a subprocess without it.
+"""
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "__init__.py")

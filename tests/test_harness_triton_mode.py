@@ -1,0 +1,45 @@
+"""Interpreter runs work after triton was imported for the GPU (compiled mode), and vice versa."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = r'''
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/tests")
+from harness_fixtures.support import code, fixture, import_harness
+harness = import_harness()
+import triton, triton.language as tl          # imported WITHOUT the interpreter: tl.max is compiled-only
+from triton.runtime.jit import JITFunction
+from triton.runtime.interpreter import InterpretedFunction
+from translator.harness.triton_mode import library_mode
+res = {"before": type(tl.max).__name__}
+rep = harness.verify(fixture("add_orig.py"), mode="interp", progress=False,
+                     translated=code("add_translated_triton_stdlib.py"))
+res["interp_ok"] = rep.ok
+res["interp_errors"] = [r.error[:200] for r in rep.results if r.error][:1]
+res["after"] = type(tl.max).__name__
+with library_mode(interpret=True):
+    res["inside_interp"] = [type(tl.max).__name__, type(tl.tensor.sum).__name__]
+    with library_mode(interpret=False):
+        res["nested_compiled"] = [type(tl.max).__name__, type(tl.tensor.sum).__name__]
+    same = tl.max
+with library_mode(interpret=True):
+    res["twin_reused"] = tl.max is same
+print(json.dumps(res))
+'''
+
+
+def test_interp_run_after_compiled_import():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["before"] == "JITFunction" and res["after"] == "JITFunction", res
+    assert res["interp_ok"], res
+    assert res["inside_interp"] == ["InterpretedFunction", "function"], res      # methods: a forwarder
+    assert res["nested_compiled"] == ["JITFunction", "JITFunction"] and res["twin_reused"], res

@@ -1,0 +1,16 @@
+"""Regenerate tests/golden/*.py from examples/*.py (review the diff before committing)."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import translator  # noqa: E402
+
+for ex in sorted((ROOT / "examples").glob("*.py")):
+    if ex.name == "__init__.py":
+        continue
+    res = translator.translate_file(ex, translator.Options(source_name=f"examples/{ex.name}"))
+    if res.code is None:
+        sys.exit("\n".join(d.format() for d in res.diagnostics))
+    (ROOT / "tests" / "golden" / ex.name).write_text(res.code)
+    print("wrote", ROOT / "tests" / "golden" / ex.name)

@@ -100,3 +100,30 @@ def test_translation_speed_of_a_300_line_module():
     assert res.code is not None, [d.format() for d in res.diagnostics][:5]
     print(f"{lines} lines in {dt * 1000:.0f} ms", file=sys.stderr)
     assert dt < 1.0
+
+
+def test_host_code_inside_with_and_try_is_seen():
+    res = translate("""
+    def host(x):
+        with open("f"):
+            try:
+                y = ct.ByTarget(sm_100=1)
+            finally:
+                pass
+    """)
+    assert [d.code for d in res.diagnostics if d.severity == "error"] == ["C2T108"]
+    assert res.diagnostics[0].line == 9
+
+
+def test_dynamic_kernel_objects_launch_through_the_generic_launcher():
+    res = translate("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)))
+
+    def host(x, stream):
+        kern = k.replace_hints(occupancy=2)
+        ct.launch(stream, (1,), kern, (x, 8))
+    """)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "_c2t_launch(stream, (1,), kern, (x, 8))" in res.code

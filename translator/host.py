@@ -51,6 +51,9 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             continue
         if isinstance(st, N.Import):
             continue
+        if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) \
+                and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants):
+            continue    # kernel-only aliases (ConstInt = ct.Constant[int]) are dropped from the output
         for n in walk(st):
             if id(n) in handled:
                 continue
@@ -99,9 +102,11 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
     if "programmatic_dependent_launch" in kw:
         rep.add("C2T107", "ct.launch(programmatic_dependent_launch=...) is not supported yet", call.span)
     if not (isinstance(kern, N.Name) and kern.id in kernels):
-        rep.add("C2T107", f"ct.launch of `{_src(text, kern)}`: only kernels defined in this module can be "
-                          "launched (dynamic kernel objects are not supported yet)", kern.span)
-        return Edit(call.span.start, call.span.end, _src(text, call))
+        # a kernel chosen at run time (tuned variants, kernel tables): dispatch by the object
+        stream_code = "None" if _is_current_stream(info, text, stream) else _part(text, stream, inner)
+        return Edit(call.span.start, call.span.end,
+                    f"_c2t_launch({stream_code}, {_part(text, grid, inner)}, {_part(text, kern, inner)}, "
+                    f"{_part(text, kargs, inner)})")
     parts = [_part(text, grid, inner)]
     if isinstance(kargs, N.TupleExpr):
         parts += [_part(text, a, inner) for a in kargs.elts]

@@ -169,6 +169,23 @@ def _c2t_array(a, rank, name):
     return (a, *a.shape, *a.stride())
 
 
+def _c2t_launch(stream, grid, kernel, args):
+    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
+    launcher = getattr(kernel, "c2t_launch", None)
+    if launcher is None:
+        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
+    return launcher(grid, *args, stream=stream)
+
+
+def _c2t_kernel_object(kernel, launcher):
+    """Give a translated kernel what host code used on the cuTile kernel object."""
+    kernel.c2t_launch = launcher
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
+    # meaning here (C2T201), so it returns the same kernel
+    kernel.replace_hints = lambda **hints: kernel
+    return kernel
+
+
 @triton.jit
 def floordiv_kernel(
     x, x_shape_0, x_stride_0,
@@ -226,6 +243,9 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
             width,
             TILE,
         )
+
+
+_c2t_kernel_object(floordiv_kernel, launch_floordiv_kernel)
 
 
 def floordiv(x: torch.Tensor, y: torch.Tensor, d: int, lo: int, width: int):

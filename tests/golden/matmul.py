@@ -119,6 +119,23 @@ def _c2t_array(a, rank, name):
     return (a, *a.shape, *a.stride())
 
 
+def _c2t_launch(stream, grid, kernel, args):
+    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
+    launcher = getattr(kernel, "c2t_launch", None)
+    if launcher is None:
+        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
+    return launcher(grid, *args, stream=stream)
+
+
+def _c2t_kernel_object(kernel, launcher):
+    """Give a translated kernel what host code used on the cuTile kernel object."""
+    kernel.c2t_launch = launcher
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
+    # meaning here (C2T201), so it returns the same kernel
+    kernel.replace_hints = lambda **hints: kernel
+    return kernel
+
+
 @triton.jit
 def matmul_kernel(
     a, a_shape_0, a_shape_1, a_stride_0, a_stride_1,
@@ -159,6 +176,9 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
             BN,
             BK,
         )
+
+
+_c2t_kernel_object(matmul_kernel, launch_matmul_kernel)
 
 
 def _next_pow2(n: int) -> int:

@@ -129,6 +129,23 @@ def _c2t_array(a, rank, name):
     return (a, *a.shape, *a.stride())
 
 
+def _c2t_launch(stream, grid, kernel, args):
+    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
+    launcher = getattr(kernel, "c2t_launch", None)
+    if launcher is None:
+        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
+    return launcher(grid, *args, stream=stream)
+
+
+def _c2t_kernel_object(kernel, launcher):
+    """Give a translated kernel what host code used on the cuTile kernel object."""
+    kernel.c2t_launch = launcher
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
+    # meaning here (C2T201), so it returns the same kernel
+    kernel.replace_hints = lambda **hints: kernel
+    return kernel
+
+
 @triton.jit
 def softmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -165,6 +182,9 @@ def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
             *_c2t_array(y, 2, "y"),
             TILE_N,
         )
+
+
+_c2t_kernel_object(softmax_kernel, launch_softmax_kernel)
 
 
 def _next_pow2(n: int) -> int:

@@ -76,7 +76,7 @@ class Builder:
             return out
         fn = getattr(self, "s_" + r, None)
         if fn is None:
-            res = N.Other(span=span_of(t), kind=r)
+            res = self.generic(t, r)
         else:
             res = fn(t)
         res = res if isinstance(res, list) else [res]
@@ -227,6 +227,32 @@ class Builder:
         if not names:  # from x import *
             names = [("*", None)]
         return N.Import(span=span_of(t), names=names, module=module or "", level=level)
+
+    _CONTAINERS = {"with_items", "with_item", "except_clauses", "except_clause", "finally",
+                   "match_stmt", "case", "async_stmt", "try_finally"}
+
+    def generic(self, t, kind: str) -> N.Other:
+        """Statements the IR has no node for (with, try, raise, assert, del, global...): keep their
+        nested statements and expressions so host rewrites and checks still see them."""
+        children, exprs = [], []
+
+        def visit(node):
+            for c in node.children:
+                if not isinstance(c, Tree):
+                    continue
+                r = _rule(c)
+                if r == "suite":
+                    children.extend(self.suite(c))
+                elif r in self._CONTAINERS:
+                    visit(c)
+                elif r.endswith("_stmt") or r in ("funcdef", "decorated", "classdef", "simple_stmt"):
+                    children.extend(self.stmts(c))
+                elif "pattern" in r:
+                    continue
+                else:
+                    exprs.append(self.expr(c))
+        visit(t)
+        return N.Other(span=span_of(t), kind=kind, children=children, exprs=exprs)
 
     def s_classdef(self, t):
         body = t.children[-1]

@@ -227,6 +227,7 @@ class Other(Stmt):
     """Any other statement (class, with, try, ...); host code keeps it verbatim."""
     kind: str = ""
     children: list = field(default_factory=list)   # nested statements where known (class bodies...)
+    exprs: list = field(default_factory=list)      # expressions it contains (with items, raise...)
 
 
 @dataclass

@@ -168,7 +168,7 @@ class FunctionLowerer:
 
     def st_Assign(self, st, depth):
         v = self.expr(st.value)
-        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE):
+        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
             for t in st.targets:       # aliases of arrays/functions are resolved statically
                 if not isinstance(t, N.Name):
                     self.fail("C2T103", "cannot unpack this value", t)
@@ -448,6 +448,15 @@ class FunctionLowerer:
 
     def e_IfExp(self, e):
         t, b, o = self.expr(e.test), self.expr(e.body), self.expr(e.orelse)
+        if b.kind == T.DTYPE and o.kind == T.DTYPE:
+            # e.g. `dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`: the tf32-ness of
+            # the result is itself a compile-time condition
+            tf32 = (b.tf32 or False) if b.tf32 == o.tf32 else (
+                f"({t.code})" if b.tf32 is True and not o.tf32 else
+                f"not ({t.code})" if o.tf32 is True and not b.tf32 else None)
+            if tf32 is None:
+                self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
+            return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
         kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
         return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3, rank=b.rank)
 

@@ -51,8 +51,18 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
     return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank)
 
 
+def precision(a: V, b: V) -> str:
+    """input_precision for tl.dot: fp32 is exact in cuTile unless an operand was cast to tfloat32."""
+    if a.tf32 is True or b.tf32 is True:
+        return '"tf32"'
+    conds = [x.tf32 for x in (a, b) if isinstance(x.tf32, str)]
+    if conds:
+        return f'"tf32" if {" or ".join(conds)} else "ieee"'
+    return '"ieee"'
+
+
 def matmul(lw, a: V, b: V, node) -> V:
-    prec = '"tf32"' if (a.tf32 or b.tf32) else '"ieee"'
+    prec = precision(a, b)
     return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec})", T.TILE, rank=2)
 
 
@@ -442,7 +452,7 @@ def op_mma(lw, call, args):
     if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
         if x.rank != y.rank:
             lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
-    prec = '"tf32"' if (x.tf32 or y.tf32) else '"ieee"'
+    prec = precision(x, y)
     return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank)
 
 

@@ -41,3 +41,13 @@ NAMESPACES = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope", "tune
 def is_exported(path: str) -> bool:
     head = path.split(".")[0]
     return head in EXPORTS
+
+
+def refusal(path: str):
+    """(code, message, hint) for a cuda.tile name the kernel lowering does not translate."""
+    from .coverage_table import REFUSED
+    head = path.split(".")[0]
+    if head in REFUSED:
+        code, hint = REFUSED[head]
+        return code, f"ct.{path} is not supported in kernel code", hint
+    return "C2T101", f"ct.{path} is not supported yet", ""

@@ -31,8 +31,11 @@ def render(name: str, **ctx) -> str:
 
 
 def device_prelude(used: set, ranks: dict) -> str:
-    return render("prelude.py.j2", used=used, ranks={k: sorted(v) for k, v in ranks.items()},
-                  unary_math=UNARY_MATH_FNS).strip("\n")
+    """prelude.py.j2, then every templates/prelude_<topic>.py.j2 (one per topic module)."""
+    ctx = dict(used=used, ranks={k: sorted(v) for k, v in ranks.items()}, unary_math=UNARY_MATH_FNS)
+    names = ["prelude.py.j2"] + sorted(p.name for p in TEMPLATE_DIR.glob("prelude_*.py.j2"))
+    parts = [render(n, **ctx).strip("\n") for n in names]
+    return "\n\n\n".join(p for p in parts if p)
 
 
 _TRAILING_WS = re.compile(r"[ \t]+$", re.M)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import rules
 from ..ir import nodes as N
+from . import registry
 from . import types as T
 from .types import ArrayRef, V, paren
 
@@ -615,19 +616,16 @@ def call(lw, e: N.Call) -> V:
 
 
 def ct_call(lw, path: str, e: N.Call) -> V:
-    handler = globals().get("op_" + path)
-    if path in rules.UNARY_MATH:
-        return unary_math(lw, path, e, bind(lw, path, e))
-    if path in rules.BINARY_FUNCS:
-        return binary_func(lw, path, e, bind(lw, path, e))
-    if path in rules.COMPARE_FUNCS:
-        return compare_func(lw, path, e, bind(lw, path, e))
-    if handler is None or path not in rules.SIGNATURES:
+    entry = registry.lookup(path)
+    if entry is None:
         from ..coverage import is_exported
         if not is_exported(path):
             lw.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)
-        lw.fail("C2T101", f"ct.{path} is not supported yet", e)
-    return handler(lw, e, bind(lw, path, e))
+        from ..coverage import refusal
+        code, msg, hint = refusal(path)
+        lw.fail(code, msg, e, hint)
+    handler, sig = entry
+    return handler(lw, e, bind(lw, path, e, sig))
 
 
 def method_call(lw, base: V, name: str, e: N.Call) -> V:
@@ -667,3 +665,25 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
         q, r = binary(lw, "//", *args, e), binary(lw, "%", *args, e)
         return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
     lw.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)
+
+
+# ---------------------------------------------------------------- registration
+def _register_core():
+    import functools
+    for name in rules.SIGNATURES:
+        fn = globals().get("op_" + name)
+        if fn is not None:
+            registry.register(name, fn)
+    for name in rules.UNARY_MATH:
+        registry.register(name, functools.partial(_named, unary_math, name))
+    for name in rules.BINARY_FUNCS:
+        registry.register(name, functools.partial(_named, binary_func, name))
+    for name in rules.COMPARE_FUNCS:
+        registry.register(name, functools.partial(_named, compare_func, name))
+
+
+def _named(fn, name, lw, call, args):
+    return fn(lw, name, call, args)
+
+
+_register_core()

@@ -1,0 +1,34 @@
+"""How every public name of cuda.tile 1.7 is handled (the data behind COVERAGE.md).
+
+Kernel operations that translate are the ones registered in translator/lower/registry.py;
+this table classifies the rest: names used on the host, types and annotations, and names
+refused in kernel code with a stable diagnostic code and a hint.
+"""
+from __future__ import annotations
+
+# handled by the host rewrite (translator/host.py) or by the analysis, not as kernel calls
+HOST = {
+    "launch": "becomes a call of the generated launcher (`launch_<kernel>(grid, ...)`)",
+    "cdiv": "`triton.cdiv` on the host (in kernels: exact ceiling division)",
+    "kernel": "the decorator becomes @triton.jit (hints reported as C2T201)",
+    "function": "helpers become module-level @triton.jit functions",
+    "Constant": "`Constant[...]` parameters become tl.constexpr",
+    "ConstantAnnotation": "`Annotated[T, ConstantAnnotation()]` parameters become tl.constexpr",
+}
+# dtypes and enums: values, translated wherever they appear
+VALUES = {
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2",
+    "PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope",
+}
+
+_UNSUPPORTED = "not supported yet: keep this kernel in cuTile, or rewrite this part"
+# name -> (code, hint) for names refused in kernel code
+REFUSED = {
+    "float8_e8m0fnu": ("C2T101", "e8m0 needs sm_100 and has no Triton dtype; " + _UNSUPPORTED),
+    "float8_e5m3fnu": ("C2T101", "e5m3fnu exists only on CC 10.7; " + _UNSUPPORTED),
+    "float4_e2m1fn": ("C2T101", "fp4 has no Triton dtype (packed uint8 only); " + _UNSUPPORTED),
+    "mma_scaled": ("C2T101", "block-scaled MMA needs sm_100 (Triton's dot_scaled does not run on sm_90)"),
+    "grid_dependency_control_wait": ("C2T101", _UNSUPPORTED),
+    "grid_dependency_control_launch_dependents": ("C2T101", _UNSUPPORTED),
+}

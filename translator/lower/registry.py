@@ -1,0 +1,54 @@
+"""Registry of cuTile operation lowerings: ct name -> (handler, signature).
+
+Each topic module `translator/lower/ops*.py` registers its handlers with `@op(name, sig)`;
+modules are discovered automatically (no central list to edit). A handler is called as
+`handler(lw, call, args)` with `args` bound against the signature (see ops.bind).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import Callable, Optional
+
+HANDLERS: dict = {}
+_loaded = False
+
+
+def op(name: str, sig: Optional[list] = None):
+    """Register the decorated function as the lowering of `ct.<name>` (sig: cuTile signature,
+    default rules.SIGNATURES[name]; `/` and `*` mark positional-only / keyword-only)."""
+    def deco(fn: Callable) -> Callable:
+        register(name, fn, sig)
+        return fn
+    return deco
+
+
+def register(name: str, fn: Callable, sig: Optional[list] = None):
+    from .. import rules
+    if sig is None:
+        sig = rules.SIGNATURES[name]
+    if name in HANDLERS and HANDLERS[name][0] is not fn:
+        raise RuntimeError(f"ct.{name} registered twice ({HANDLERS[name][0].__module__} and {fn.__module__})")
+    HANDLERS[name] = (fn, sig)
+
+
+def load_all():
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    pkg = Path(__file__).parent
+    for m in sorted(pkgutil.iter_modules([str(pkg)]), key=lambda m: m.name):
+        if m.name.startswith("ops"):
+            importlib.import_module(f"{__package__}.{m.name}")
+
+
+def lookup(name: str):
+    load_all()
+    return HANDLERS.get(name)
+
+
+def translated_names() -> set:
+    load_all()
+    return set(HANDLERS)

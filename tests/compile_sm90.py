@@ -46,18 +46,35 @@ class _Capture:
         return launch
 
 
-def compile_example(example: Path) -> list:
-    orig = original_module(example)
-    spec = orig.C2T_SPEC
-    mod = translated_module(example)
+def _capture(mod) -> list:
     calls = []
     for name, obj in list(vars(mod).items()):
         if isinstance(obj, JITFunction) and not name.startswith("_c2t_"):
             setattr(mod, name, _Capture(name, obj, calls))
+    return calls
+
+
+def compile_kernels_of(mod, run) -> list:
+    """Run `run()` (host code of the translated module `mod`) with launches intercepted, then
+    compile every launched kernel for sm_90; returns one line per distinct kernel signature."""
+    calls = _capture(mod)
+    run()
+    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m}" for name, n, w, m in _compile_calls(calls)]
+
+
+def compile_example(example: Path) -> list:
+    orig = original_module(example)
+    spec = orig.C2T_SPEC
+    mod = translated_module(example)
+    calls = _capture(mod)
     make_args = getattr(orig, spec["make_args"])
     for dt in spec["dtypes"]:
         args = make_args(spec["cases"][-1], getattr(torch, dt), 0, "cpu")
         getattr(mod, spec["entry"])(*args)
+    return _compile_calls(calls)
+
+
+def _compile_calls(calls) -> list:
     results, seen = [], set()
     for name, fn, args, kwargs in calls:
         key = (name, tuple(mangle_type(a) if not isinstance(a, int) else "int" for a in args))

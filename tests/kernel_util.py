@@ -30,3 +30,31 @@ def build(src: str, tmp_path):
 
 def codes(src: str) -> list:
     return [d.code for d in translate(src).diagnostics]
+
+
+def compile_sm90(src: str, entry: str, args_code: str, tmp_path) -> str:
+    """Translate `src`, then in a subprocess WITHOUT the interpreter call `entry(*args)` with
+    `args_code` (Python that evaluates to the args tuple, CPU tensors; `torch` is imported),
+    intercept the launches and compile each kernel for sm_90. Returns the subprocess stdout
+    (one `OK <kernel> ptx=...` line per kernel); raises AssertionError on failure."""
+    import os
+    import subprocess
+    from pathlib import Path
+    res = translate(src)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    mod = tmp_path / f"c2t_cc_{next(_ids)}.py"
+    mod.write_text(res.code)
+    tests = Path(__file__).resolve().parent
+    prog = f"""
+import sys, importlib.util, torch
+sys.path.insert(0, {str(tests)!r})
+from compile_sm90 import compile_kernels_of
+spec = importlib.util.spec_from_file_location("m", {str(mod)!r})
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+for line in compile_kernels_of(m, lambda: m.{entry}(*({args_code}))):
+    print(line)
+"""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return r.stdout

@@ -224,3 +224,20 @@ def test_cdiv_with_negative_runtime_operands(tmp_path):
     x = torch.tensor([7, -7, 6, -6, 0, -1, 1, 8], dtype=torch.int32)
     for d in (2, -3):
         assert torch.equal(mod.run(x, d), -torch.div(-x, d, rounding_mode="floor"))
+
+
+def test_compile_check_utility_catches_compiler_only_errors(tmp_path):
+    from kernel_util import compile_sm90
+    src = """
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(ct.bid(0), 0), shape=(T, T), padding_mode=ct.PaddingMode.NEG_INF)
+        ct.store(y, index=(ct.bid(0), 0), tile=ct.max(t, axis=1, keepdims=True) + t)
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (2,), k, (x, y, 16))
+        return y
+    """
+    out = compile_sm90(src, "run", "(torch.randn(20, 16),)", tmp_path)
+    assert out.startswith("OK k ptx=")

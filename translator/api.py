@@ -206,6 +206,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     device = emit.device_prelude(shared.used, shared.ranks)
     if device:
         parts.append(device)
+    parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
         parts.append(emit.render("host_prelude.py.j2").strip("\n"))
     if parts:

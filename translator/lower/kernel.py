@@ -26,6 +26,23 @@ class Shared:
     ranks: dict = field(default_factory=dict)         # "load" -> {ranks}
     helpers: dict = field(default_factory=dict)       # helper name -> HelperPlan (emitted jit functions)
     helper_order: list = field(default_factory=list)
+    # extra module-level @triton.jit functions (combine functions, hoisted lambdas...):
+    # name -> source text; emitted after the prelude, in insertion order
+    extra_defs: dict = field(default_factory=dict)
+
+    def add_def(self, base: str, make) -> str:
+        """Add a module-level function built by make(name) -> source; an identical one is reused,
+        otherwise a fresh name (base, base_1, ...) is picked. Returns the name."""
+        i = 0
+        while True:
+            name = base if i == 0 else f"{base}_{i}"
+            code = make(name)
+            if name not in self.extra_defs:
+                self.extra_defs[name] = code
+                return name
+            if self.extra_defs[name] == code:
+                return name
+            i += 1
 
     def use(self, name: str) -> str:
         self.used.add(name)

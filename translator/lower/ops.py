@@ -285,6 +285,8 @@ def array_attr(lw, base: V, attr: str, node) -> V:
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)
     if attr == "ndim":
         return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
+    if registry.lookup_method(T.ARRAY, attr) is not None:
+        return V(f"{arr.ptr}.{attr}", T.UNKNOWN, value=("method", base, attr))
     lw.fail("C2T101", f"Array.{attr} is not supported yet", node)
 
 
@@ -629,6 +631,9 @@ def ct_call(lw, path: str, e: N.Call) -> V:
 
 
 def method_call(lw, base: V, name: str, e: N.Call) -> V:
+    handler = registry.lookup_method(base.kind, name)
+    if handler is not None:
+        return handler(lw, base, e)
     if name == "item":
         return V(f"tl.reshape({base.code}, [])", T.SCALAR)
     if name in rules.TILE_METHODS:

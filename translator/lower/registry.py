@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 HANDLERS: dict = {}
+METHODS: dict = {}      # (value kind, method name) -> handler(lw, base: V, call) -> V
 _loaded = False
 
 
@@ -22,6 +23,20 @@ def op(name: str, sig: Optional[list] = None):
         register(name, fn, sig)
         return fn
     return deco
+
+
+def method(kind: str, name: str):
+    """Register the lowering of `value.<name>(...)` for values of `kind` (types.ARRAY, or a kind a
+    topic module defines, such as a TiledView)."""
+    def deco(fn: Callable) -> Callable:
+        METHODS[(kind, name)] = fn
+        return fn
+    return deco
+
+
+def lookup_method(kind: str, name: str):
+    load_all()
+    return METHODS.get((kind, name))
 
 
 def register(name: str, fn: Callable, sig: Optional[list] = None):

@@ -108,6 +108,7 @@ _FOLD_MATH = {"log", "log2", "log10", "exp", "sqrt", "pow"}
 
 def analyze(mod: N.Module) -> ModuleInfo:
     info = ModuleInfo(mod)
+    info.ct_modules.add("__ct__")     # how IR passes name cuda.tile, whatever the user's alias
     for st in mod.body:
         if isinstance(st, N.Import):
             _imports(info, st)

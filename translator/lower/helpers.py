@@ -61,7 +61,8 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR) else T.UNKNOWN,
                             rank=a.rank, tf32=a.tf32)
             out_params.append(p.name)
-    sub = FunctionLowerer(s, plan.fd, env)
+    from ..passes import prepare
+    sub = FunctionLowerer(s, prepare(plan.fd), env)
     sub.returns = []
     try:
         plan.lines = sub.lower_body()

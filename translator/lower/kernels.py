@@ -89,7 +89,8 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
             and isinstance(body[0].value.value, str):
         plan.docstring = body[0].value.text
-    lw = FunctionLowerer(shared, fd, env)
+    from ..passes import prepare
+    lw = FunctionLowerer(shared, prepare(fd), env)
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:
         if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:

@@ -1,0 +1,88 @@
+"""Python control flow cuTile accepts and Triton's compiler rejects, desugared."""
+import torch
+
+from kernel_util import build, compile_sm90
+
+FIRST_NEGATIVE = """
+@ct.kernel
+def first_negative(x, out, T: ConstInt):
+    # index of the first tile holding a negative value, or -1
+    found = ct.full((), -1, dtype=ct.int32)
+    for i in range(ct.num_tiles(x, axis=0, shape=(T,))):
+        t = ct.load(x, index=(i,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+        if ct.min(t) >= 0:
+            continue
+        found = ct.astype(i, ct.int32)
+        break
+    ct.scatter(out, 0, found)
+
+def run(x):
+    out = torch.zeros(1, dtype=torch.int32, device=x.device)
+    ct.launch(torch.cuda.current_stream(), (1,), first_negative, (x, out, 8))
+    return out
+"""
+
+
+def test_break_and_continue_in_a_for_loop(tmp_path):
+    mod = build(FIRST_NEGATIVE, tmp_path)
+    for n, neg in ((37, 20), (37, None), (8, 0), (64, 63)):
+        x = torch.rand(n)
+        if neg is not None:
+            x[neg] = -1.0
+        expected = -1 if neg is None else neg // 8
+        assert mod.run(x).item() == expected, (n, neg)
+
+
+def test_desugared_loops_compile_for_sm90(tmp_path):
+    out = compile_sm90(FIRST_NEGATIVE, "run", "(torch.rand(40),)", tmp_path)
+    assert "OK first_negative" in out
+
+
+def test_while_with_break_evaluates_the_condition_as_python_does(tmp_path):
+    mod = build("""
+    @ct.kernel
+    def k(x, out, limit):
+        # sum 1, 2, 3, ... until the total passes `limit`, at most 100 terms
+        total = ct.full((), 0, dtype=ct.int32)
+        i = ct.full((), 0, dtype=ct.int32)
+        while i < 100:
+            i = i + 1
+            total = total + i
+            if total > limit:
+                break
+        ct.scatter(out, 0, total)
+        ct.scatter(out, 1, i)
+
+    def run(limit):
+        out = torch.zeros(2, dtype=torch.int32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (torch.zeros(1), out, limit))
+        return out.tolist()
+    """, tmp_path)
+
+    def ref(limit):
+        total = i = 0
+        while i < 100:
+            i += 1
+            total += i
+            if total > limit:
+                break
+        return [total, i]
+    for limit in (0, 10, 100, 10000):
+        assert mod.run(limit) == ref(limit), limit
+
+
+def test_continue_only_keeps_a_for_loop(tmp_path):
+    from kernel_util import translate
+    res = translate("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        acc = ct.zeros((T,), dtype=ct.float32)
+        for i in range(4):
+            if i == 2:
+                continue
+            acc = acc + ct.load(x, index=(i,), shape=(T,))
+        ct.store(y, index=(0,), tile=acc)
+    """)
+    assert res.ok
+    body = res.code.split("def k(")[1]
+    assert "for i in range(4):" in body and "while" not in body

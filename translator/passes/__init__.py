@@ -1,0 +1,17 @@
+"""IR -> IR passes run on each kernel and tile helper before lowering, in this order."""
+from __future__ import annotations
+
+import copy
+
+from ..ir import nodes as N
+from .loop_exits import LoopExits
+
+PASSES = [LoopExits]
+
+
+def prepare(fd: N.FunctionDef) -> N.FunctionDef:
+    """A copy of `fd` with every pass applied (the original IR stays as parsed for host code)."""
+    fd = copy.deepcopy(fd)
+    for p in PASSES:
+        p().function(fd)
+    return fd

@@ -86,3 +86,25 @@ def test_continue_only_keeps_a_for_loop(tmp_path):
     assert res.ok
     body = res.code.split("def k(")[1]
     assert "for i in range(4):" in body and "while" not in body
+
+
+def test_static_iter_over_tuples_zip_and_enumerate(tmp_path):
+    mod = build("""
+    @ct.kernel
+    def k(a, b, out, T: ConstInt):
+        tiles = (ct.load(a, index=(0,), shape=(T,)), ct.load(b, index=(0,), shape=(T,)))
+        scales = (2.0, 3.0)
+        acc = ct.zeros((T,), dtype=ct.float32)
+        for i, (t, s) in ct.static_iter(enumerate(zip(tiles, scales))):
+            acc = acc + t * s + i
+        for j in ct.static_iter(range(3)):
+            acc = acc + j
+        ct.store(out, index=(0,), tile=acc)
+
+    def run(a, b):
+        out = torch.empty_like(a)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, out, 16))
+        return out
+    """, tmp_path)
+    a, b = torch.randn(16), torch.randn(16)
+    torch.testing.assert_close(mod.run(a, b), a * 2 + b * 3 + 1 + 3)

@@ -241,3 +241,38 @@ def test_compile_check_utility_catches_compiler_only_errors(tmp_path):
     """
     out = compile_sm90(src, "run", "(torch.randn(20, 16),)", tmp_path)
     assert out.startswith("OK k ptx=")
+
+
+def test_store_then_load_of_the_same_array_gets_a_barrier(tmp_path):
+    src = """
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(y, index=(0,), tile=t)
+        # read back reversed: other threads of the block wrote these elements
+        r = ct.gather(y, T - 1 - ct.arange(T, dtype=ct.int32))
+        ct.store(x, index=(0,), tile=r)
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 16))
+        return x
+    """
+    res = translate(src)
+    body = res.code.split("def k(")[1]
+    assert body.count("tl.debug_barrier()") == 1
+    assert body.index("tl.debug_barrier()") < body.index("r = _c2t_gather_1d(y")
+    mod = build(src, tmp_path)
+    x = torch.arange(16, dtype=torch.float32)
+    assert torch.equal(mod.run(x.clone()), x.flip(0))
+
+
+def test_no_barrier_between_different_arrays():
+    res = translate("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        for i in range(4):
+            t = ct.load(x, index=(i,), shape=(T,))
+            ct.store(y, index=(i,), tile=t)
+    """)
+    assert "debug_barrier" not in res.code.split("def k(")[1]

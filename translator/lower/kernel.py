@@ -76,6 +76,8 @@ class FunctionLowerer:
                           if fd.span.line < c.line <= fd.span.end_line]
         self._emitted: set = set()
         self.returns: list = []
+        self.written: set = set()       # arrays this block may have stored to (root names)
+        self.pre_lines: list = []       # lines to emit before the statement being lowered
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -152,7 +154,13 @@ class FunctionLowerer:
         if fn is None:
             kind = getattr(st, "kind", type(st).__name__)
             self.fail("C2T103", f"statement `{kind}` is not supported in kernel code", st)
-        fn(st, depth)
+        outer, self.pre_lines = self.pre_lines, []
+        try:
+            fn(st, depth)
+            if self.pre_lines:      # e.g. a barrier the statement (or a compound header) needs first
+                self.lines[n0:n0] = ["    " * depth + ln for ln in self.pre_lines]
+        finally:
+            self.pre_lines = outer
         tr = self._trailing(st.span.line)
         if tr and len(self.lines) > n0:
             self.lines[n0] += tr
@@ -270,7 +278,7 @@ class FunctionLowerer:
                 and "range" not in self.env):
             path = self.s.info.ct_path(it.func) if isinstance(it, N.Call) else None
             if path == "static_iter":
-                self.fail("C2T101", "ct.static_iter is not supported yet", it)
+                return self._static_iter(st, depth)
             self.fail("C2T103", "kernel loops must iterate over range(...)", it)
         if it.keywords or not 1 <= len(it.args) <= 3:
             self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
@@ -280,12 +288,61 @@ class FunctionLowerer:
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
         self.env[st.target.id] = V(st.target.id, T.SCALAR)
         before = dict(self.env)
+        self.written |= self._loop_writes(st.body)
         self.block(st.body, depth + 1)
         self._merge_env(before)
+
+    def _static_iter(self, st, depth):
+        """`for x in ct.static_iter(...)`: unrolled at translation time (tuples, zip, enumerate),
+        or a tl.static_range loop for a range with constant bounds."""
+        it = st.iter
+        if len(it.args) != 1 or it.keywords:
+            self.fail("C2T109", "ct.static_iter takes one iterable", it)
+        src = it.args[0]
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "range" \
+                and "range" not in self.env:
+            args = [self.expr(a) for a in src.args]
+            if not all(a.is_static for a in args) or not isinstance(st.target, N.Name):
+                self.fail("C2T105", "ct.static_iter(range(...)) needs constant bounds", src)
+            self.emit(depth, f"for {st.target.id} in tl.static_range({', '.join(a.code for a in args)}):")
+            self.env[st.target.id] = V(st.target.id, T.STATIC)
+            self.block(st.body, depth + 1)
+            return
+        items = self._static_items(src)
+        if not items:
+            self.emit(depth, "pass")
+        for item in items:
+            self._bind_static(st.target, item, st)
+            self.block(st.body, depth)
+
+    def _static_items(self, src) -> list:
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id in ("zip", "enumerate") \
+                and src.func.id not in self.env and not src.keywords:
+            seqs = [self._static_items(a) for a in src.args]
+            if src.func.id == "enumerate":
+                return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
+                        for i, e in enumerate(seqs[0])]
+            return [V("", T.TUPLE, elts=list(group)) for group in zip(*seqs)]
+        v = self.expr(src)
+        if v.kind != T.TUPLE or v.elts is None:
+            self.fail("C2T105", "ct.static_iter needs a tuple (or zip/enumerate of tuples) known at "
+                                "translation time", src)
+        return list(v.elts)
+
+    def _bind_static(self, target, item: V, node):
+        if isinstance(target, N.Name):
+            self.env[target.id] = item
+        elif isinstance(target, (N.TupleExpr, N.ListExpr)) and item.kind == T.TUPLE and item.elts \
+                and len(item.elts) == len(target.elts):
+            for t, e in zip(target.elts, item.elts):
+                self._bind_static(t, e, node)
+        else:
+            self.fail("C2T103", "cannot unpack this static_iter item", node)
 
     def st_While(self, st, depth):
         if st.orelse:
             self.fail("C2T103", "`while ... else` is not supported in kernel code", st)
+        self.written |= self._loop_writes(st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
         self.block(st.body, depth + 1)
@@ -293,6 +350,36 @@ class FunctionLowerer:
     def st_FunctionDef(self, st, depth):
         self.fail("C2T103", "nested functions in kernels are not supported yet", st,
                   "move the function to module level")
+
+    # ----------------------------------------------------------------- memory ordering
+    @staticmethod
+    def _root(arr) -> str:
+        import re
+        m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
+        return m.group(1) if m else arr.ptr
+
+    def mark_written(self, arr):
+        """A store/scatter/atomic to `arr` happened (cuTile orders a block's later reads after it)."""
+        self.written.add(self._root(arr))
+
+    def before_read(self, arr):
+        """A load/gather of `arr`: after a store to the same array, threads of the block must
+        see each other's writes, which Triton only guarantees across a barrier."""
+        if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
+            self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
+
+    def _loop_writes(self, body):
+        """Arrays a loop body stores to: a read at the top of the next iteration follows them."""
+        from .arrays import walk
+        names = set()
+        for n in walk(body):
+            if isinstance(n, N.Call) and n.args and isinstance(n.args[0], N.Name):
+                path = self.s.info.ct_path(n.func)
+                if path in ("store", "scatter") or (path or "").startswith("atomic_"):
+                    v = self.env.get(n.args[0].id)
+                    if v is not None and v.kind == T.ARRAY:
+                        names.add(self._root(v.array))
+        return names
 
     # ----------------------------------------------------------------- expressions
     def expr(self, e) -> V:

@@ -199,6 +199,7 @@ def op_load(lw, call, args):
     idx = _index(lw, args, "index", "load", call, rank)
     order = _order(lw, args, rank, call)
     pad = _padding(lw, args, call)
+    lw.before_read(arr)
     check = _bool_arg(lw, args, "check_bounds", True, call)
     if order is not None:   # tile axis k walks array axis order[k]
         nat_idx, nat_shape = [None] * rank, [None] * rank
@@ -236,6 +237,7 @@ def op_store(lw, call, args):
         idx = nat_idx
         tcode = f"tl.permute({tcode}, {tuple(inv)})"
     fn = lw.s.use_rank("store", rank)
+    lw.mark_written(arr)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})", T.STATIC)
 
 
@@ -255,6 +257,7 @@ def op_gather(lw, call, args):
     other = lw.expr(args["padding_value"]).code if "padding_value" in args else "0"
     check = _bool_arg(lw, args, "check_bounds", True, call)
     fn = lw.s.use_rank("gather", arr.rank)
+    lw.before_read(arr)
     rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
     kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
@@ -269,6 +272,7 @@ def op_scatter(lw, call, args):
     mask = lw.expr(args["mask"]).code if "mask" in args else "None"
     check = _bool_arg(lw, args, "check_bounds", True, call)
     fn = lw.s.use_rank("scatter", arr.rank)
+    lw.mark_written(arr)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {value.code}, {mask}, {check})",
              T.STATIC)
 

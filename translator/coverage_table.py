@@ -32,3 +32,42 @@ REFUSED = {
     "grid_dependency_control_wait": ("C2T101", _UNSUPPORTED),
     "grid_dependency_control_launch_dependents": ("C2T101", _UNSUPPORTED),
 }
+
+# Names that are types, annotations or exceptions: no kernel code of their own
+TYPES = {
+    "Array": "annotation only (ignored; arrays are recognised from their use)",
+    "Tile": "annotation only (ignored)",
+    "TiledView": "annotation only (ignored); views come from Array.tiled_view",
+    "Scalar": "annotation only (ignored)",
+    "DType": "annotation only (ignored)",
+    "Slice": "argument of load/store_advanced_indexing",
+    "ArrayAnnotation": "annotation only (index dtype / static dims are not needed by the Triton code)",
+    "IndexedWithInt64": "annotation only (Triton widens to int64 where values need it)",
+    "ScalarInt64": "annotation only (Triton picks i64 for values that need it)",
+    "ListAnnotation": "annotation only; list-of-array parameters are not supported yet (C2T104)",
+    "ByTarget": "kernel hints: resolved for sm_90 where supported",
+}
+HOST_REFUSED_HINT = "host code that uses it must keep cuTile; remove it or guard it"
+# exceptions and host-only modules: using them in translated host code is reported (C2T108)
+HOST_REFUSED = {
+    "TileError", "TileSyntaxError", "TileTypeError", "TileValueError", "TileUnsupportedFeatureError",
+    "TileCompilerExecutionError", "TileCompilerTimeoutError", "TileRecursionError",
+    "TileStaticAssertionError", "TileStaticEvalError", "TileInternalError", "StaticException",
+    "static_exception", "compilation", "tune", "compiler_timeout", "foreign_pointer_dtype",
+}
+
+# members of the cuTile types and enums, for the coverage table
+TILE_MEMBERS = ["shape", "dtype", "ndim", "astype", "reshape", "permute", "transpose", "item",
+                "extract", "insert", "__index__"]
+ARRAY_MEMBERS = ["shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get_raw_memory",
+                 "foreign_pointer", "from_foreign"]
+TILEDVIEW_MEMBERS = ["dtype", "tile_shape", "traversal_steps", "num_tiles", "load", "store",
+                     "atomic_store_add", "atomic_store_max", "atomic_store_min", "atomic_store_and",
+                     "atomic_store_or", "atomic_store_xor"]
+ENUMS = {
+    "PaddingMode": ["UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"],
+    "RoundingMode": ["RN", "RZ", "RM", "RP", "RA", "FULL", "APPROX", "RZI"],
+    "MemoryOrder": ["WEAK", "RELAXED", "ACQUIRE", "RELEASE", "ACQ_REL"],
+    "MemoryScope": ["NONE", "BLOCK", "CLUSTER", "DEVICE", "SYS"],
+}
+KERNEL_HINTS = ["num_ctas", "occupancy", "opt_level", "num_worker_warps"]

@@ -62,10 +62,10 @@ def test_check_needs_output():
 def test_refused_input_exits_2(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text("import cuda.tile as ct\n\n@ct.kernel\ndef k(x):\n    for i in range(4):\n"
-                   "        f = lambda a: a\n")
+                   "        f = (lambda a: a)(x)\n")
     r = cli(src)
     assert r.returncode == 2
-    assert f"{src}:6:13: error C2T103" in r.stderr and "Traceback" not in r.stderr
+    assert f"{src}:6:14: error C2T103" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_strict_turns_warnings_into_exit_1(tmp_path):

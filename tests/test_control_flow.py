@@ -108,3 +108,48 @@ def test_static_iter_over_tuples_zip_and_enumerate(tmp_path):
     """, tmp_path)
     a, b = torch.randn(16), torch.randn(16)
     torch.testing.assert_close(mod.run(a, b), a * 2 + b * 3 + 1 + 3)
+
+
+def test_nested_defs_lambdas_and_closures_are_hoisted(tmp_path):
+    mod = build("""
+    def scale(t, s):
+        # a module-level helper
+        return t * s
+
+    @ct.kernel
+    def k(x, out, alpha, T: ConstInt):
+        offset = 1.5
+        def shifted(t):
+            return t + offset          # captures `offset`
+        clamp = lambda t: ct.maximum(t, 0.0)
+        t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+        ct.store(out, index=(ct.bid(0),), tile=clamp(shifted(scale(t, alpha))))
+
+    def run(x, alpha):
+        out = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, out, alpha, 16))
+        return out
+    """, tmp_path)
+    x = torch.randn(37)
+    torch.testing.assert_close(mod.run(x, 2.0), torch.clamp(x * 2.0 + 1.5, min=0.0))
+    code = open(mod.__file__).read()
+    assert "def _k_shifted(t, offset):" in code and "def _k_clamp(t):" in code
+
+
+def test_helper_lowered_per_signature(tmp_path):
+    mod = build("""
+    def fdiv(a, b):
+        return a // b
+
+    @ct.kernel
+    def k(x, out, d, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(out, index=(0,), tile=t * 0 + fdiv(t, d) + fdiv(T, 3))
+
+    def run(x, d):
+        out = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, d, 8))
+        return out
+    """, tmp_path)
+    x = torch.tensor([7, -7, 6, -6, 0, -1, 13, -13], dtype=torch.int32)
+    assert torch.equal(mod.run(x, 2), torch.div(x, 2, rounding_mode="floor") + 8 // 3)

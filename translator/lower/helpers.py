@@ -1,5 +1,13 @@
-"""Module-level functions called from kernels become module-level @triton.jit helpers."""
+"""Functions called from kernels become module-level @triton.jit helpers.
+
+Module-level functions keep their name (a `_tl` twin is emitted when host code uses them too).
+Nested defs and lambdas inside kernels are hoisted to module level; the variables they capture
+are passed as extra arguments. A helper is lowered once per distinct argument signature
+(static / runtime / array rank), since the lowering of e.g. `//` depends on it.
+"""
 from __future__ import annotations
+
+import copy
 
 from ..ir import nodes as N
 from . import types as T
@@ -7,49 +15,81 @@ from .kernel import FunctionLowerer, HelperPlan
 from .types import ArrayRef, V
 
 _MAX_DEPTH = 16
+BIND_ONLY = (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM)
+
+
+def _sig_of(v: V):
+    return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32))
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
+    """Call of a module-level function from kernel code."""
+    fd = lw.s.info.functions[name]
+    host_used = bool(getattr(lw.s, "host_uses", {}).get(name))
+    return _call(lw, fd, name if not host_used else f"{name}_tl", e, [], module_level=True)
+
+
+def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call) -> V:
+    """Call of a nested def / lambda; `captured` lists the free variable names it reads."""
+    owner = lw.fd.name
+    return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False)
+
+
+def _call(lw, fd, base_name, e, captured, module_level) -> V:
     s = lw.s
-    fd = s.info.functions[name]
     if e.keywords or any(isinstance(a, N.Starred) for a in e.args):
-        lw.fail("C2T103", f"call `{name}(...)` with keyword or starred arguments is not supported yet", e)
+        lw.fail("C2T103", f"call `{fd.name}(...)` with keyword or starred arguments is not supported yet", e)
     params = [p for p in fd.params if p.kind == "normal"]
     if len(params) != len([p for p in fd.params if p.kind != "posonly_marker"]):
-        lw.fail("C2T103", f"helper `{name}` has *args/**kwargs; not supported in kernel code", e)
+        lw.fail("C2T103", f"`{fd.name}` has *args/**kwargs; not supported in kernel code", e)
     args = [lw.expr(a) for a in e.args]
+    if len(args) > len(params):
+        lw.fail("C2T109", f"`{fd.name}` takes {len(params)} arguments", e)
     for p in params[len(args):]:
         if p.default is None:
-            lw.fail("C2T109", f"`{name}` is missing the argument `{p.name}`", e)
+            lw.fail("C2T109", f"`{fd.name}` is missing the argument `{p.name}`", e)
         args.append(lw.expr(p.default))
-    if len(args) > len(params):
-        lw.fail("C2T109", f"`{name}` takes {len(params)} arguments", e)
-    sig = tuple((a.kind, a.array.rank if a.array else None) for a in args)
-    plan = s.helpers.get(name)
+    cap_vals = [lw.env[c] for c in captured]
+    all_params = params + [N.Param(span=fd.span, name=c) for c in captured]
+    all_args = args + cap_vals
+    sig = tuple(_sig_of(a) for a in all_args)
+    key = (id(fd), sig)
+    plans = s.__dict__.setdefault("helper_plans", {})
+    plan = plans.get(key)
     if plan is None:
-        plan = HelperPlan(name=name, fd=fd, array_params={})
-        plan.signature = sig
-        s.helpers[name] = plan
-        s.helper_order.append(name)
-        _lower_helper(lw, plan, params, args)
-    elif any(k1 == T.ARRAY or k2 == T.ARRAY for (k1, _), (k2, _) in zip(plan.signature, sig)) \
-            and [r for _, r in plan.signature] != [r for _, r in sig]:
-        lw.fail("C2T101", f"helper `{name}` is called with arrays of different ranks; not supported yet", e)
+        n_same = sum(1 for (fid, _) in plans if fid == id(fd))
+        emit_name = base_name if n_same == 0 else f"{base_name}_{n_same}"
+        plan = HelperPlan(name=fd.name, fd=fd, array_params={})
+        plan.emit_name = emit_name
+        plans[key] = plan
+        _lower_helper(lw, plan, all_params, all_args)
+        code = _render(plan)
+        if module_level and n_same == 0:
+            s.helpers[fd.name] = plan       # emitted where the function was defined
+            s.helper_order.append(fd.name)
+        else:
+            s.add_def(emit_name, lambda _n: code)
     flat = []
-    for a in args:
+    for a in all_args:
+        if a.kind in BIND_ONLY:
+            continue
         flat.extend(a.array.flat() if a.kind == T.ARRAY else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
-    return V(f"{plan.emit_name}({', '.join(flat)})", ret.kind if ret.kind != T.STATIC else T.UNKNOWN,
-             rank=ret.rank, elts=None)
+    kind = ret.kind if ret.kind not in (T.STATIC, T.TUPLE) else T.UNKNOWN
+    return V(f"{plan.emit_name}({', '.join(flat)})", kind, rank=ret.rank)
+
+
+def _render(plan) -> str:
+    from .. import emit
+    return emit.render("helper.py.j2", h=plan)
 
 
 def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     s = lw.s
     depth = getattr(s, "_helper_depth", 0)
     if depth > _MAX_DEPTH:
-        lw.fail("C2T103", "helper recursion is not supported", plan.fd)
+        lw.fail("C2T103", "recursive helper functions are not supported", plan.fd)
     s._helper_depth = depth + 1
-    plan.emit_name = plan.name if not getattr(s, "host_uses", {}).get(plan.name) else f"{plan.name}_tl"
     env, out_params = {}, []
     for p, a in zip(params, args):
         if a.kind == T.ARRAY:
@@ -57,13 +97,18 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             env[p.name] = V(p.name, T.ARRAY, array=ref)
             plan.array_params[p.name] = a.array.rank
             out_params.append(", ".join(ref.flat()))
+        elif a.kind in BIND_ONLY:
+            env[p.name] = a          # functions, modules, enum members: bound at translation time
+        elif a.kind == T.DTYPE:
+            env[p.name] = V(p.name, T.DTYPE, tf32=a.tf32)
+            out_params.append(p.name)
         else:
-            env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR) else T.UNKNOWN,
-                            rank=a.rank, tf32=a.tf32)
+            env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR, T.TUPLE) else T.UNKNOWN,
+                            rank=a.rank, tf32=a.tf32, elts=_param_elts(p.name, a))
             out_params.append(p.name)
     from ..passes import prepare
     sub = FunctionLowerer(s, prepare(plan.fd), env)
-    sub.returns = []
+    sub.local_funcs = dict(getattr(lw, "local_funcs", {}))
     try:
         plan.lines = sub.lower_body()
     finally:
@@ -72,3 +117,42 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True
+
+
+def _param_elts(name, a: V):
+    if a.kind != T.TUPLE or not a.elts:
+        return None
+    return [V(f"{name}[{i}]", e.kind, rank=e.rank, tf32=e.tf32) for i, e in enumerate(a.elts)]
+
+
+def free_names(fd: N.FunctionDef, env: dict) -> list:
+    """Names a nested function reads from the enclosing kernel (its captures), in first-use order."""
+    from .arrays import walk
+    params = {p.name for p in fd.params}
+    assigned = set()
+    for n in walk(fd.body):
+        if isinstance(n, (N.Assign,)):
+            for t in n.targets:
+                for x in walk(t):
+                    if isinstance(x, N.Name):
+                        assigned.add(x.id)
+        elif isinstance(n, (N.AugAssign, N.AnnAssign)) and isinstance(n.target, N.Name):
+            assigned.add(n.target.id)
+        elif isinstance(n, N.For):
+            for x in walk(n.target):
+                if isinstance(x, N.Name):
+                    assigned.add(x.id)
+    out = []
+    for n in walk(fd.body):
+        if isinstance(n, N.Name) and n.id not in params and n.id not in assigned and n.id in env \
+                and n.id not in out:
+            v = env[n.id]
+            if v.kind in (T.CTFUNC, T.CTMOD, T.MODULE):
+                continue
+            out.append(n.id)
+    return out
+
+
+def lambda_as_def(name: str, lam: N.Lambda) -> N.FunctionDef:
+    return N.FunctionDef(span=lam.span, name=name, params=copy.deepcopy(lam.params),
+                         body=[N.Return(span=lam.span, value=lam.body)], full_span=lam.span)

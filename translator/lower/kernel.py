@@ -77,6 +77,7 @@ class FunctionLowerer:
         self._emitted: set = set()
         self.returns: list = []
         self.written: set = set()       # arrays this block may have stored to (root names)
+        self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
@@ -192,6 +193,12 @@ class FunctionLowerer:
                             "(cuTile arrays are written with ct.store/ct.scatter)", target)
 
     def st_Assign(self, st, depth):
+        if isinstance(st.value, N.Lambda) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
+            from .helpers import lambda_as_def
+            fd = lambda_as_def(st.targets[0].id, st.value)
+            self.local_funcs[fd.name] = fd
+            self.env[fd.name] = V(fd.name, T.HELPER, value=("local", fd))
+            return
         v = self.expr(st.value)
         if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
             for t in st.targets:       # aliases of arrays/functions are resolved statically
@@ -348,8 +355,10 @@ class FunctionLowerer:
         self.block(st.body, depth + 1)
 
     def st_FunctionDef(self, st, depth):
-        self.fail("C2T103", "nested functions in kernels are not supported yet", st,
-                  "move the function to module level")
+        if st.decorators:
+            self.fail("C2T103", "decorated nested functions are not supported in kernel code", st)
+        self.local_funcs[st.name] = st    # hoisted to module level when called (helpers.local_call)
+        self.env[st.name] = V(st.name, T.HELPER, value=("local", st))
 
     # ----------------------------------------------------------------- memory ordering
     @staticmethod
@@ -571,5 +580,5 @@ class FunctionLowerer:
         self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
 
     def e_Lambda(self, e):
-        self.fail("C2T103", "lambdas are only supported as ct.reduce/ct.scan combine functions "
-                            "(not yet translated)", e)
+        self.fail("C2T103", "lambdas are supported when assigned to a name or passed to ct.reduce/ct.scan "
+                            "(an immediately called lambda is not)", e)

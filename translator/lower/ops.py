@@ -607,7 +607,10 @@ def call(lw, e: N.Call) -> V:
     if f.kind == T.UNKNOWN and isinstance(f.value, tuple) and f.value and f.value[0] == "method":
         return method_call(lw, f.value[1], f.value[2], e)
     if f.kind == T.HELPER:
-        from .helpers import helper_call
+        from .helpers import free_names, helper_call, local_call
+        if isinstance(f.value, tuple) and f.value[0] == "local":
+            fd = f.value[1]
+            return local_call(lw, fd, free_names(fd, lw.env), e)
         return helper_call(lw, str(f.value), e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):
         return builtin_call(lw, str(f.value)[9:], e)

@@ -186,6 +186,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def floordiv_kernel(
     x, x_shape_0, x_stride_0,
@@ -242,6 +249,7 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
             lo,
             width,
             TILE,
+            num_warps=_c2t_num_warps(max(TILE), dot=False),
         )
 
 

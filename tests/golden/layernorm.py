@@ -201,6 +201,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def layernorm_fwd_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -258,6 +265,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
             *_c2t_array(rstd_out, 1, "rstd_out"),
             eps,
             TILE_N,
+            num_warps=_c2t_num_warps(max(1 * TILE_N, TILE_N), dot=False),
         )
 
 

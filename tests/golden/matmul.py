@@ -136,6 +136,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def matmul_kernel(
     a, a_shape_0, a_shape_1, a_stride_0, a_stride_1,
@@ -175,6 +182,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
             BM,
             BN,
             BK,
+            num_warps=_c2t_num_warps(max(BM * BN, BM * BK, BK * BN), dot=True),
         )
 
 

@@ -166,6 +166,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def row_sum_argmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -207,6 +214,7 @@ def launch_row_sum_argmax_kernel(grid, x, sums, argmax_out, max_out, TILE_M, TIL
             *_c2t_array(max_out, 1, "max_out"),
             TILE_M,
             TILE_N,
+            num_warps=_c2t_num_warps(max(TILE_M * TILE_N, TILE_N), dot=False),
         )
 
 

@@ -145,6 +145,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def scale_rows_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -178,6 +185,7 @@ def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
             *_c2t_array(y, 2, "y"),
             SLOPE,
             TILE_N,
+            num_warps=_c2t_num_warps(1 * TILE_N, dot=False),
         )
 
 

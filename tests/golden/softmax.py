@@ -146,6 +146,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def softmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -181,6 +188,7 @@ def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
             *_c2t_array(x, 2, "x"),
             *_c2t_array(y, 2, "y"),
             TILE_N,
+            num_warps=_c2t_num_warps(TILE_N, dot=False),
         )
 
 

@@ -157,6 +157,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def transpose_2d_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -180,6 +187,7 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
             *_c2t_array(y, 2, "y"),
             TM,
             TN,
+            num_warps=_c2t_num_warps(TM * TN, dot=False),
         )
 
 
@@ -211,6 +219,7 @@ def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
             *_c2t_array(y, 3, "y"),
             TM,
             TN,
+            num_warps=_c2t_num_warps(1 * TM * TN, dot=False),
         )
 
 

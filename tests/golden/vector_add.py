@@ -122,6 +122,13 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        return 8 if elements >= 128 * 128 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
 @triton.jit
 def vector_add_kernel(
     a, a_shape_0, a_stride_0,
@@ -151,6 +158,7 @@ def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
             *_c2t_array(b, 1, "b"),
             *_c2t_array(c, 1, "c"),
             TILE,
+            num_warps=_c2t_num_warps(max(TILE), dot=False),
         )
 
 

@@ -29,6 +29,13 @@ class Shared:
     # extra module-level @triton.jit functions (combine functions, hoisted lambdas...):
     # name -> source text; emitted after the prelude, in insertion order
     extra_defs: dict = field(default_factory=dict)
+    # tile shapes (lists of constexpr source expressions) and dots of the kernel being lowered:
+    # the launcher sizes num_warps from them
+    tile_shapes: list = field(default_factory=list)
+    has_dot: bool = False
+
+    def note_tile(self, shape_codes):
+        self.tile_shapes.append(list(shape_codes))
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,

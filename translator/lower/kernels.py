@@ -1,6 +1,7 @@
 """Plan and lower each @ct.kernel: parameters (arrays expanded), hints, body."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..diagnostics import TranslationError
@@ -36,6 +37,7 @@ class KernelPlan:
     docstring: str = ""
     ok: bool = True
     ops: list = field(default_factory=list)
+    warps_expr: str = ""        # host expression giving num_warps ("" = Triton's default)
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -96,9 +98,29 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:
             lw._emitted.add((c.line, c.col))
     n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
+    shared.tile_shapes, shared.has_dot = [], False
     try:
         plan.lines = lw.lower_body()
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
+    plan.warps_expr = _warps_expr(plan, shared)
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
     return plan
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _warps_expr(plan: KernelPlan, shared: Shared) -> str:
+    """num_warps for the launch, from the largest tile the kernel builds (cuTile sizes its CTAs
+    itself; Triton's default of 4 warps starves large row tiles). Only tile extents written with
+    literals and the kernel's Constant parameters can be evaluated by the launcher."""
+    consts = {p.name for p in plan.params if p.kind == "constexpr"}
+    sizes = []
+    for shape in shared.tile_shapes:
+        if all(set(_IDENT.findall(c)) <= consts for c in shape):
+            sizes.append(" * ".join(f"({c})" if not c.isidentifier() and not c.isdigit() else c for c in shape))
+    if not sizes:
+        return ""
+    biggest = sizes[0] if len(sizes) == 1 else f"max({', '.join(dict.fromkeys(sizes))})"
+    return f"_c2t_num_warps({biggest}, dot={shared.has_dot})"

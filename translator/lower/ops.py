@@ -64,6 +64,7 @@ def precision(a: V, b: V) -> str:
 
 def matmul(lw, a: V, b: V, node) -> V:
     prec = precision(a, b)
+    lw.s.has_dot = True
     return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec})", T.TILE, rank=2)
 
 
@@ -207,6 +208,7 @@ def op_load(lw, call, args):
             nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
         idx, shape = nat_idx, nat_shape
     fn = lw.s.use_rank("load", rank)
+    lw.s.note_tile([x.code for x in shape])
     code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
             f"{', '.join(s.code for s in shape)}, {pad}, {check})")
     if order is not None:
@@ -348,6 +350,7 @@ def op_arange(lw, call, args):
         start = lw.expr(args["start"]).code if "start" in args else "0"
         step = lw.expr(args["step"]).code if "step" in args else "1"
         return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1)
+    lw.s.note_tile([n.code])
     code = f"tl.arange(0, {n.code})"
     if dt.code != "tl.int32":
         code += f".to({dt.code})"
@@ -359,6 +362,7 @@ def op_full(lw, call, args):
     dt = _dtype(lw, args, "dtype", "full", call)
     val = _req(lw, "full", args, "fill_value", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
     return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32)
 
 
@@ -460,6 +464,7 @@ def op_mma(lw, call, args):
         if x.rank != y.rank:
             lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
     prec = precision(x, y)
+    lw.s.has_dot = True
     return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank)
 
 

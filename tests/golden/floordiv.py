@@ -249,7 +249,7 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
             lo,
             width,
             TILE,
-            num_warps=_c2t_num_warps(max(TILE), dot=False),
+            num_warps=_c2t_num_warps(TILE, dot=False),
         )
 
 

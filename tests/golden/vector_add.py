@@ -158,7 +158,7 @@ def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
             *_c2t_array(b, 1, "b"),
             *_c2t_array(c, 1, "c"),
             TILE,
-            num_warps=_c2t_num_warps(max(TILE), dot=False),
+            num_warps=_c2t_num_warps(TILE, dot=False),
         )
 
 

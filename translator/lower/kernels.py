@@ -122,5 +122,6 @@ def _warps_expr(plan: KernelPlan, shared: Shared) -> str:
             sizes.append(" * ".join(f"({c})" if not c.isidentifier() and not c.isdigit() else c for c in shape))
     if not sizes:
         return ""
-    biggest = sizes[0] if len(sizes) == 1 else f"max({', '.join(dict.fromkeys(sizes))})"
+    sizes = list(dict.fromkeys(sizes))
+    biggest = sizes[0] if len(sizes) == 1 else f"max({', '.join(sizes)})"
     return f"_c2t_num_warps({biggest}, dot={shared.has_dot})"

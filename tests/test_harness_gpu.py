@@ -50,6 +50,10 @@ def test_example_translation_matches_cutile(path):
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_goldens_on_gpu_checked_in_interpreter(path, tmp_path):
     _cuda()
+    import numpy
+    import triton
+    if triton.__version__.startswith("3.6") and tuple(map(int, numpy.__version__.split(".")[:2])) >= (2, 4):
+        pytest.skip(f"triton 3.6's interpreter needs numpy < 2.4 (this machine has {numpy.__version__})")
     harness.record(path, tmp_path / "g", device="cuda")
     rep = harness.check_goldens(path, tmp_path / "g", mode="interp")
     _save(rep, f"goldens_{path.stem}")

@@ -17,11 +17,16 @@ from triton.runtime.jit import JITFunction
 from triton.runtime.interpreter import InterpretedFunction
 from translator.harness.triton_mode import library_mode
 res = {"before": type(tl.max).__name__}
+def state():
+    objs = [tl, tl.core, tl.math, tl.core.tensor, tl.core.dtype, tl.core.tensor_descriptor_base]
+    return [{k: id(v) for k, v in vars(o).items()} for o in objs]
+state_before = state()
 rep = harness.verify(fixture("add_orig.py"), mode="interp", progress=False,
                      translated=code("add_translated_triton_stdlib.py"))
 res["interp_ok"] = rep.ok
 res["interp_errors"] = [r.error[:200] for r in rep.results if r.error][:1]
 res["after"] = type(tl.max).__name__
+res["language_restored"] = state() == state_before
 with library_mode(interpret=True):
     res["inside_interp"] = [type(tl.max).__name__, type(tl.tensor.sum).__name__]
     with library_mode(interpret=False):
@@ -41,5 +46,6 @@ def test_interp_run_after_compiled_import():
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["before"] == "JITFunction" and res["after"] == "JITFunction", res
     assert res["interp_ok"], res
+    assert res["language_restored"], res          # the interpreter's in-place patches are undone
     assert res["inside_interp"] == ["InterpretedFunction", "function"], res      # methods: a forwarder
     assert res["nested_compiled"] == ["JITFunction", "JITFunction"] and res["twin_reused"], res

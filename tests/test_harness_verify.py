@@ -150,3 +150,22 @@ def test_cuda_context_loss_is_recognised():
     assert context_lost("translated raised RuntimeError: CUDA error: an illegal instruction was encountered", "cuda")
     assert not context_lost("translated raised RuntimeError: CUDA error: an illegal instruction", "cpu")
     assert not context_lost("translated raised ValueError: shapes differ", "cuda:0")
+
+
+def test_gpu_mode_imports_the_translation_compiled(monkeypatch):
+    # a test process may set TRITON_INTERPRET=1 globally; mode="gpu" must not inherit it
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    probe = "import os\nSEEN = os.environ.get('TRITON_INTERPRET')\ndef vec_add(x, y):\n    return x + y\n"
+    v = sys.modules["translator.harness.verify"]
+    seen = {}
+    real = v.load_translated
+
+    def spy(code, path, **kw):
+        mod, f = real(code, path, **kw)
+        seen["env"] = mod.SEEN
+        return mod, f
+    monkeypatch.setattr(v, "load_translated", spy)
+    assert harness.verify(ADD, device="cpu", translated=probe, seeds=(0,), dtypes=["float32"], progress=False).ok
+    assert seen["env"] is None
+    import os
+    assert os.environ["TRITON_INTERPRET"] == "1"                       # restored afterwards

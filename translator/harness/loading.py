@@ -109,10 +109,15 @@ def load_translated(code: str, original_path, *, out_dir: str | None = None):
 
 
 @contextlib.contextmanager
-def interpreter_env():
-    """TRITON_INTERPRET=1 for the duration (set before the translated module is imported)."""
+def interpreter_env(on: bool = True):
+    """TRITON_INTERPRET=1 (on) or unset (off) for the duration; it must be right before the
+    translated module is imported, since @triton.jit decides at decoration time.  Off matters
+    too: a test process may have set TRITON_INTERPRET=1 globally, and a GPU run must compile."""
     old = os.environ.get("TRITON_INTERPRET")
-    os.environ["TRITON_INTERPRET"] = "1"
+    if on:
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
     try:
         yield
     finally:

@@ -58,6 +58,33 @@ def _method_twin(val, interpret: bool):
     return _twin(inner[0], False) if len(inner) == 1 else None
 
 
+def _patched_objects() -> list:
+    """What the interpreter patches with setattr (triton/runtime/interpreter.py _patch_lang): the
+    language modules and a few classes.  Nested device calls patch without restoring, so a run
+    under the interpreter leaves triton.language changed unless we put it back ourselves."""
+    import triton.language as tl
+    mods = [m for name, m in list(sys.modules.items())
+            if m is not None and (name == "triton.language" or name.startswith("triton.language."))]
+    return mods + [tl.core.tensor, tl.core.dtype, tl.core.tensor_descriptor_base]
+
+
+def _snapshot(objs) -> list:
+    return [(o, dict(vars(o))) for o in objs]
+
+
+def _restore(snap) -> None:
+    missing = object()
+    for obj, before in snap:
+        now = vars(obj)
+        for key in [k for k in now if k not in before]:
+            with contextlib.suppress(AttributeError, TypeError):
+                delattr(obj, key)
+        for key, val in before.items():
+            if now.get(key, missing) is not val:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(obj, key, val)
+
+
 def _namespaces():
     import triton.language as tl
     spaces = [vars(m) for name, m in list(sys.modules.items())
@@ -85,8 +112,11 @@ def library_mode(interpret: bool):
         if twin is not None:
             undo.append((lambda k, v: setattr(tensor_cls, k, v), key, val))
             setattr(tensor_cls, key, twin)
+    snap = _snapshot(_patched_objects()) if interpret else None
     try:
         yield
     finally:
+        if snap is not None:
+            _restore(snap)
         for setter, key, val in reversed(undo):
             setter(key, val)

@@ -77,6 +77,11 @@ def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = 
                  policy=policy_table(spec.op_class, nondeterministic=spec.nondeterministic,
                                      overrides=spec.tolerance),
                  translated_file=translated_file)
+    if "interp" in mode and str(rep.versions.get("triton", "")).startswith("3.6") and \
+            tuple(int(x) for x in str(rep.versions.get("numpy") or "0.0").split(".")[:2]) >= (2, 4):
+        rep.notes.append("triton 3.6's interpreter needs numpy < 2.4 (grid lambdas and runtime-bound "
+                         "loops fail with 'only 0-dimensional arrays can be converted'); this run has "
+                         f"numpy {rep.versions['numpy']}")
     if spec.nondeterministic:
         rep.notes.append("the spec marks this kernel nondeterministic (e.g. atomics order): "
                          "outputs were compared with the looser policy shown above")
@@ -87,8 +92,7 @@ def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = 
 def run_mode(mode: str):
     """TRITON_INTERPRET=1 (interp) or not, and triton.language's @jit library in the same mode."""
     from .triton_mode import library_mode
-    env = interpreter_env() if mode == "interp" else contextlib.nullcontext()
-    with env, library_mode(interpret=mode == "interp"):
+    with interpreter_env(on=mode == "interp"), library_mode(interpret=mode == "interp"):
         yield
 
 

@@ -25,7 +25,7 @@ def test_file_without_cuda_tile_is_returned_unchanged():
 
 @pytest.mark.parametrize("body,code,line", [
     ("    for i in [1, 2]:\n        pass\n", "C2T103", 7),
-    ("    t = ct.cat((x, x), 0)\n", "C2T101", 7),
+    ("    t = ct.mma_scaled(x, x, x, x, x)\n", "C2T101", 7),
     ("    t = ct.no_such_thing(x)\n", "C2T102", 7),
     ("    t = ct.load(x, index=(0,), shape=(n,))\n", "C2T105", 7),
     ("    t = ct.load(x, index=(0,), shape=(4,), memory_order=ct.MemoryOrder.ACQUIRE)\n", "C2T106", 7),

@@ -28,9 +28,10 @@ import triton.language as tl
 @triton.jit
 def _c2t_floordiv(a, b):
     """Python floor division (cuTile `//`); Triton's `//` truncates toward zero."""
-    z = a * 0 + b * 0
+    z = a * 0 + b * 0                          # only its dtype and shape are used
     if z.dtype.is_floating():
-        return tl.floor(tl.div_rn((a + z).to(tl.float32), (b + z).to(tl.float32))).to(z.dtype)
+        x, y = tl.where(True, a, z), tl.where(True, b, z)   # a, b in the common dtype (inf stays inf)
+        return tl.floor(tl.div_rn(x.to(tl.float32), y.to(tl.float32))).to(z.dtype)
     else:
         q = a // b
         return tl.where(((a % b) != 0) & ((a < 0) != (b < 0)), q - 1, q)
@@ -40,7 +41,8 @@ def _c2t_floordiv(a, b):
 def _c2t_mod(a, b):
     """Python modulo (cuTile `%`): the result takes the sign of the divisor."""
     r = a % b
-    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    z = a * 0 + b * 0
+    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).to(z.dtype)   # fp16 % stays fp16
 
 
 @triton.jit
@@ -164,6 +166,8 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
+        return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     return (a, *a.shape, *a.stride())

@@ -114,6 +114,8 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
+        return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     return (a, *a.shape, *a.stride())

@@ -23,14 +23,14 @@ import triton.language as tl
 @triton.jit
 def _c2t_truediv(a, b):
     """cuTile `/`: IEEE round-to-nearest; int/int gives float32; fp16/bf16 stay narrow."""
-    z = a * 0 + b * 0
-    if z.dtype.is_floating():
-        if z.dtype == tl.float64:
-            return (a + z) / (b + z)
-        else:
-            return tl.div_rn((a + z).to(tl.float32), (b + z).to(tl.float32)).to(z.dtype)
+    z = a * 0 + b * 0                          # only its dtype and shape are used
+    x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
+    if z.dtype == tl.float64:
+        return x / y
+    elif z.dtype.is_floating():
+        return tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
     else:
-        return tl.div_rn((a + z).to(tl.float32), (b + z).to(tl.float32))
+        return tl.div_rn(x.to(tl.float32), y.to(tl.float32))
 
 
 @triton.jit
@@ -124,6 +124,8 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
+        return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     return (a, *a.shape, *a.stride())

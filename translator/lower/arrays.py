@@ -9,6 +9,22 @@ _ARRAY_OPS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_cas", "
               "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
               "load_advanced_indexing", "store_advanced_indexing"}
 _ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get_raw_memory"}
+# Array methods whose result stands for the same parameter (views): `v = x.slice(...)`
+_DERIVED = {"slice", "tiled_view", "get_raw_memory"}
+
+
+def _base_name(e, alias: dict):
+    """The parameter behind `x`, `x.slice(...)`, `x.slice(...).tiled_view(...)` or an alias of one."""
+    for _ in range(32):
+        if isinstance(e, N.Name):
+            if e.id not in alias:
+                return e.id
+            e = alias[e.id]
+        elif isinstance(e, N.Call) and isinstance(e.func, N.Attr) and e.func.attr in _DERIVED:
+            e = e.func.value
+        else:
+            return None
+    return None
 
 
 def walk(node):
@@ -51,29 +67,43 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
         else:
             found.setdefault(name, old)
 
-    tuple_names = {}
+    tuple_names, alias = {}, {}
     for n in walk(fd.body):
         if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
             for t in n.targets:
                 if isinstance(t, N.Name):
                     tuple_names[t.id] = len(n.value.elts)
+        if isinstance(n, N.Assign) and isinstance(n.value, N.Call) and isinstance(n.value.func, N.Attr) \
+                and n.value.func.attr in _DERIVED:
+            for t in n.targets:
+                if isinstance(t, N.Name):
+                    alias[t.id] = n.value
     for n in walk(fd.body):
         if isinstance(n, N.Call):
             path = info.ct_path(n.func)
-            if path in _ARRAY_OPS and n.args and isinstance(n.args[0], N.Name):
+            if isinstance(n.func, N.Attr) and n.func.attr == "tiled_view":
+                shape = n.args[0] if n.args else next((k.value for k in n.keywords if k.name == "tile_shape"), None)
+                rank = _rank_from(shape)
+                if rank is None and isinstance(shape, N.Const) and isinstance(shape.value, int):
+                    rank = 1
+                base = _base_name(n.func.value, alias)
+                if base is not None:
+                    note(base, rank)
+            if path in _ARRAY_OPS and n.args and _base_name(n.args[0], alias) is not None:
                 rank = None
                 if len(n.args) > 1:
                     rank = _rank_from(n.args[1])
                     if rank is None and isinstance(n.args[1], N.Name):
                         rank = tuple_names.get(n.args[1].id)
-                    if rank is None and path in ("load", "store", "gather", "scatter"):
+                    if rank is None and (path in ("load", "store", "gather", "scatter")
+                                         or path.startswith("atomic_")):
                         rank = 1   # a bare scalar/tile index addresses a 1-D array
                 for kw in n.keywords:
                     if kw.name in ("index", "indices", "shape") and rank is None:
                         rank = _rank_from(kw.value)
                 if rank is None and path == "load" and len(n.args) > 2:
                     rank = _rank_from(n.args[2])
-                note(n.args[0].id, rank)
+                note(_base_name(n.args[0], alias), rank)
             elif isinstance(n.func, N.Name) and n.func.id in info.functions and _depth < 8:
                 callee = info.functions[n.func.id]
                 if callee.name in info.kernels:
@@ -85,9 +115,9 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                         if pnames[i] in sub:
                             note(a.id, sub[pnames[i]])
         elif isinstance(n, N.Attr) and isinstance(n.value, N.Name) and n.attr in _ARRAY_ATTRS:
-            note(n.value.id, None)
+            note(_base_name(n.value, alias), None)
         elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) \
-                and n.value.attr in ("shape", "strides") and isinstance(n.value.value, N.Name) \
+                and n.value.attr in ("shape", "strides") and _base_name(n.value.value, alias) is not None \
                 and isinstance(n.index, N.Const) and isinstance(n.index.value, int):
-            note(n.value.value.id, n.index.value + 1)
+            note(_base_name(n.value.value, alias), n.index.value + 1)
     return found

@@ -8,6 +8,7 @@ from .. import rules
 from ..analysis import ModuleInfo
 from ..diagnostics import Reporter, Span, TranslationError
 from ..ir import nodes as N
+from . import registry
 from . import types as T
 from .types import V, paren
 
@@ -204,10 +205,12 @@ class FunctionLowerer:
             from .helpers import lambda_as_def
             fd = lambda_as_def(st.targets[0].id, st.value)
             self.local_funcs[fd.name] = fd
-            self.env[fd.name] = V(fd.name, T.HELPER, value=("local", fd))
+            self.env[fd.name] = V(fd.name, T.HELPER, value=("localfunc", fd))
             return
         v = self.expr(st.value)
-        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
+        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM) \
+                or registry.lookup_method(v.kind, "__getattr__") is not None:
+            # (kinds a topic module defines, e.g. a TiledView, are compile-time descriptors too)
             for t in st.targets:       # aliases of arrays/functions are resolved statically
                 if not isinstance(t, N.Name):
                     self.fail("C2T103", "cannot unpack this value", t)
@@ -364,8 +367,11 @@ class FunctionLowerer:
     def st_FunctionDef(self, st, depth):
         if st.decorators:
             self.fail("C2T103", "decorated nested functions are not supported in kernel code", st)
+        for c in self._comments:           # its comments travel with the hoisted function
+            if st.span.line <= c.line <= st.span.end_line:
+                self._emitted.add((c.line, c.col))
         self.local_funcs[st.name] = st    # hoisted to module level when called (helpers.local_call)
-        self.env[st.name] = V(st.name, T.HELPER, value=("local", st))
+        self.env[st.name] = V(st.name, T.HELPER, value=("localfunc", st))
 
     # ----------------------------------------------------------------- memory ordering
     @staticmethod
@@ -481,6 +487,9 @@ class FunctionLowerer:
                 return V(f"len({base.code}.shape)", T.STATIC)
             # a method: resolved by the call
             return V(f"{paren(base, 100)}.{e.attr}", T.UNKNOWN, value=("method", base, e.attr))
+        hook = registry.lookup_method(base.kind, "__getattr__")
+        if hook is not None:     # attributes of a kind a topic module defines (TiledView...)
+            return hook(self, base, e)
         if base.kind == T.DTYPE and e.attr in ("bitwidth", "name"):
             self.fail("C2T101", f"dtype.{e.attr} is host-only in cuTile", e)
         self.fail("C2T103", f"attribute `{e.attr}` of this value is not supported in kernel code", e)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Optional
 
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
@@ -16,12 +17,12 @@ from .types import ArrayRef, V
 class Param:
     name: str
     kind: str                 # "array" | "constexpr" | "scalar"
-    rank: int = 0
+    rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
 
     def kernel_params(self) -> str:
         if self.kind == "array":
-            return ", ".join(ArrayRef.for_param(self.name, self.rank).flat())
+            return ", ".join(ArrayRef.for_param(self.name, self.rank or 0).flat())
         if self.kind == "constexpr":
             return f"{self.name}: tl.constexpr"
         return self.name
@@ -74,7 +75,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         if info.is_constant_annotation(p.annotation):
             kp = Param(p.name, "constexpr")
         elif p.name in arrays:
-            kp = Param(p.name, "array", arrays[p.name] or 0)
+            kp = Param(p.name, "array", arrays[p.name])
         else:
             kp = Param(p.name, "scalar")
         kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
@@ -82,7 +83,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     env = {}
     for kp in plan.params:
         if kp.kind == "array":
-            env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank))
+            env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank or 0))
         elif kp.kind == "constexpr":
             env[kp.name] = V(kp.name, T.STATIC)
         else:
@@ -118,7 +119,7 @@ def _warps_expr(plan: KernelPlan, shared: Shared) -> str:
     consts = {p.name for p in plan.params if p.kind == "constexpr"}
     sizes = []
     for shape in shared.tile_shapes:
-        if all(set(_IDENT.findall(c)) <= consts for c in shape):
+        if shape and all(set(_IDENT.findall(c)) <= consts for c in shape):
             sizes.append(" * ".join(f"({c})" if not c.isidentifier() and not c.isdigit() else c for c in shape))
     if not sizes:
         return ""

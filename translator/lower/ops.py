@@ -46,9 +46,10 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
     if op == "@":
         return matmul(lw, a, b, node)
     if op == "**":
-        if b.known and isinstance(b.value, int) and not isinstance(b.value, bool) and 1 <= b.value <= 4:
-            return V(" * ".join([paren(a, 13)] * b.value), kind, prec=13, rank=rank)
-        lw.fail("C2T101", "`**` with a runtime or non-small-integer exponent is not supported yet", node)
+        if b.known and b.value == 2 and not isinstance(b.value, bool):
+            return V(f"{paren(a, 13)} * {paren(a, 13)}", kind, prec=13, rank=rank)   # exact, as cuTile's powi
+        from .ops_math import pow_value
+        return pow_value(lw, a, b, node)
     return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank)
 
 
@@ -187,6 +188,9 @@ def _index(lw, args, key, name, call, rank) -> list:
 
 # ---------------------------------------------------------------- memory
 def op_load(lw, call, args):
+    from .ops_atomics import is_ordered, ordered_load
+    if is_ordered(lw, args):          # memory_order=RELAXED/ACQUIRE
+        return ordered_load(lw, call, args)
     arr = _array(lw, args, "array", "load", call)
     _hints(lw, "load", args, call)
     shape = _static_tuple(lw, _req(lw, "load", args, "shape", call), "load `shape`", call)
@@ -217,6 +221,9 @@ def op_load(lw, call, args):
 
 
 def op_store(lw, call, args):
+    from .ops_atomics import is_ordered, ordered_store
+    if is_ordered(lw, args):          # memory_order=RELAXED/RELEASE
+        return ordered_store(lw, call, args)
     arr = _array(lw, args, "array", "store", call)
     _hints(lw, "store", args, call)
     rank = arr.rank
@@ -383,13 +390,10 @@ def op_ones(lw, call, args):
 def op_astype(lw, call, args):
     x = _req(lw, "astype", args, "x", call)
     dt = _dtype(lw, args, "dtype", "astype", call)
-    if "rounding_mode" in args:
-        rm = lw.expr(args["rounding_mode"])
-        if not (rm.kind == T.ENUM and str(rm.value).endswith(".RN")) and not (rm.known and rm.value is None):
-            lw.fail("C2T106", "ct.astype: rounding modes other than RN are not supported yet", call)
-    if x.is_static:
+    if x.is_static and "rounding_mode" not in args:
         return V(f"tl.full([], {x.code}, {dt.code})", T.SCALAR, tf32=dt.tf32)
-    return V(f"{paren(x, 100)}.to({dt.code})", x.kind, rank=x.rank, tf32=dt.tf32)
+    from .ops_math import astype_value
+    return astype_value(lw, x, dt, call, args)
 
 
 def op_bitcast(lw, call, args):
@@ -518,7 +522,14 @@ def op_bitwise_not(lw, call, args):
 
 
 def unary_math(lw, name, call, args):
+    if name == "sqrt":
+        from .ops_math import rounding_mode_value
+        v = rounding_mode_value(lw, name, call, args)
+        if v is not None:
+            return v
     x = _req(lw, name, args, "x", call)
+    if x.is_static:      # the helpers read .dtype: make constants fp32 tensors as cuTile does
+        x = V(f"tl.full([], {x.code}, tl.float32)", T.SCALAR)
     helper = rules.UNARY_MATH[name]
     if "rounding_mode" in args:
         rm = lw.expr(args["rounding_mode"])
@@ -534,6 +545,10 @@ def unary_math(lw, name, call, args):
 
 
 def binary_func(lw, name, call, args):
+    from .ops_math import rounding_mode_value
+    v = rounding_mode_value(lw, name, call, args)
+    if v is not None:
+        return v
     x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
     op = rules.BINARY_FUNCS[name]
     if "rounding_mode" in args:
@@ -613,7 +628,7 @@ def call(lw, e: N.Call) -> V:
         return method_call(lw, f.value[1], f.value[2], e)
     if f.kind == T.HELPER:
         from .helpers import free_names, helper_call, local_call
-        if isinstance(f.value, tuple) and f.value[0] == "local":
+        if isinstance(f.value, tuple) and f.value[0] == "localfunc":
             fd = f.value[1]
             return local_call(lw, fd, free_names(fd, lw.env), e)
         return helper_call(lw, str(f.value), e)
@@ -664,6 +679,9 @@ def method_call(lw, base: V, name: str, e: N.Call) -> V:
 
 
 def builtin_call(lw, name: str, e: N.Call) -> V:
+    if name == "print":
+        from .ops_debug import print_call
+        return print_call(lw, e)
     args = [lw.expr(a) for a in e.args]
     if name in _BUILTIN_MINMAX and len(args) == 2 and not e.keywords:
         x, y = args

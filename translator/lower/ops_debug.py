@@ -1,0 +1,276 @@
+"""Debugging and metaprogramming: ct.printf, ct.print (and builtin print with f-strings),
+ct.assert_, ct.static_assert, ct.static_eval, ct.ensure_constant, ct.assume_divisible_by."""
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+from ..ir import nodes as N
+from . import types as T
+from .ops import _req
+from .registry import op
+from .types import V
+
+_MAX_VARARGS = 32
+_VARARGS = [f"_a{k}" for k in range(_MAX_VARARGS)]
+_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?([diuoxXeEfFgGaA]))")
+
+_PRINT_HINT = "debug output only; no code is needed for results (a dedicated diagnostic code is pending)"
+_FORMAT_NOTE = ("Triton's device_print prints every element with its program id, not cuTile's "
+                "`[a, b, ...]` tile format")
+
+
+def _prefix_text(s: str) -> str:
+    """A device_print prefix: printable ASCII, '%' escaped for the device printf."""
+    s = s.replace("\n", " ").replace("\r", " ").replace("\t", " ")
+    s = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in s)
+    return s.replace("%", "%%").strip()
+
+
+def _device_print(prefix: str, values: list, hex_: bool = False) -> V:
+    args = "".join(", " + v for v in values)
+    return V(f"tl.device_print({prefix!r}{args}{', hex=True' if hex_ else ''})", T.STATIC, value=None)
+
+
+# ---------------------------------------------------------------- printf
+@op("printf", ["format", *_VARARGS, "/"])
+def op_printf(lw, call, args):
+    fmt = _req(lw, "printf", args, "format", call)
+    if not (fmt.known and isinstance(fmt.value, str)):
+        lw.fail("C2T105", "ct.printf: the format must be a string literal", call)
+    values = [lw.expr(a) for a in call.args[1:]]
+    specs = [m.group(1) for m in _PRINTF_SPEC.finditer(fmt.value) if m.group(1)]
+    if len(specs) != len(values):
+        lw.fail("C2T109", f"ct.printf: the format has {len(specs)} conversions for {len(values)} arguments", call)
+    text = _PRINTF_SPEC.sub(lambda m: "%" if m.group(0) == "%%" else "{}", fmt.value)
+    lw.note("C2T203", f"ct.printf: {_FORMAT_NOTE}", call, _PRINT_HINT)
+    hex_ = bool(specs) and all(s in "xX" for s in specs)
+    return _device_print(_prefix_text(text), [_runtime(v) for v in values], hex_)
+
+
+def _runtime(v: V) -> str:
+    if v.is_static:
+        if v.known and isinstance(v.value, bool):
+            return f"tl.full([], {v.code}, tl.int1)"
+        if v.known and isinstance(v.value, int):
+            return f"tl.full([], {v.code}, tl.int32)"
+        return f"tl.full([], {v.code}, tl.float32)"
+    return v.code
+
+
+# ---------------------------------------------------------------- print / f-strings
+def _py_to_ir(e: ast.expr, span) -> N.Expr:
+    """The part of Python's AST an f-string field can hold in kernel code, as translator IR."""
+    if isinstance(e, ast.Name):
+        return N.Name(span=span, id=e.id)
+    if isinstance(e, ast.Constant):
+        return N.Const(span=span, value=e.value, text=repr(e.value))
+    if isinstance(e, ast.Attribute):
+        return N.Attr(span=span, value=_py_to_ir(e.value, span), attr=e.attr)
+    if isinstance(e, ast.BinOp):
+        ops = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+               ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+               ast.RShift: ">>"}
+        if type(e.op) in ops:
+            return N.BinOp(span=span, left=_py_to_ir(e.left, span), op=ops[type(e.op)],
+                           right=_py_to_ir(e.right, span))
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return N.UnaryOp(span=span, op="-", operand=_py_to_ir(e.operand, span))
+    if isinstance(e, ast.Call) and not e.keywords and not any(isinstance(a, ast.Starred) for a in e.args):
+        return N.Call(span=span, func=_py_to_ir(e.func, span), args=[_py_to_ir(a, span) for a in e.args])
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant):
+        return N.Subscript(span=span, value=_py_to_ir(e.value, span), index=_py_to_ir(e.slice, span))
+    raise ValueError(ast.unparse(e))
+
+
+def _print_parts(lw, node, out_text: list, out_vals: list):
+    """Append the text and runtime values one print() argument contributes."""
+    if isinstance(node, N.Raw) and node.kind == "fstring":
+        try:
+            tree = ast.parse(node.text, mode="eval").body
+        except SyntaxError:
+            lw.fail("C2T103", "this f-string could not be read", node)
+        parts = tree.values if isinstance(tree, ast.JoinedStr) else [tree]
+        text = ""
+        for p in parts:
+            if isinstance(p, ast.Constant):
+                text += str(p.value)
+                continue
+            if not isinstance(p, ast.FormattedValue):
+                lw.fail("C2T103", "this f-string could not be read", node)
+            try:
+                ir = _py_to_ir(p.value, node.span)
+            except ValueError as err:
+                lw.fail("C2T103", f"f-string field `{err}` is not supported in kernel code", node)
+            v = lw.expr(ir)
+            if v.is_static and v.known:     # constants are formatted at compile time, as in cuTile
+                spec = ast.unparse(p.format_spec)[2:-1] if p.format_spec is not None else ""
+                conv = {115: str, 114: repr, 97: ascii}.get(p.conversion, lambda x: x)
+                try:
+                    text += format(conv(v.value), spec)
+                except (ValueError, TypeError):
+                    text += str(v.value)
+                continue
+            text += "{}"
+            out_vals.append(v.code)         # a constexpr (Constant parameter) prints as a value
+        out_text.append(text)
+        return
+    v = lw.expr(node)
+    if v.known and isinstance(v.value, (str, int, float, bool)):
+        out_text.append(str(v.value))
+    else:
+        out_text.append("{}")
+        out_vals.append(v.code)
+
+
+def print_call(lw, call: N.Call, name: str = "print") -> V:
+    """ct.print(*args, sep=' ', end='\\n') and builtin print(...) in kernel code."""
+    if any(isinstance(a, N.Starred) for a in call.args):
+        lw.fail("C2T103", f"{name}(*args) is not supported in kernel code", call)
+    sep = " "
+    for kw in call.keywords:
+        if kw.name not in ("sep", "end"):
+            lw.fail("C2T109", f"{name}() has no keyword argument `{kw.name}`", kw)
+        v = lw.expr(kw.value)
+        if not (v.known and (isinstance(v.value, str) or v.value is None)):
+            lw.fail("C2T105", f"{name}: `{kw.name}` must be a string literal", kw)
+        if kw.name == "sep" and v.value is not None:
+            sep = v.value
+    texts, values = [], []
+    for a in call.args:
+        _print_parts(lw, a, texts, values)
+    lw.note("C2T203", f"{name}: {_FORMAT_NOTE}; format specs of runtime values are dropped", call,
+            _PRINT_HINT)
+    return _device_print(_prefix_text(sep.join(texts)), values)
+
+
+@op("print", [*_VARARGS, "/", "*", "sep", "end"])
+def op_print(lw, call, args):
+    return print_call(lw, call, "ct.print")
+
+
+# ---------------------------------------------------------------- assertions
+@op("assert_", ["cond", "/", "message"])
+def op_assert(lw, call, args):
+    cond = _req(lw, "assert_", args, "cond", call)
+    msg = ""
+    if "message" in args:
+        m = lw.expr(args["message"])
+        if not (m.known and (isinstance(m.value, str) or m.value is None)):
+            lw.fail("C2T105", "ct.assert_: the message must be a string literal", call)
+        msg = m.value or ""
+    if cond.is_static:
+        if cond.known and not cond.value:
+            lw.fail("C2T106", "ct.assert_ of a constant False condition always fails", call)
+        return V("", T.STATIC, value=None)
+    lw.s.use(f"_c2t_debug:{lw.fd.name}")   # marks the kernel: the lead may set @triton.jit(debug=True)
+    lw.note("C2T203", "ct.assert_ becomes tl.device_assert, which Triton only checks when compiled with "
+                      "debug (TRITON_DEBUG=1 or @triton.jit(debug=True)); the interpreter never checks it",
+            call, "run with TRITON_DEBUG=1 to check assertions (a dedicated diagnostic code is pending)")
+    return V(f"tl.device_assert({cond.code}, {msg!r})", T.STATIC, value=None)
+
+
+def _fstring_source(node) -> str:
+    """The text of a static_assert message: literals as they are, anything else as its source."""
+    if isinstance(node, N.Const) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, N.Raw):
+        return node.text
+    return ""
+
+
+@op("static_assert", ["condition", "message", "/"])
+def op_static_assert(lw, call, args):
+    cond = _static_eval(lw, args.get("condition"), call, "ct.static_assert condition")
+    if not cond.is_static:
+        lw.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
+    msg = _fstring_source(args["message"]) if "message" in args else ""
+    if cond.known and cond.value:
+        return V("", T.STATIC, value=None)
+    # a False constant is kept: like cuTile, Triton only fails if this (static) branch is taken
+    return V(f"tl.static_assert({cond.code}, {msg!r})" if msg else f"tl.static_assert({cond.code})",
+             T.STATIC, value=None)
+
+
+# ---------------------------------------------------------------- metaprogramming
+_SAFE_BUILTINS = {k: __builtins__[k] if isinstance(__builtins__, dict) else getattr(__builtins__, k)
+                  for k in ("abs", "all", "any", "bool", "divmod", "enumerate", "float", "int", "len",
+                            "list", "max", "min", "pow", "range", "reversed", "round", "sorted", "str",
+                            "sum", "tuple", "zip", "isinstance", "map", "filter")}
+
+
+def _known_env(lw) -> dict:
+    env = {}
+    for k, v in lw.s.info.constants.items():
+        env[k] = v
+    for k, v in lw.env.items():
+        if isinstance(v, V) and v.known:
+            env[k] = v.value
+    env["math"] = math
+    return env
+
+
+def _static_eval(lw, node, call, what) -> V:
+    """Evaluate `node` at translation time where its value is known; otherwise lower it (a
+    constexpr expression, or a runtime value where static_eval returns a proxy)."""
+    if node is None:
+        lw.fail("C2T109", f"{what} is missing", call)
+    src = lw.s.text[node.span.start:node.span.end] if node.span.end > node.span.start else ""
+    if src and _has_raw(node):
+        try:
+            val = eval(compile(src.strip(), "<static_eval>", "eval"), {"__builtins__": _SAFE_BUILTINS},
+                       _known_env(lw))
+        except NameError as err:
+            lw.fail("C2T105", f"{what}: `{src}` uses a value the translator does not know ({err})", node,
+                    "beyond the kernel Python subset, only literals, module constants and constant "
+                    "locals can be evaluated")
+        except Exception as err:   # the expression itself raises, as it would in cuTile
+            lw.fail("C2T106", f"{what}: evaluating `{src}` raised {type(err).__name__}: {err}", node)
+        if not isinstance(val, (bool, int, float, str, tuple, type(None))):
+            lw.fail("C2T105", f"{what}: `{src}` does not evaluate to a constant", node)
+        return lw.static_value(val, node)
+    v = lw.expr(node)
+    return v
+
+
+def _has_raw(node) -> bool:
+    if isinstance(node, N.Raw):
+        return True
+    if isinstance(node, N.Node):
+        return any(_has_raw(getattr(node, f)) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")
+    if isinstance(node, list):
+        return any(_has_raw(x) for x in node)
+    return False
+
+
+@op("static_eval", ["expr", "/"])
+def op_static_eval(lw, call, args):
+    return _static_eval(lw, args.get("expr"), call, "ct.static_eval")
+
+
+@op("ensure_constant", ["value", "/"])
+def op_ensure_constant(lw, call, args):
+    v = _req(lw, "ensure_constant", args, "value", call)
+    if not v.is_static:
+        lw.fail("C2T105", "ct.ensure_constant: the value is not a compile-time constant", call)
+    return v
+
+
+@op("assume_divisible_by", ["x", "divisor"])
+def op_assume_divisible_by(lw, call, args):
+    x = _req(lw, "assume_divisible_by", args, "x", call)
+    d = _req(lw, "assume_divisible_by", args, "divisor", call)
+    if not (d.known and isinstance(d.value, int) and not isinstance(d.value, bool)):
+        lw.fail("C2T105", "ct.assume_divisible_by: the divisor must be an integer literal or module constant", call)
+    if d.value < 1:
+        lw.fail("C2T106", f"ct.assume_divisible_by: the divisor must be positive, got {d.value}", call)
+    if x.kind == T.TILE and x.rank not in (0, None):
+        lw.fail("C2T106", "ct.assume_divisible_by needs an integer scalar, not a tile", call)
+    if x.is_static:
+        if x.known and isinstance(x.value, int) and x.value % d.value != 0:
+            lw.fail("C2T106", f"ct.assume_divisible_by: {x.value} is not divisible by {d.value}", call)
+        return x
+    if d.value == 1:
+        return x
+    return V(f"{lw.s.use('_c2t_assume_div')}({x.code}, {d.code})", x.kind, rank=x.rank)

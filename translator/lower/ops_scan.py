@@ -1,0 +1,380 @@
+"""Reductions and scans: ct.prod, ct.cumsum, ct.cumprod, ct.reduce and ct.scan.
+
+ct.reduce / ct.scan take a user combine function (a lambda, `operator.add`, builtin `max`/`min`,
+a ct function, a module-level function, or a nested def / lambda bound in the kernel). Triton wants
+a module-level @triton.jit combine function and no identity, so the function body is lowered into
+module-level functions (Shared.add_def):
+
+    _c2t_combine_body(<user params>, <captures>)   the user's function, lowered
+    _c2t_combine(a..., ca..., b..., cb...)         casts the results back to the input dtypes
+                                                   (cuTile casts them implicitly) and carries
+                                                   the captures through
+    _c2t_reduce_fn / _c2t_scan_fn(x..., c..., AXIS, KEEP/REVERSE)
+                                                   broadcasts tuple inputs together (as cuTile
+                                                   does), splats runtime captures to the tile
+                                                   shape and calls tl.reduce/associative_scan
+
+Captured names: literals are inlined; runtime scalars and Constant parameters (values Triton only
+knows at launch) travel as extra reduce/scan operands, which the combine function returns unchanged.
+The identity is dropped: for an identity of `func`, the result does not depend on it.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..diagnostics import Span
+from ..ir import nodes as N
+from . import types as T
+from .ops import _axis, _bool_arg, _req, _static
+from .registry import op
+from .types import V
+
+_RED_SIG = ["x", "/", "axis", "*", "keepdims", "rounding_mode", "flush_to_zero"]
+_SCAN_SIG = ["x", "/", "axis", "*", "reverse", "rounding_mode", "flush_to_zero"]
+
+# operator-module functions usable as combine functions -> Python operator
+_OPERATOR = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+             "pow": "**", "and_": "&", "or_": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
+
+# ---------------------------------------------------------------- shared checks
+def _rounding_ftz(lw, name, args, call):
+    """Only the default rounding (RN) is translated; flush_to_zero=True is refused (it changes
+    subnormal results, which Triton cannot reproduce)."""
+    if "rounding_mode" in args:
+        rm = lw.expr(args["rounding_mode"])
+        ok = (rm.known and rm.value is None) or (rm.kind == T.ENUM and str(rm.value).endswith(".RN"))
+        if not ok:
+            lw.fail("C2T106", f"ct.{name}: rounding modes other than RN are not supported yet", call,
+                    "drop rounding_mode (the default is round-to-nearest-even)")
+    if "flush_to_zero" in args:
+        ftz = lw.expr(args["flush_to_zero"])
+        _static(lw, ftz, "`flush_to_zero`", call)
+        if not (ftz.known and ftz.value is False):
+            lw.fail("C2T106", f"ct.{name}: flush_to_zero=True is not supported", call,
+                    "Triton keeps subnormals; drop flush_to_zero if that is acceptable")
+
+
+def _int_axis(lw, name, args, call, default=None, rank=None):
+    """A single constant integer axis (code text)."""
+    if "axis" not in args:
+        if default is None:
+            lw.fail("C2T109", f"ct.{name} needs the argument `axis`", call)
+        return str(default)
+    v = lw.expr(args["axis"])
+    if v.kind == T.TUPLE or (v.known and v.value is None):
+        lw.fail("C2T106", f"ct.{name}: `axis` must be a single integer", call)
+    _static(lw, v, "`axis`", call)
+    if v.known and not isinstance(v.value, int):
+        lw.fail("C2T106", f"ct.{name}: `axis` must be an integer", call)
+    if v.known and rank is not None and not -rank <= v.value < rank:
+        lw.fail("C2T106", f"ct.{name}: axis {v.value} is out of range for a {rank}-D tile", call)
+    return v.code
+
+
+def _axes(lw, name, x: V, axis, call):
+    """The axes of a tuple `axis` in an order in which each stays valid while the earlier ones are
+    removed: non-negative axes highest first; with an unknown rank, negative axes leftmost first."""
+    vals = []
+    for a in axis:
+        if not (a.known and isinstance(a.value, int)):
+            lw.fail("C2T105", f"ct.{name}: a tuple `axis` must hold integer literals", call)
+        v = a.value
+        if x.rank is not None:
+            if not -x.rank <= v < x.rank:
+                lw.fail("C2T106", f"ct.{name}: axis {v} is out of range for a {x.rank}-D tile", call)
+            v %= x.rank
+        vals.append(v)
+    if len(set(vals)) != len(vals):
+        lw.fail("C2T106", f"ct.{name}: repeated reduction axis", call)
+    if all(v >= 0 for v in vals):
+        return sorted(vals, reverse=True)
+    if all(v < 0 for v in vals):
+        return sorted(vals)
+    lw.fail("C2T106", f"ct.{name}: a tuple `axis` mixing negative and non-negative axes needs a tile "
+                      "of known rank", call, "write every axis as a non-negative number")
+
+
+# ---------------------------------------------------------------- prod, cumsum, cumprod
+@op("prod", _RED_SIG)
+def op_prod(lw, call, args):
+    _rounding_ftz(lw, "prod", args, call)
+    x = _req(lw, "prod", args, "x", call)
+    axis = _axis(lw, args, call)
+    keep = _bool_arg(lw, args, "keepdims", False, call)
+    fn = lw.s.use("_c2t_prod")
+    if isinstance(axis, list):
+        code = x.code
+        for ax in _axes(lw, "prod", x, axis, call):
+            code = f"{fn}({code}, {ax}, {keep})"
+        rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - len(axis))
+        return V(code, T.TILE if rank != 0 else T.SCALAR, rank=rank)
+    if axis is None:
+        if keep == "True":
+            return V(f"{fn}({x.code}, None, True)", T.TILE, rank=x.rank)
+        return V(f"{fn}({x.code}, None, False)", T.SCALAR, rank=0)
+    if axis.known and x.rank is not None and not -x.rank <= axis.value < x.rank:
+        lw.fail("C2T106", f"ct.prod: axis {axis.value} is out of range for a {x.rank}-D tile", call)
+    rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - 1)
+    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE if rank != 0 else T.SCALAR, rank=rank)
+
+
+def _cum(lw, name, call, args):
+    _rounding_ftz(lw, name, args, call)
+    x = _req(lw, name, args, "x", call)
+    axis = _int_axis(lw, name, args, call, default=0, rank=x.rank)
+    rev = _bool_arg(lw, args, "reverse", False, call)
+    return V(f"{lw.s.use('_c2t_' + name)}({x.code}, {axis}, {rev})", T.TILE, rank=x.rank)
+
+
+@op("cumsum", _SCAN_SIG)
+def op_cumsum(lw, call, args):
+    return _cum(lw, "cumsum", call, args)
+
+
+@op("cumprod", _SCAN_SIG)
+def op_cumprod(lw, call, args):
+    return _cum(lw, "cumprod", call, args)
+
+
+# ---------------------------------------------------------------- reduce, scan
+@op("reduce", ["x", "/", "axis", "func", "identity", "*", "keepdims"])
+def op_reduce(lw, call, args):
+    return _custom(lw, "reduce", call, args)
+
+
+@op("scan", ["x", "/", "axis", "func", "identity", "*", "reverse"])
+def op_scan(lw, call, args):
+    return _custom(lw, "scan", call, args)
+
+
+def _custom(lw, name, call, args):
+    x = _req(lw, name, args, "x", call)
+    if "func" not in args:
+        lw.fail("C2T109", f"ct.{name} needs the argument `func`", call)
+    tuple_mode = x.kind == T.TUPLE
+    if tuple_mode and x.elts is None:
+        lw.fail("C2T105", f"ct.{name}: the tuple of inputs must have a known length", call)
+    xs = list(x.elts) if tuple_mode else [x]
+    if not xs:
+        lw.fail("C2T106", f"ct.{name} needs at least one input tile", call)
+    for e in xs:
+        if e.kind in (T.TUPLE, T.ARRAY, T.DTYPE, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
+            lw.fail("C2T106", f"ct.{name}: the inputs must be tiles", call)
+    n = len(xs)
+    ranks = [e.rank for e in xs if e.kind == T.TILE]
+    rank = max(ranks) if ranks and all(r is not None for r in ranks) else None
+    axis = _int_axis(lw, name, args, call, rank=rank)
+    # the identity: checked (constant scalars, one per input) and dropped
+    if "identity" not in args:
+        lw.fail("C2T109", f"ct.{name} needs the argument `identity`", call)
+    ident = lw.expr(args["identity"])
+    ids = ident.elts if (tuple_mode and ident.kind == T.TUPLE) else [ident]
+    if ident.kind == T.TUPLE and not tuple_mode or len(ids or []) != n:
+        lw.fail("C2T106", f"ct.{name}: `identity` must be {'a tuple of ' + str(n) if tuple_mode else 'one'} "
+                          "constant scalar(s), one per input tile", call)
+    for i in ids:
+        _static(lw, i, f"ct.{name} `identity`", call)
+    flag_key = "keepdims" if name == "reduce" else "reverse"
+    flag = _bool_arg(lw, args, flag_key, False, call)
+
+    comb, captures = _combine_function(lw, name, args["func"], n, call)
+    fname = _driver(lw, name, n, len(captures), comb)
+    code = f"{fname}({', '.join([e.code for e in xs] + [c.code for c in captures])}, {axis}, {flag})"
+    if name == "reduce":
+        out_rank = None if rank is None else (rank if flag == "True" else rank - 1)
+        kind = T.SCALAR if out_rank == 0 else T.TILE
+    else:
+        out_rank, kind = rank, T.TILE
+    if tuple_mode:
+        elts = [V(f"{code}[{i}]", kind, rank=out_rank) for i in range(n)]
+        return V(code, T.TUPLE, elts=elts)
+    return V(code, kind, rank=out_rank)
+
+
+def _driver(lw, name, n, m, comb) -> str:
+    """The module-level function that broadcasts the inputs, splats the captures and calls
+    tl.reduce / tl.associative_scan with the combine function."""
+    xs = [f"x{i}" for i in range(n)]
+    cs = [f"c{j}" for j in range(m)]
+    flag = "KEEP" if name == "reduce" else "REVERSE"
+
+    def make(fname):
+        lines = ["@triton.jit",
+                 f"def {fname}({', '.join(xs + cs)}, AXIS: tl.constexpr, {flag}: tl.constexpr):",
+                 f'    """ct.{name} with `{comb}` (the identity is not needed by Triton)."""']
+        for i in range(1, n):       # cuTile broadcasts the inputs to a common shape
+            lines.append(f"    x0, x{i} = tl.broadcast(x0, x{i})")
+        for i in range(1, n):
+            lines.append(f"    x{i}, x0 = tl.broadcast(x{i}, x0)")
+        ops = xs + [f"{lw.s.use('_c2t_splat_like')}({c}, x0)" for c in cs]
+        if name == "reduce":
+            call = f"tl.reduce(({', '.join(ops)},), AXIS % len(x0.shape), {comb}, keep_dims=KEEP)"
+        else:
+            call = f"tl.associative_scan(({', '.join(ops)},), AXIS % len(x0.shape), {comb}, reverse=REVERSE)"
+        lines.append(f"    r = {call}")
+        if n == 1:
+            lines.append("    return r[0]")
+        else:
+            lines.append(f"    return {', '.join(f'r[{i}]' for i in range(n))}")
+        return "\n".join(lines) + "\n"
+    return lw.s.add_def(f"_c2t_{name}_fn", make)
+
+
+# ---------------------------------------------------------------- combine functions
+def _local_func(v):
+    """The IR of a nested def / lambda bound in the kernel (see the LOCALFUNC hook), else None."""
+    if v is None:
+        return None
+    val = v.value
+    if isinstance(val, tuple) and len(val) == 2 and val[0] == "localfunc":
+        val = val[1]
+    return val if isinstance(val, (N.FunctionDef, N.Lambda)) else None
+
+
+def _operator_name(lw, node):
+    """`operator.add` / `from operator import add` -> "add", else None."""
+    info = lw.s.info
+    if isinstance(node, N.Attr) and isinstance(node.value, N.Name) and node.value.id not in lw.env \
+            and info.other_modules.get(node.value.id) == "operator":
+        return node.attr
+    if isinstance(node, N.Name) and node.id not in lw.env:
+        mod = info.other_modules.get(node.id, "")
+        if mod.startswith("operator."):
+            return mod.split(".", 1)[1]
+    return None
+
+
+def _combine_function(lw, name, fnode, n, call):
+    """Lower the combine function; returns (combine function name, captured values)."""
+    sp = fnode.span
+    fd = None
+    target = fnode
+    if isinstance(fnode, N.Name) and fnode.id in lw.env:
+        target = _local_func(lw.env[fnode.id]) or fnode
+    if isinstance(target, N.Lambda):
+        fd = N.FunctionDef(span=Span(), name="<lambda>", params=list(target.params),
+                           body=[N.Return(value=target.body)])
+    elif isinstance(target, N.FunctionDef):
+        fd = target
+    else:
+        opname = _operator_name(lw, fnode)
+        pa, pb = N.Param(span=sp, name="_c2t_a"), N.Param(span=sp, name="_c2t_b")
+        na, nb = N.Name(span=sp, id="_c2t_a"), N.Name(span=sp, id="_c2t_b")
+        if opname is not None:
+            if opname not in _OPERATOR:
+                lw.fail("C2T106", f"ct.{name}: `operator.{opname}` is not a supported combine function",
+                        fnode)
+            body = N.BinOp(span=sp, op=_OPERATOR[opname], left=na, right=nb)
+        else:
+            body = N.Call(span=sp, func=fnode, args=[na, nb])
+        if n != 1:
+            lw.fail("C2T109", f"ct.{name}: with {n} input tiles `func` must take {2 * n} arguments "
+                              "(write a lambda or a def)", fnode)
+        fd = N.FunctionDef(span=Span(), name="<func>", params=[pa, pb], body=[N.Return(value=body)])
+    params = [p for p in fd.params if p.kind != "posonly_marker"]
+    if any(p.kind != "normal" for p in params):
+        lw.fail("C2T103", f"ct.{name}: the combine function cannot take *args/**kwargs", fnode)
+    if len(params) != 2 * n:
+        lw.fail("C2T109", f"ct.{name}: the combine function takes {len(params)} arguments; "
+                          f"{2 * n} are needed for {n} input tile(s)", fnode)
+
+    # names the body reads from the kernel: inline literals, carry runtime values
+    local = {p.name for p in params} | _assigned(fd.body)
+    env, captures, cap_params = {}, [], []
+    for nm in sorted(_names(fd.body) - local):
+        if nm not in lw.env:
+            continue        # module constants, ct, helpers, builtins: resolved as usual
+        v = lw.env[nm]
+        if v.kind in (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
+            env[nm] = v
+        elif _local_func(v) is not None:
+            lw.fail("C2T101", f"ct.{name}: the combine function calls the nested function `{nm}`; "
+                              "not supported yet", fnode, "move that function to module level")
+        elif v.known and v.is_static:
+            env[nm] = lw.static_value(v.value, fnode)
+        elif v.kind == T.DTYPE and v.code.startswith("tl."):
+            env[nm] = v
+        elif v.kind in (T.SCALAR, T.STATIC) or (v.kind == T.TILE and v.rank == 0):
+            pname = f"_c2t_cap{len(captures)}"
+            captures.append(V(v.code, v.kind))
+            cap_params.append(pname)
+            env[nm] = V(pname, T.SCALAR, rank=0)
+        else:
+            lw.fail("C2T101", f"ct.{name}: the combine function captures `{nm}`, which is not a "
+                              "scalar (only constants and scalars can be captured)", fnode)
+    for p in params:
+        env[p.name] = V(p.name, T.SCALAR, rank=0)
+
+    from .kernel import FunctionLowerer
+    sub = FunctionLowerer(lw.s, fd, env)
+    sub.returns = []
+    lines = sub.lower_body()
+    rets = [r for r in sub.returns if r is not None]
+    if not rets:
+        lw.fail("C2T106", f"ct.{name}: the combine function returns nothing", fnode)
+    if n > 1 and any(r.kind == T.TUPLE and r.elts is not None and len(r.elts) != n for r in rets):
+        lw.fail("C2T106", f"ct.{name}: the combine function must return a tuple of {n} values", fnode)
+    if n == 1 and any(r.kind == T.TUPLE for r in rets):
+        lw.fail("C2T106", f"ct.{name}: the combine function must return one value", fnode)
+    body_params = [p.name for p in params] + cap_params
+
+    def make_body(fname):
+        return "\n".join(["@triton.jit", f"def {fname}({', '.join(body_params)}):"] + lines) + "\n"
+    body_name = lw.s.add_def("_c2t_combine_body", make_body)
+
+    a = [f"a{i}" for i in range(n)]
+    b = [f"b{i}" for i in range(n)]
+    ca = [f"ca{j}" for j in range(len(captures))]
+    cb = [f"cb{j}" for j in range(len(captures))]
+
+    def make(fname):
+        res = ["r"] if n == 1 else [f"r[{i}]" for i in range(n)]
+        # cuTile casts the results to the input dtypes; tl.full([], v, dt) casts tensors and constants
+        outs = [f"tl.full([], {r}, a{i}.dtype)" for i, r in enumerate(res)] + ca
+        return "\n".join([
+            "@triton.jit",
+            f"def {fname}({', '.join(a + ca + b + cb)}):",
+            f"    r = {body_name}({', '.join(a + b + ca)})",
+            f"    return {', '.join(outs)}",
+        ]) + "\n"
+    return lw.s.add_def("_c2t_combine", make), captures
+
+
+def _children(node):
+    for f in dataclasses.fields(node):
+        if f.name == "span":
+            continue
+        val = getattr(node, f.name)
+        for x in (val if isinstance(val, list) else [val]):
+            if isinstance(x, N.Node):
+                yield x
+
+
+def _names(nodes) -> set:
+    out = set()
+    stack = list(nodes)
+    while stack:
+        nd = stack.pop()
+        if isinstance(nd, N.Name):
+            out.add(nd.id)
+        stack.extend(_children(nd))
+    return out
+
+
+def _assigned(nodes) -> set:
+    out = set()
+    stack = list(nodes)
+    while stack:
+        nd = stack.pop()
+        targets = []
+        if isinstance(nd, N.Assign):
+            targets = nd.targets
+        elif isinstance(nd, (N.AugAssign, N.AnnAssign, N.For)):
+            targets = [nd.target]
+        elif isinstance(nd, N.FunctionDef):
+            out.add(nd.name)
+        for t in targets:
+            out |= {x.id for x in [t] + list(getattr(t, "elts", []) or []) if isinstance(x, N.Name)}
+        stack.extend(_children(nd))
+    return out

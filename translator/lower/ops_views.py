@@ -1,0 +1,261 @@
+"""Array views: Array.slice, Array.tiled_view (TiledView) and advanced indexing (ct.Slice).
+
+* `A.slice(axis, start, stop)` is a derived ArrayRef: pointer `A + start * stride[axis]`, extent
+  `stop - start`; every op that takes an array accepts it (it has no runtime value of its own).
+  The start/stop expressions are substituted where the view is used.
+* `A.tiled_view(tile_shape, padding_mode=, traversal_steps=)` is a compile-time descriptor (value
+  kind TILEDVIEW) whose methods lower to the _c2t_tv_* helpers of templates/prelude_views.py.j2;
+  the tile origin along axis i is `index[i] * step[i]` (steps default to the tile shape).
+* `ct.load_advanced_indexing` / `ct.store_advanced_indexing`: one 1-D integer tile of element
+  indices (the sparse dim) and `ct.Slice(start, length)` element ranges for the other dims; they
+  lower to ct.gather / ct.scatter with each index vector laid along its own axis.
+"""
+from __future__ import annotations
+
+from . import ops
+from . import types as T
+from .registry import method, op
+from .types import ArrayRef, V
+
+TILEDVIEW = "tiledview"    # V.array: the array; V.value: dict(tile=[V], steps=[V], pad=str)
+SLICE = "ctslice"          # ct.Slice(start, length): V.elts = [start, length]
+
+_PAD_VALUES = {"UNDETERMINED": "0", "ZERO": "0", "NEG_ZERO": "-0.0", "NAN": 'float("nan")',
+               "POS_INF": 'float("inf")', "NEG_INF": '-float("inf")'}
+
+
+def _axis_of(lw, v: V, rank: int, what: str, node) -> int:
+    if not (v.known and isinstance(v.value, int) and not isinstance(v.value, bool)):
+        lw.fail("C2T105", f"{what} must be an integer constant", node)
+    ax = v.value + rank if v.value < 0 else v.value
+    if not 0 <= ax < rank:
+        lw.fail("C2T109", f"{what} {v.value} is out of range for a {rank}-D array", node)
+    return ax
+
+
+# ---------------------------------------------------------------- Array.slice
+def _pin(lw, v: V) -> V:
+    """A runtime slice bound is evaluated once, where the view is made (as in cuTile), into a
+    temporary: the view's pointer and extent are re-emitted at every use, after which the names
+    in the bound may have been rebound."""
+    if v.is_static:
+        return v
+    n = getattr(lw.s, "_c2t_slice_tmp", 0)
+    lw.s._c2t_slice_tmp = n + 1
+    name = f"_c2t_slice{n}"
+    lw.pre_lines.append(f"{name} = {v.code}")
+    return V(name, v.kind, rank=v.rank)
+
+
+@method(T.ARRAY, "slice")
+def array_slice(lw, base: V, call):
+    args = ops.bind(lw, "Array.slice", call, ["axis", "start", "stop"])
+    arr = base.array
+    ax = _axis_of(lw, ops._req(lw, "Array.slice", args, "axis", call), arr.rank, "Array.slice axis", call)
+    start = ops._req(lw, "Array.slice", args, "start", call)
+    stop = ops._req(lw, "Array.slice", args, "stop", call)
+    for v, what in ((start, "start"), (stop, "stop")):
+        if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM):
+            lw.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar", call)
+    start, stop = _pin(lw, start), _pin(lw, stop)
+    ptr = f"({arr.ptr} + {ops.paren(start, 13)} * {arr.strides[ax]})"
+    shapes = list(arr.shapes)
+    shapes[ax] = f"({ops.paren(stop, 12)} - {ops.paren(start, 13)})"
+    return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
+
+
+# ---------------------------------------------------------------- Array.tiled_view
+def _shape_arg(lw, v: V, what: str, node) -> list:
+    elts = ops._static_tuple(lw, v, what, node)
+    return elts
+
+
+@method(T.ARRAY, "tiled_view")
+def array_tiled_view(lw, base: V, call):
+    args = ops.bind(lw, "Array.tiled_view", call, ["tile_shape", "*", "padding_mode", "traversal_steps"])
+    arr = base.array
+    tile = _shape_arg(lw, ops._req(lw, "Array.tiled_view", args, "tile_shape", call), "tile_shape", call)
+    if len(tile) == 0 or len(tile) != arr.rank:
+        lw.fail("C2T101" if len(tile) == 0 else "C2T109",
+                f"Array.tiled_view: a {len(tile)}-entry tile_shape for a {arr.rank}-D array"
+                + (" (0-d views are not supported yet)" if len(tile) == 0 else ""), call)
+    steps = tile
+    if "traversal_steps" in args:
+        sv = lw.expr(args["traversal_steps"])
+        if not (sv.known and sv.value is None):
+            steps = _shape_arg(lw, sv, "traversal_steps", call)
+            if len(steps) != arr.rank:
+                lw.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call)
+            for st in steps:
+                if st.known and (not isinstance(st.value, int) or st.value <= 0):
+                    lw.fail("C2T106", "Array.tiled_view: traversal_steps must be positive integers", call)
+    pad = ops._padding(lw, args, call)
+    return V(arr.ptr, TILEDVIEW, array=arr, value={"tile": tile, "steps": steps, "pad": pad})
+
+
+def _tuple_of(elts: list) -> V:
+    code = "(" + ", ".join(e.code for e in elts) + ("," if len(elts) == 1 else "") + ")"
+    known = all(e.known for e in elts)
+    return V(code, T.TUPLE, elts=list(elts), known=known,
+             value=tuple(e.value for e in elts) if known else None)
+
+
+_TV_METHODS = {"load", "store", "num_tiles", "atomic_store_add", "atomic_store_max", "atomic_store_min",
+               "atomic_store_and", "atomic_store_or", "atomic_store_xor"}
+
+
+@method(TILEDVIEW, "__getattr__")
+def tiledview_attr(lw, base: V, node):
+    attr = node.attr
+    if attr == "dtype":
+        return V(f"{base.array.ptr}.dtype.element_ty", T.DTYPE)
+    if attr == "tile_shape":
+        return _tuple_of(base.value["tile"])
+    if attr == "traversal_steps":
+        return _tuple_of(base.value["steps"])
+    if attr in _TV_METHODS:
+        return V(f"{base.code}.{attr}", T.UNKNOWN, value=("method", base, attr))
+    lw.fail("C2T101", f"TiledView.{attr} is not supported", node)
+
+
+def _tv_index(lw, args, base: V, name: str, call) -> list:
+    v = ops._req(lw, name, args, "index", call)
+    elts = v.elts if v.kind == T.TUPLE else [v]
+    if len(elts) != base.array.rank:
+        lw.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view", call)
+    return elts
+
+
+def _tv_shape_args(base: V) -> str:
+    return ", ".join([e.code for e in base.value["tile"]] + [e.code for e in base.value["steps"]])
+
+
+@method(TILEDVIEW, "load")
+def tiledview_load(lw, base: V, call):
+    name = "TiledView.load"
+    args = ops.bind(lw, name, call, ["index", "*", "check_bounds", "latency", "allow_tma"])
+    idx = _tv_index(lw, args, base, name, call)
+    check = ops._bool_arg(lw, args, "check_bounds", True, call)
+    ops._hints(lw, name, args, call)
+    arr = base.array
+    lw.before_read(arr)
+    lw.s.use_rank("load", arr.rank)      # _c2t_pad_value and the padding codes
+    fn = lw.s.use_rank("tv_load", arr.rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {_tv_shape_args(base)}, "
+             f"{base.value['pad']}, {check})", T.TILE, rank=arr.rank)
+
+
+@method(TILEDVIEW, "store")
+def tiledview_store(lw, base: V, call):
+    name = "TiledView.store"
+    args = ops.bind(lw, name, call, ["index", "tile", "*", "check_bounds", "latency", "allow_tma"])
+    idx = _tv_index(lw, args, base, name, call)
+    tile = ops._req(lw, name, args, "tile", call)
+    check = ops._bool_arg(lw, args, "check_bounds", True, call)
+    ops._hints(lw, name, args, call)
+    arr = base.array
+    lw.mark_written(arr)
+    fn = lw.s.use_rank("tv_store", arr.rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tile.code}, "
+             f"{_tv_shape_args(base)}, {check})", T.STATIC)
+
+
+@method(TILEDVIEW, "num_tiles")
+def tiledview_num_tiles(lw, base: V, call):
+    args = ops.bind(lw, "TiledView.num_tiles", call, ["axis"])
+    arr = base.array
+    ax = _axis_of(lw, ops._req(lw, "TiledView.num_tiles", args, "axis", call), arr.rank,
+                  "TiledView.num_tiles axis", call)
+    return V(f"tl.cdiv({arr.shapes[ax]}, {base.value['steps'][ax].code})", T.SCALAR)
+
+
+def _tv_atomic(opname):
+    def handler(lw, base: V, call):
+        name = f"TiledView.atomic_store_{opname}"
+        args = ops.bind(lw, name, call, ["index", "update", "/"])
+        idx = _tv_index(lw, args, base, name, call)
+        upd = ops._req(lw, name, args, "update", call)
+        arr = base.array
+        lw.before_read(arr)
+        lw.mark_written(arr)
+        lw.s.use("_c2t_rmw")
+        fn = lw.s.use_rank("tv_atomic", arr.rank)
+        return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {upd.code}, "
+                 f'{_tv_shape_args(base)}, "{opname}")', T.STATIC)
+    return handler
+
+
+for _o in ("add", "max", "min", "and", "or", "xor"):
+    method(TILEDVIEW, f"atomic_store_{_o}")(_tv_atomic(_o))
+
+
+# ---------------------------------------------------------------- advanced indexing
+@op("Slice", ["start", "length", "/"])
+def op_slice(lw, call, args):
+    start = ops._req(lw, "Slice", args, "start", call)
+    length = ops._static(lw, ops._req(lw, "Slice", args, "length", call), "ct.Slice length", call)
+    if length.known and (not isinstance(length.value, int) or length.value <= 0
+                         or length.value & (length.value - 1)):
+        lw.fail("C2T106", "ct.Slice length must be a positive power of two", call)
+    return V(f"({start.code}, {length.code})", SLICE, elts=[start, length])
+
+
+def _adv_indices(lw, args, arr: ArrayRef, name, call) -> list:
+    v = ops._req(lw, name, args, "indices", call)
+    if v.kind != T.TUPLE or v.elts is None:
+        lw.fail("C2T109", f"ct.{name}: `indices` must be a tuple with one entry per array axis", call)
+    elts = v.elts
+    if len(elts) != arr.rank:
+        lw.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {arr.rank}-D array", call)
+    sparse = [k for k, e in enumerate(elts) if e.kind != SLICE]
+    if len(sparse) != 1:
+        lw.fail("C2T109", f"ct.{name}: exactly one entry of `indices` must be a 1-D integer tile "
+                          f"(the others ct.Slice(start, length)); got {len(sparse)}", call)
+    k0 = sparse[0]
+    if elts[k0].kind != T.TILE and elts[k0].kind != T.UNKNOWN or (elts[k0].rank not in (1, None)):
+        lw.fail("C2T109", f"ct.{name}: the sparse index (entry {k0}) must be a 1-D integer tile", call)
+    out = []
+    r = arr.rank
+    for k, e in enumerate(elts):
+        sub = "" if r == 1 else "[" + ", ".join(":" if j == k else "None" for j in range(r)) + "]"
+        if k == k0:
+            out.append(f"{ops.paren(e, 100)}{sub}")
+        else:
+            start, length = e.elts
+            out.append(f"({ops.paren(start, 12)} + tl.arange(0, {length.code})){sub}")
+    return out
+
+
+def _adv_common(lw, args, name, call):
+    arr = ops._array(lw, args, "array", name, call)
+    if arr.rank < 1:
+        lw.fail("C2T109", f"ct.{name} needs an array of rank >= 1", call)
+    for key in ("latency", "allow_tma"):
+        if key in args:
+            lw.note("C2T202", f"ct.{name}: `{key}` hint dropped", call)
+    return arr, _adv_indices(lw, args, arr, name, call)
+
+
+@op("load_advanced_indexing", ["array", "indices", "/", "*", "padding_mode", "latency", "allow_tma"])
+def op_load_advanced_indexing(lw, call, args):
+    arr, idx = _adv_common(lw, args, "load_advanced_indexing", call)
+    pad = "UNDETERMINED"
+    if "padding_mode" in args:
+        pv = lw.expr(args["padding_mode"])
+        if pv.kind != T.ENUM or not str(pv.value).startswith("PaddingMode."):
+            lw.fail("C2T105", "padding_mode must be a ct.PaddingMode member", call)
+        pad = str(pv.value).split(".", 1)[1]
+    lw.before_read(arr)
+    fn = lw.s.use_rank("gather", arr.rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, None, {_PAD_VALUES[pad]}, True)",
+             T.TILE, rank=arr.rank)
+
+
+@op("store_advanced_indexing", ["array", "indices", "tile", "/", "*", "latency", "allow_tma"])
+def op_store_advanced_indexing(lw, call, args):
+    arr, idx = _adv_common(lw, args, "store_advanced_indexing", call)
+    tile = ops._req(lw, "store_advanced_indexing", args, "tile", call)
+    lw.mark_written(arr)
+    fn = lw.s.use_rank("scatter", arr.rank)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, {tile.code}, None, True)", T.STATIC)
+

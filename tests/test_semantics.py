@@ -276,3 +276,22 @@ def test_no_barrier_between_different_arrays():
             ct.store(y, index=(i,), tile=t)
     """)
     assert "debug_barrier" not in res.code.split("def k(")[1]
+
+
+def test_operator_precedence_of_bitwise_chains(tmp_path):
+    mod = build("""
+    @ct.kernel
+    def k(x, y, out, T: ConstInt):
+        a = ct.load(x, index=(0,), shape=(T,))
+        b = ct.load(y, index=(0,), shape=(T,))
+        ct.store(out, index=(0,), tile=((a ^ b) & 255) | (a >> 2) ^ b & 7 | a)
+
+    def run(a, b):
+        out = torch.empty_like(a)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, out, 16))
+        return out
+    """, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    a = torch.randint(-1000, 1000, (16,), generator=g, dtype=torch.int32)
+    b = torch.randint(-1000, 1000, (16,), generator=g, dtype=torch.int32)
+    assert torch.equal(mod.run(a, b), ((a ^ b) & 255) | (a >> 2) ^ b & 7 | a)

@@ -34,17 +34,41 @@ def _unique_name(stem: str, tag: str) -> str:
     return f"_c2t_{tag}_{stem}_{next(_counter)}"
 
 
-def load_module(path, *, tag: str = "orig", search_dir: Path | None = None):
+def package_of(path: Path):
+    """(folder above the package, dotted package name) when ``path`` is inside a package
+    (its folder has __init__.py), else (None, None). Such files use relative imports."""
+    parts, d = [], Path(path).resolve().parent
+    while (d / "__init__.py").is_file():
+        parts.insert(0, d.name)
+        d = d.parent
+    return (d, ".".join(parts)) if parts else (None, None)
+
+
+def load_module(path, *, tag: str = "orig", search_dir: Path | None = None, package_from=None):
     """Import the Python file at ``path`` under a unique module name.
 
     The file's folder (or ``search_dir``) is on sys.path while it is imported, so sibling
-    imports work.  The module stays in sys.modules (cuTile and Triton read kernel sources
-    through inspect, which needs the module and its file).
+    imports work.  A file inside a package (or, with ``package_from``, a translation of one) is
+    imported as a module of that package, so its relative imports work.  The module stays in
+    sys.modules (cuTile and Triton read kernel sources through inspect, which needs the module
+    and its file).
     """
     path = Path(path).resolve()
     if not path.is_file():
         raise HarnessError(f"no such file: {path}")
     name = _unique_name(path.stem, tag)
+    root, pkg = package_of(Path(package_from) if package_from else path)
+    if pkg:
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))          # kept: the package may import lazily later
+        try:
+            importlib.import_module(pkg)
+        except BaseException as exc:              # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise HarnessError(f"importing package {pkg} (for {path.name}) failed: "
+                               f"{type(exc).__name__}: {exc}") from exc
+        name = f"{pkg}.{name}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise HarnessError(f"cannot import {path}: not a Python file")
@@ -104,7 +128,7 @@ def load_translated(code: str, original_path, *, out_dir: str | None = None):
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{original_path.stem}_triton.py"
     target.write_text(code)
-    module = load_module(target, tag="triton", search_dir=original_path.parent)
+    module = load_module(target, tag="triton", search_dir=original_path.parent, package_from=original_path)
     return module, str(target)
 
 

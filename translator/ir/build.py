@@ -446,13 +446,15 @@ class Builder:
     def e_star_expr(self, t):
         return N.Starred(span=span_of(t), value=self.expr(t.children[0]))
 
-    def _chain(self, t, ops):
+    def _chain(self, t, fixed_op=None):
+        """Left-associative chain `a op b op c`; the operator tokens are children unless the rule
+        has a single operator (`fixed_op`: &, |, ^ are anonymous in the grammar)."""
         ch = t.children
         node = self.expr(ch[0])
         i = 1
         while i < len(ch):
-            if ops is None:
-                op, rhs = self._fixed_op, ch[i]
+            if fixed_op is not None:
+                op, rhs = fixed_op, ch[i]
                 i += 1
             else:
                 op, rhs = str(ch[i]), ch[i + 1]
@@ -464,22 +466,19 @@ class Builder:
         return node
 
     def e_arith_expr(self, t):
-        return self._chain(t, True)
+        return self._chain(t)
 
     e_term = e_arith_expr
     e_shift_expr = e_arith_expr
 
     def e_and_expr(self, t):
-        self._fixed_op = "&"
-        return self._chain(t, None)
+        return self._chain(t, "&")
 
     def e_or_expr(self, t):
-        self._fixed_op = "|"
-        return self._chain(t, None)
+        return self._chain(t, "|")
 
     def e_xor_expr(self, t):
-        self._fixed_op = "^"
-        return self._chain(t, None)
+        return self._chain(t, "^")
 
     def e_power(self, t):
         base, exp = t.children

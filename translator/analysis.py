@@ -22,6 +22,7 @@ class ModuleInfo:
     kernels: dict = field(default_factory=dict)         # name -> FunctionDef
     functions: dict = field(default_factory=dict)       # every module-level function
     other_modules: dict = field(default_factory=dict)   # local name -> imported module ("math", "torch")
+    imported: dict = field(default_factory=dict)        # from-imported name -> "module.name" (relative: ".m.name")
     imports_ct: bool = False
     ct_import_stmts: list = field(default_factory=list)
 
@@ -149,6 +150,8 @@ def _imports(info: ModuleInfo, st: N.Import):
                 info.other_modules[alias or mod.split(".")[0]] = mod if alias else mod.split(".")[0]
         return
     if st.level:
+        for name, alias in st.names:
+            info.imported[alias or name] = "." * st.level + f"{st.module}.{name}".lstrip(".")
         return
     if st.module == "cuda":
         for name, alias in st.names:
@@ -167,3 +170,4 @@ def _imports(info: ModuleInfo, st: N.Import):
         return
     for name, alias in st.names:
         info.other_modules.setdefault(alias or name, f"{st.module}.{name}")
+        info.imported[alias or name] = f"{st.module}.{name}"

@@ -122,7 +122,8 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
             edits.append(Edit(fd.full_span.start, fd.full_span.end, code))
 
     edits.extend(_imports_and_prelude(info, shared, text))
-    edits.extend(_drop_ct_aliases(info, shared, text, rep))
+    replaced = set(info.kernels) | {h for h in shared.helpers if not shared.host_uses.get(h)}
+    edits.extend(_drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
     body = apply_edits(text, edits)
     source = options.source_name or filename
     code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body))
@@ -141,7 +142,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     return Result(code, diags, kernels, filename)
 
 
-def _drop_ct_aliases(info, shared: Shared, text: str, rep) -> list:
+def _drop_ct_aliases(info, uses: dict, text: str, rep) -> list:
     """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`: kernel-only names, removed."""
     edits = []
     defs: dict = {}
@@ -154,7 +155,7 @@ def _drop_ct_aliases(info, shared: Shared, text: str, rep) -> list:
         name = st.targets[0].id
         if name not in info.constant_aliases and name not in info.ct_constants:
             continue
-        if shared.host_uses.get(name, 0) > defs[name]:
+        if uses.get(name, 0) > defs[name]:
             rep.add("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span)
             continue
         start = text.rfind("\n", 0, st.span.start) + 1

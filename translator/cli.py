@@ -2,6 +2,7 @@
 
     cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
+    cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
 
 Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
 difference; 2 refused or bad input.
@@ -22,7 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cutile2triton",
         description="Translate a cuTile Python module (import cuda.tile as ct) into a Triton module.",
-        epilog="Use `cutile2triton verify FILE.py` to run original and translation side by side on a GPU.")
+        epilog="Subcommands: `cutile2triton verify FILE.py` runs original and translation side by side "
+               "on a GPU; `cutile2triton survey PATH...` reports what translates in a corpus.")
     p.add_argument("input", help="cuTile Python file to translate")
     p.add_argument("-o", "--output", help="write the Triton module here (default: standard output)")
     g = p.add_mutually_exclusive_group()
@@ -42,6 +44,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "verify":
         from .harness.cli import main as verify_main
         return verify_main(argv[1:])
+    if argv and argv[0] == "survey":
+        from .survey import main as survey_main
+        return survey_main(argv[1:])
     args = _parser().parse_args(argv)
     if (args.check or args.diff) and not args.output:
         print("cutile2triton: --check and --diff need -o OUTPUT (the file to compare with)", file=sys.stderr)

@@ -44,6 +44,10 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "latency/allow_tma hints do not change results; Triton picks its own pipelining"),
     "C2T203": (INFO, "approximate math mode: Triton's fast form is used",
                "results may differ from cuTile in the last bits"),
+    "C2T204": (INFO, "host-side cuTile setting has no Triton equivalent and was dropped",
+               "nothing to do unless you relied on it"),
+    "C2T205": (WARNING, "call of a function imported from another module",
+               "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }
 
 

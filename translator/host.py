@@ -65,6 +65,12 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 elif path == "cdiv":
                     edits.append(Edit(n.func.span.start, n.func.span.end, "triton.cdiv"))
                     handled.update(id(x) for x in walk(n.func))
+                elif path == "compiler_timeout":
+                    # a limit on cuTile's compiler; Triton compiles on first launch without one
+                    edits.append(Edit(n.span.start, n.span.end, "contextlib.nullcontext()"))
+                    handled.update(id(x) for x in walk(n))
+                    rep.add("C2T204", "ct.compiler_timeout(...) has no Triton equivalent; "
+                                      "replaced by contextlib.nullcontext()", n.span)
                 continue
             if isinstance(n, (N.Attr, N.Name)):
                 path = info.ct_path(n)

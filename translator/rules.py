@@ -72,8 +72,8 @@ _BIN_SIG = ["x", "y", "/", "*", "rounding_mode", "flush_to_zero"]
 
 # cuTile signatures used to bind call arguments
 SIGNATURES: dict[str, list[str]] = {
-    "bid": ["axis", "/"],
-    "num_blocks": ["axis", "/"],
+    "bid": ["axis"],
+    "num_blocks": ["axis"],
     "num_tiles": ["array", "/", "axis", "shape", "order"],
     "cdiv": ["x", "y", "/"],
     "load": ["array", "/", "index", "shape", "*", "order", "padding_mode", "check_bounds",

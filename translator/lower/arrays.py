@@ -90,19 +90,17 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if base is not None:
                     note(base, rank)
             if path in _ARRAY_OPS and n.args and _base_name(n.args[0], alias) is not None:
-                rank = None
-                if len(n.args) > 1:
-                    rank = _rank_from(n.args[1])
-                    if rank is None and isinstance(n.args[1], N.Name):
-                        rank = tuple_names.get(n.args[1].id)
-                    if rank is None and (path in ("load", "store", "gather", "scatter")
-                                         or path.startswith("atomic_")):
-                        rank = 1   # a bare scalar/tile index addresses a 1-D array
-                for kw in n.keywords:
-                    if kw.name in ("index", "indices", "shape") and rank is None:
-                        rank = _rank_from(kw.value)
-                if rank is None and path == "load" and len(n.args) > 2:
-                    rank = _rank_from(n.args[2])
+                kw = {k.name: k.value for k in n.keywords}
+                idx = n.args[1] if len(n.args) > 1 else kw.get("index", kw.get("indices"))
+                shape = n.args[2] if path == "load" and len(n.args) > 2 else kw.get("shape")
+                rank = _rank_from(idx) if idx is not None else None
+                if rank is None and isinstance(idx, N.Name):
+                    rank = tuple_names.get(idx.id)
+                if rank is None and shape is not None and _rank_from(shape):
+                    rank = _rank_from(shape)    # a non-empty shape tuple has one entry per axis
+                if rank is None and idx is not None and (path in ("load", "store", "gather", "scatter")
+                                                         or path.startswith("atomic_")):
+                    rank = 1   # a bare scalar/tile index addresses a 1-D array
                 note(_base_name(n.args[0], alias), rank)
             elif isinstance(n.func, N.Name) and n.func.id in info.functions and _depth < 8:
                 callee = info.functions[n.func.id]

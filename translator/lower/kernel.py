@@ -426,6 +426,9 @@ class FunctionLowerer:
             return self.ct_object(path, e)
         if nm in info.functions and nm not in info.kernels:
             return V(nm, T.HELPER, value=nm)
+        if nm in info.imported and nm not in info.ct_names and info.imported[nm].split(".")[0] not in (
+                "math", "torch", "numpy", "operator", "functools", "typing", "dataclasses", "enum"):
+            return V(nm, T.HELPER, value=("imported", nm))
         if nm in info.other_modules:
             return V(nm, T.MODULE, value=info.other_modules[nm])
         if nm in ("True", "False", "None"):
@@ -468,7 +471,7 @@ class FunctionLowerer:
             return self.ct_object(path, e)
         if base.kind == T.MODULE:
             mod = str(base.value)
-            if mod == "math" and e.attr in rules.MATH_CONSTANTS:
+            if mod in ("math", "numpy", "np") and e.attr in rules.MATH_CONSTANTS:
                 code = rules.MATH_CONSTANTS[e.attr]
                 return V(code, T.STATIC, value=e.attr)
             if mod.split(".")[0] in ("torch", "numpy", "np") and e.attr in rules.FOREIGN_DTYPES:

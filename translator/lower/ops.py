@@ -23,6 +23,9 @@ def _result_kind(*vs) -> str:
 
 
 def _rank(*vs):
+    """Broadcast rank of the operands, or None when an operand's rank is unknown."""
+    if any(v.kind in (T.UNKNOWN, T.TUPLE) for v in vs):
+        return None
     rs = [v.rank for v in vs if v.kind == T.TILE]
     if any(r is None for r in rs) or not rs:
         return None
@@ -628,6 +631,8 @@ def call(lw, e: N.Call) -> V:
         return method_call(lw, f.value[1], f.value[2], e)
     if f.kind == T.HELPER:
         from .helpers import free_names, helper_call, local_call
+        if isinstance(f.value, tuple) and f.value[0] == "imported":
+            return imported_call(lw, f.value[1], e)
         if isinstance(f.value, tuple) and f.value[0] == "localfunc":
             fd = f.value[1]
             return local_call(lw, fd, free_names(fd, lw.env), e)
@@ -642,6 +647,22 @@ def call(lw, e: N.Call) -> V:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
         return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
     lw.fail("C2T103", "this call is not supported in kernel code", e)
+
+
+def imported_call(lw, name: str, e: N.Call) -> V:
+    """A function imported from another module, called in kernel code: its body is not here, so
+    the call assumes that module is translated too (its helper is then a Triton function with the
+    same parameter convention: arrays as pointer, extents, strides)."""
+    if e.keywords or any(isinstance(a, N.Starred) for a in e.args):
+        lw.fail("C2T103", f"call of imported `{name}` with keyword or starred arguments is not supported", e)
+    flat = []
+    for a in (lw.expr(x) for x in e.args):
+        if a.kind in (T.CTFUNC, T.CTMOD, T.MODULE, T.ENUM, T.HELPER):
+            lw.fail("C2T101", f"passing `{a.code}` to imported `{name}` is not supported", e)
+        flat.extend(a.array.flat() if a.kind == T.ARRAY else [a.code])
+    lw.note("C2T205", f"`{name}` comes from `{lw.s.info.imported[name]}`: the call assumes that module "
+                      "is translated too", e)
+    return V(f"{name}({', '.join(flat)})", T.UNKNOWN)
 
 
 def ct_call(lw, path: str, e: N.Call) -> V:

@@ -127,3 +127,29 @@ def test_dynamic_kernel_objects_launch_through_the_generic_launcher():
     """)
     assert res.ok, [d.format() for d in res.diagnostics]
     assert "_c2t_launch(stream, (1,), kern, (x, 8))" in res.code
+
+
+def test_mutated_cutile_programs_never_crash_the_translator():
+    """Delete, truncate and duplicate random lines of real cuTile programs (the examples):
+    the translator must answer with output or diagnostics, never an internal error."""
+    from conftest import EXAMPLES
+    rnd = random.Random(7)
+    n = 0
+    for path in EXAMPLES:
+        lines = path.read_text().split("\n")
+        for _ in range(12):
+            ls = list(lines)
+            for _ in range(rnd.randint(1, 4)):
+                i = rnd.randrange(len(ls))
+                op = rnd.random()
+                if op < 0.4:
+                    del ls[i]
+                elif op < 0.7:
+                    ls[i] = ls[i].replace("(", "", 1)
+                else:
+                    ls[i] = ls[rnd.randrange(len(ls))]
+            res = translator.translate_source("\n".join(ls), str(path))
+            assert not any(d.code == "C2T003" for d in res.diagnostics), \
+                [d.format() for d in res.diagnostics if d.code == "C2T003"]
+            n += 1
+    assert n == 12 * len(EXAMPLES)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import tempfile
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ def parser() -> Lark:
     cache_dir = Path(tempfile.gettempdir()) / "cutile2triton-cache"
     cache_dir.mkdir(exist_ok=True)
     import lark
-    cache_file = cache_dir / f"cutile-{lark.__version__}-{abs(hash(grammar)) % 10**12}.lark-cache"
+    digest = hashlib.sha256(grammar.encode()).hexdigest()[:16]     # stable across processes
+    cache_file = cache_dir / f"cutile-{lark.__version__}-{digest}.lark-cache"
     return Lark(grammar, parser="lalr", postlex=_CutileIndenter(), propagate_positions=True,
                 maybe_placeholders=True, cache=str(cache_file), lexer_callbacks={_NL: _collect})
 

@@ -17,6 +17,7 @@ class ModuleInfo:
     ct_names: dict = field(default_factory=dict)        # local name -> cuda.tile path ("load", "PaddingMode")
     cuda_names: set = field(default_factory=set)        # local names bound to the `cuda` package
     constant_aliases: set = field(default_factory=set)  # ConstInt = ct.Constant[int]
+    bool_aliases: set = field(default_factory=set)      # ConstBool = ct.Constant[bool]
     constants: dict = field(default_factory=dict)       # module constant -> python value (literals only)
     ct_constants: dict = field(default_factory=dict)    # module name -> ct path (PAD = ct.PaddingMode.ZERO)
     kernels: dict = field(default_factory=dict)         # name -> FunctionDef
@@ -60,6 +61,13 @@ class ModuleInfo:
                 elts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
                 return any(isinstance(x, N.Call) and self.ct_path(x.func) == "ConstantAnnotation" for x in elts[1:])
         return self.ct_path(ann) == "Constant"
+
+    def is_constant_bool(self, ann) -> bool:
+        """`ct.Constant[bool]` or an alias of it."""
+        if isinstance(ann, N.Name):
+            return ann.id in self.bool_aliases
+        return isinstance(ann, N.Subscript) and self.ct_path(ann.value) == "Constant" \
+            and isinstance(ann.index, N.Name) and ann.index.id == "bool"
 
     def kernel_decorator(self, fd: N.FunctionDef):
         """The @ct.kernel decorator of a function (its IR node), or None."""
@@ -118,6 +126,8 @@ def analyze(mod: N.Module) -> ModuleInfo:
             name, val = st.targets[0].id, st.value
             if isinstance(val, N.Subscript) and info.ct_path(val.value) == "Constant":
                 info.constant_aliases.add(name)
+                if isinstance(val.index, N.Name) and val.index.id == "bool":
+                    info.bool_aliases.add(name)
                 continue
             p = info.ct_path(val)
             if p:

@@ -109,7 +109,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         h for h in helper_names if not shared.host_uses.get(h)})
 
     for name, plan in plans.items():
-        params = [{"text": kp.kernel_params(), "comment": kp.comment} for kp in plan.params]
+        params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in plan.params]
         code = emit.render("kernel.py.j2", k=plan, params=params)
         edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, code))
     for hname in shared.helper_order:

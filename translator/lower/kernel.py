@@ -266,6 +266,29 @@ class FunctionLowerer:
 
     def st_If(self, st, depth, kw="if"):
         test = self.expr(st.test)
+        if test.known and isinstance(test.value, bool):
+            # decided at translation time (e.g. a layout flag of a dual kernel): keep one branch
+            taken, dropped = (st.body, st.orelse) if test.value else (st.orelse, st.body)
+            if test.value:      # the else part: after the body, to the end of the statement
+                lo = (st.body[-1].span.end_line + 1) if st.body else st.span.line
+                hi = st.span.end_line
+            else:               # the body: from the `if` line to the else part
+                lo = st.span.line
+                hi = (st.orelse[0].span.line - 1) if st.orelse else st.span.end_line
+            for c in self._comments:
+                if lo <= c.line <= hi and st.orelse:
+                    self._emitted.add((c.line, c.col))
+                elif not test.value and lo <= c.line <= hi:
+                    self._emitted.add((c.line, c.col))
+            if kw == "elif":
+                self.emit(depth, "else:")
+                depth += 1
+            if taken:
+                for x in taken:
+                    self.stmt(x, depth)
+            elif kw == "elif":
+                self.emit(depth, "pass")
+            return
         self.emit(depth, f"{kw} {test.code}:")
         before = dict(self.env)
         self.block(st.body, depth + 1)
@@ -541,6 +564,8 @@ class FunctionLowerer:
     def e_UnaryOp(self, e):
         v = self.expr(e.operand)
         if e.op == "not":
+            if v.known and isinstance(v.value, bool):
+                return V(str(not v.value), T.STATIC, value=not v.value, known=True)
             return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
         if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
             return self.static_value(-v.value, e)

@@ -1,6 +1,7 @@
 """Plan and lower each @ct.kernel: parameters (arrays expanded), hints, body."""
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -39,6 +40,9 @@ class KernelPlan:
     ok: bool = True
     ops: list = field(default_factory=list)
     warps_expr: str = ""        # host expression giving num_warps ("" = Triton's default)
+    # dual kernels: one @triton.jit kernel per value of the layout flags (see _layout_flags)
+    flags: list = field(default_factory=list)       # flag parameter names
+    variants: list = field(default_factory=list)    # (kernel name, {flag: value}, lines)
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -92,21 +96,61 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
             and isinstance(body[0].value.value, str):
         plan.docstring = body[0].value.text
+    n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
+    shared.tile_shapes, shared.has_dot = [], False
+    plan.flags = _layout_flags(fd, info)
+    combos = list(itertools.product((True, False), repeat=len(plan.flags)))
+    for values in combos:
+        venv = dict(env)
+        for flag, val in zip(plan.flags, values):
+            venv[flag] = V(str(val), T.STATIC, value=val, known=True)
+        lines = _lower(shared, fd, venv)
+        name = fd.name if not plan.flags else fd.name + "".join(
+            f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
+        plan.variants.append((name, dict(zip(plan.flags, values)), lines))
+    plan.lines = plan.variants[0][2]
+    plan.warps_expr = _warps_expr(plan, shared)
+    plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
+    return plan
+
+
+def _lower(shared: Shared, fd: N.FunctionDef, env: dict) -> list:
     from ..passes import prepare
     lw = FunctionLowerer(shared, prepare(fd), env)
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:
         if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:
             lw._emitted.add((c.line, c.col))
-    n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
-    shared.tile_shapes, shared.has_dot = [], False
     try:
-        plan.lines = lw.lower_body()
+        return lw.lower_body()
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
-    plan.warps_expr = _warps_expr(plan, shared)
-    plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
-    return plan
+        return ["    pass"]
+
+
+_LAYOUT_OPS = {"load", "store", "gather", "scatter", "mma", "matmul", "transpose", "permute", "tiled_view",
+               "load_advanced_indexing", "store_advanced_indexing"}
+
+
+def _layout_flags(fd: N.FunctionDef, info) -> list:
+    """`Constant[bool]` parameters that choose how operands are laid out or loaded: an `if FLAG:`
+    (or `if not FLAG:`) whose branches load, store, transpose or multiply tiles. Each value gets
+    its own kernel (seed: dual kernels for layout flags), at most two flags."""
+    from .arrays import walk
+    bools = [p.name for p in fd.params if p.kind == "normal" and info.is_constant_bool(p.annotation)]
+    flags = []
+    for n in walk(fd.body):
+        if not isinstance(n, N.If):
+            continue
+        t = n.test.operand if isinstance(n.test, N.UnaryOp) and n.test.op == "not" else n.test
+        if not (isinstance(t, N.Name) and t.id in bools) or t.id in flags:
+            continue
+        branch_ops = {info.ct_path(c.func) for c in walk(n.body + n.orelse) if isinstance(c, N.Call)}
+        matmul = any(isinstance(c, N.BinOp) and c.op == "@" for c in walk(n.body + n.orelse))
+        if branch_ops & _LAYOUT_OPS or matmul:
+            flags.append(t.id)
+    return sorted(flags)[:2]
+
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")

@@ -72,3 +72,40 @@ def test_launcher_sizes_num_warps_from_the_tiles():
         ct.store(x, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(TM, TN)))
     """).code
     assert "num_warps=_c2t_num_warps(TM * TN, dot=False)" in code
+
+
+def test_cutile_autotune_search_runs_on_translated_kernels(tmp_path):
+    """cuda.tile.tune.exhaustive_search + replace_hints + compiler_timeout, TileGym style."""
+    mod = build("""
+    from types import SimpleNamespace
+    from cuda.tile.tune import exhaustive_search
+
+    @ct.kernel(occupancy=2)
+    def scale(x, y, T: ConstInt):
+        t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+        ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+    _cache = {}
+
+    def run(x):
+        y = torch.empty_like(x)
+        n = x.shape[0]
+        key = (n, x.dtype)
+        if key not in _cache:
+            configs = [SimpleNamespace(T=16), SimpleNamespace(T=32), SimpleNamespace(T=64)]
+            with ct.compiler_timeout(5):
+                result = exhaustive_search(configs, torch.cuda.current_stream(),
+                                           lambda cfg: (ct.cdiv(n, cfg.T),), scale,
+                                           lambda cfg: (x, y, cfg.T), lambda cfg: {"occupancy": 1}, quiet=True)
+            best = result.best.config
+            _cache[key] = (best, scale.replace_hints(occupancy=1))
+        best, kern = _cache[key]
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, best.T),), kern, (x, y, best.T))
+        return y
+    """, tmp_path)
+    x = torch.randn(100)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    (best, _), = mod._cache.values()
+    assert best.T in (16, 32, 64)
+    code = open(mod.__file__).read()
+    assert "result = _c2t_exhaustive_search(configs" in code and "contextlib.nullcontext()" in code

@@ -209,10 +209,15 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         parts.append(device)
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
-        parts.append(emit.render("host_prelude.py.j2").strip("\n"))
+        from .host import HOST_HELPERS_USED
+        parts.append(emit.render("host_prelude.py.j2", host_used=set(HOST_HELPERS_USED)).strip("\n"))
     if parts:
-        pos = anchor.span.end if anchor is not None else 0
-        block = "\n\n\n" + "\n\n\n".join(parts) + "\n"
+        # after the anchor's line (not inside its span: a cuda.tile import there is removed)
+        pos = 0
+        if anchor is not None:
+            pos = text.find("\n", anchor.span.end)
+            pos = len(text) if pos < 0 else pos + 1
+        block = "\n\n" + "\n\n\n".join(parts) + "\n\n\n"
         if anchor is None:
             block = "\n".join(need) + "\n" + block.lstrip("\n") + "\n\n"
         edits.append(Edit(pos, pos, block))

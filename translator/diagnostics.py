@@ -46,6 +46,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "results may differ from cuTile in the last bits"),
     "C2T204": (INFO, "host-side cuTile setting has no Triton equivalent and was dropped",
                "nothing to do unless you relied on it"),
+    "C2T206": (WARNING, "name outside cuda.tile 1.7 translated for compatibility",
+               "cuTile itself rejects this name when the code is compiled; check the branch is intended"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -12,7 +12,7 @@ from .paths import TEMPLATE_DIR
 UNARY_MATH_FNS = [
     ("_c2t_exp", "tl.exp"), ("_c2t_exp2", "tl.exp2"), ("_c2t_log", "tl.log"), ("_c2t_log2", "tl.log2"),
     ("_c2t_sqrt", "tl.sqrt_rn"), ("_c2t_sqrt_approx", "tl.sqrt"), ("_c2t_rsqrt", "tl.rsqrt"),
-    ("_c2t_sin", "tl.sin"), ("_c2t_cos", "tl.cos"), ("_c2t_floor", "tl.floor"), ("_c2t_ceil", "tl.ceil"),
+    ("_c2t_sigmoid", "tl.sigmoid"), ("_c2t_sin", "tl.sin"), ("_c2t_cos", "tl.cos"), ("_c2t_floor", "tl.floor"), ("_c2t_ceil", "tl.ceil"),
 ]
 
 

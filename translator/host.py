@@ -41,8 +41,12 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     return uses
 
 
+HOST_HELPERS_USED: set = set()   # optional host helpers the current module needs (reset per module)
+
+
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
     """Edits for every cuda.tile use outside kernel/helper bodies."""
+    HOST_HELPERS_USED.clear()
     edits: list = []
     handled: set = set()
     launches: list = []
@@ -65,6 +69,14 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 elif path == "cdiv":
                     edits.append(Edit(n.func.span.start, n.func.span.end, "triton.cdiv"))
                     handled.update(id(x) for x in walk(n.func))
+                elif path in ("tune.exhaustive_search",):
+                    # cuTile's autotuner: the generated module has a do_bench search with its API
+                    edits.append(Edit(n.func.span.start, n.func.span.end, "_c2t_exhaustive_search"))
+                    handled.update(id(x) for x in walk(n.func))
+                    if len(n.args) > 1 and _is_current_stream(info, text, n.args[1]):
+                        # the current stream needs no code (and this also runs on CPU tensors)
+                        edits.append(Edit(n.args[1].span.start, n.args[1].span.end, "None"))
+                    HOST_HELPERS_USED.add("exhaustive_search")
                 elif path == "compiler_timeout":
                     # a limit on cuTile's compiler; Triton compiles on first launch without one
                     edits.append(Edit(n.span.start, n.span.end, "contextlib.nullcontext()"))
@@ -128,7 +140,9 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
 
 
 def apply_edits(text: str, edits: list) -> str:
-    edits = sorted(edits, key=lambda e: (e.start, -e.end))
+    # at one position: insertions first, then the widest replacement; an edit nested in an
+    # earlier replacement is covered by it
+    edits = sorted(edits, key=lambda e: (e.start, e.end != e.start, -e.end))
     out, pos = [], 0
     for e in edits:
         if e.start < pos:       # nested in an earlier edit: already covered

@@ -667,6 +667,12 @@ def imported_call(lw, name: str, e: N.Call) -> V:
 
 def ct_call(lw, path: str, e: N.Call) -> V:
     entry = registry.lookup(path)
+    if entry is None and path == "sigmoid":
+        # not exported by cuda.tile 1.7, but used by TileGym in flag-guarded branches
+        lw.note("C2T206", "`ct.sigmoid` is not a cuda.tile 1.7 name; translated as tl.sigmoid", e)
+        x = lw.expr(e.args[0]) if len(e.args) == 1 and not e.keywords else lw.fail(
+            "C2T109", "ct.sigmoid takes one argument", e)
+        return V(f"{lw.s.use('_c2t_sigmoid')}({x.code})", x.kind, rank=x.rank)
     if entry is None:
         from ..coverage import is_exported
         if not is_exported(path):

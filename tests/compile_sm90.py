@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
+import triton.language  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 from triton.runtime.jit import JITFunction, mangle_type  # noqa: E402
@@ -77,7 +78,8 @@ def compile_example(example: Path) -> list:
 def _compile_calls(calls) -> list:
     results, seen = [], set()
     for name, fn, args, kwargs in calls:
-        key = (name, tuple(mangle_type(a) if not isinstance(a, int) else "int" for a in args))
+        key = (name, tuple("int" if isinstance(a, int) else repr(a) if isinstance(a, triton.language.dtype)
+                           else mangle_type(a) for a in args))
         if key in seen:
             continue
         seen.add(key)

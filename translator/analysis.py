@@ -1,6 +1,8 @@
 """Module analysis: how cuda.tile is imported, aliases, constants, kernels and helpers."""
 from __future__ import annotations
 
+import dataclasses
+import enum
 import math
 from dataclasses import dataclass, field
 from typing import Optional
@@ -24,6 +26,9 @@ class ModuleInfo:
     functions: dict = field(default_factory=dict)       # every module-level function
     other_modules: dict = field(default_factory=dict)   # local name -> imported module ("math", "torch")
     imported: dict = field(default_factory=dict)        # from-imported name -> "module.name" (relative: ".m.name")
+    # module-level enum classes and frozen dataclasses (Python objects rebuilt from the source):
+    # their members and instances are compile-time constants in kernels
+    classes: dict = field(default_factory=dict)
     imports_ct: bool = False
     ct_import_stmts: list = field(default_factory=list)
 
@@ -78,21 +83,46 @@ class ModuleInfo:
         return None
 
 
-def _literal(e):
-    """Python value of a literal expression, else raises ValueError."""
+def _literal(e, names=None):
+    """Python value of a literal expression, else raises ValueError. `names` maps module names to
+    known Python objects (enum classes, frozen dataclasses and constants defined earlier)."""
+    names = names or {}
     if isinstance(e, N.Const) and not isinstance(e.value, (str, bytes)) and e.value is not Ellipsis:
         return e.value
     if isinstance(e, N.UnaryOp) and e.op in "-+":
-        v = _literal(e.operand)
+        v = _literal(e.operand, names)
+        if not isinstance(v, (int, float)):
+            raise ValueError
         return -v if e.op == "-" else v
     if isinstance(e, N.TupleExpr):
-        return tuple(_literal(x) for x in e.elts)
+        return tuple(_literal(x, names) for x in e.elts)
+    if isinstance(e, N.Name) and e.id in names:
+        return names[e.id]
+    if isinstance(e, N.Attr) and not (isinstance(e.value, N.Name) and e.value.id == "math"):
+        base = _literal(e.value, names)
+        if not (_is_enum_class(base) or isinstance(base, enum.Enum) or _is_frozen_dataclass(base)):
+            raise ValueError
+        try:
+            return getattr(base, e.attr)
+        except AttributeError:
+            raise ValueError
+    if isinstance(e, N.Call) and not isinstance(e.func, N.Attr):
+        cls = _literal(e.func, names)
+        if not (_is_enum_class(cls) or (isinstance(cls, type) and _is_frozen_dataclass(cls))):
+            raise ValueError
+        if any(isinstance(a, N.Starred) for a in e.args) or any(k.name is None for k in e.keywords):
+            raise ValueError
+        try:
+            return cls(*[_literal(a, names) for a in e.args],
+                       **{k.name: _literal(k.value, names) for k in e.keywords})
+        except (TypeError, ValueError):
+            raise ValueError
     if isinstance(e, N.Attr) and isinstance(e.value, N.Name) and e.value.id == "math" \
             and e.attr in ("inf", "pi", "e", "tau", "nan"):
         return getattr(math, e.attr)
     if isinstance(e, N.BinOp) and e.op in _FOLD_OPS:
-        a, b = _literal(e.left), _literal(e.right)
-        if not all(isinstance(x, (int, float)) for x in (a, b)):
+        a, b = _literal(e.left, names), _literal(e.right, names)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, enum.Enum) for x in (a, b)):
             raise ValueError
         try:
             return _FOLD_OPS[e.op](a, b)
@@ -100,7 +130,7 @@ def _literal(e):
             raise ValueError
     if isinstance(e, N.Call) and not e.keywords and isinstance(e.func, N.Attr) \
             and isinstance(e.func.value, N.Name) and e.func.value.id == "math" and e.func.attr in _FOLD_MATH:
-        args = [_literal(a) for a in e.args]
+        args = [_literal(a, names) for a in e.args]
         try:
             return getattr(math, e.func.attr)(*args)
         except (ArithmeticError, ValueError, TypeError):
@@ -134,9 +164,16 @@ def analyze(mod: N.Module) -> ModuleInfo:
                 info.ct_constants[name] = p
                 continue
             try:
-                info.constants[name] = _literal(val)
+                info.constants[name] = _literal(val, {**info.classes, **info.constants})
             except ValueError:
-                pass
+                info.constants.pop(name, None)   # a later non-constant rebinding hides an earlier one
+        elif isinstance(st, N.Other) and st.kind == "classdef" and st.name:
+            cls = _enum_class(info, st) or _frozen_dataclass(info, st)
+            if cls is not None:
+                info.classes[st.name] = cls
+            else:
+                info.classes.pop(st.name, None)
+            info.constants.pop(st.name, None)
         elif isinstance(st, N.FunctionDef):
             info.functions[st.name] = st
             if info.kernel_decorator(st) is not None:
@@ -181,3 +218,105 @@ def _imports(info: ModuleInfo, st: N.Import):
     for name, alias in st.names:
         info.other_modules.setdefault(alias or name, f"{st.module}.{name}")
         info.imported[alias or name] = f"{st.module}.{name}"
+
+
+# ---------------------------------------------------------------- enums and frozen dataclasses
+def _is_enum_class(x) -> bool:
+    return isinstance(x, type) and issubclass(x, enum.Enum)
+
+
+def _is_frozen_dataclass(x) -> bool:
+    return dataclasses.is_dataclass(x) and x.__dataclass_params__.frozen
+
+
+def _qualified(info: ModuleInfo, e) -> Optional[str]:
+    """`enum.Enum`, `Enum` (from enum import Enum), `dataclasses.dataclass`... as a dotted path."""
+    if isinstance(e, N.Name):
+        return info.other_modules.get(e.id)
+    if isinstance(e, N.Attr):
+        base = _qualified(info, e.value)
+        return f"{base}.{e.attr}" if base else None
+    return None
+
+
+def _enum_class(info: ModuleInfo, st: N.Other):
+    """A module-level `class X(enum.Enum)` / `(enum.IntEnum)` whose members are literals (or
+    enum.auto()), rebuilt as a Python enum, else None."""
+    if st.decorators or len(st.bases) != 1:
+        return None
+    base = {"enum.Enum": enum.Enum, "enum.IntEnum": enum.IntEnum}.get(_qualified(info, st.bases[0]))
+    if base is None:
+        return None
+    members, last = [], 0
+    for x in st.children:
+        if isinstance(x, N.Assign) and len(x.targets) == 1 and isinstance(x.targets[0], N.Name):
+            name = x.targets[0].id
+            if name.startswith("_"):
+                return None
+            v = x.value
+            if isinstance(v, N.Call) and not v.args and not v.keywords \
+                    and _qualified(info, v.func) == "enum.auto":
+                value = last + 1 if isinstance(last, int) else None
+                if value is None:
+                    return None
+            else:
+                try:
+                    value = _literal(v, {**info.classes, **info.constants})
+                except ValueError:
+                    if isinstance(v, N.Const) and isinstance(v.value, str):
+                        value = v.value
+                    else:
+                        return None
+            members.append((name, value))
+            last = value
+        elif isinstance(x, N.Simple) and x.kind == "pass":
+            continue
+        elif isinstance(x, N.ExprStmt) and isinstance(x.value, N.Const) and isinstance(x.value.value, str):
+            continue     # docstring
+        else:
+            return None  # methods, nested classes...: not rebuilt (uses in kernels are refused)
+    if not members:
+        return None
+    try:
+        return base(st.name, members)
+    except (TypeError, ValueError):
+        return None
+
+
+def _frozen_dataclass(info: ModuleInfo, st: N.Other):
+    """A module-level `@dataclass(frozen=True)` class with literal defaults, rebuilt, else None."""
+    if st.bases or len(st.decorators) != 1:
+        return None
+    d = st.decorators[0].expr
+    if not (isinstance(d, N.Call) and _qualified(info, d.func) == "dataclasses.dataclass" and not d.args):
+        return None
+    kws = {k.name: k.value for k in d.keywords}
+    if set(kws) - {"frozen", "eq", "repr", "order", "unsafe_hash", "kw_only", "slots"}:
+        return None
+    try:
+        opts = {k: _literal(v) for k, v in kws.items()}
+    except ValueError:
+        return None
+    if opts.get("frozen") is not True:
+        return None
+    fields = []
+    for x in st.children:
+        if isinstance(x, N.AnnAssign) and isinstance(x.target, N.Name):
+            if x.value is None:
+                fields.append((x.target.id, object))
+            else:
+                try:
+                    default = _literal(x.value, {**info.classes, **info.constants})
+                except ValueError:
+                    return None
+                fields.append((x.target.id, object, dataclasses.field(default=default)))
+        elif isinstance(x, N.Simple) and x.kind == "pass":
+            continue
+        elif isinstance(x, N.ExprStmt) and isinstance(x.value, N.Const) and isinstance(x.value.value, str):
+            continue
+        else:
+            return None  # methods, class attributes...: not rebuilt
+    try:
+        return dataclasses.make_dataclass(st.name, fields, **opts)
+    except (TypeError, ValueError):
+        return None

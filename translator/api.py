@@ -104,6 +104,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
     shared.host_uses = host_name_uses(info, set(info.kernels))
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
+    shared.plans = plans
     helper_names = set(shared.helpers)
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | {
         h for h in helper_names if not shared.host_uses.get(h)})
@@ -135,7 +136,8 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         kernels.append(KernelSummary(
             name=name, line=plan.fd.span.line,
             translated=plan.ok and not any(d.severity == ERROR for d in kdiags),
-            params=[f"{p.name}: {p.kind}" + (f"[{p.rank}]" if p.kind == "array" else "") for p in plan.params],
+            params=[f"{p.name}: {p.kind}" + (f"[{p.rank}]" if p.kind in ("array", "list") else "")
+                    for p in plan.params],
             hints=dict(plan.hints), diagnostics=len(kdiags)))
     if rep.has_errors:
         return Result(None, diags, kernels, filename)
@@ -210,7 +212,9 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
         from .host import HOST_HELPERS_USED
-        parts.append(emit.render("host_prelude.py.j2", host_used=set(HOST_HELPERS_USED)).strip("\n"))
+        lists = any(p.kind == "list" for plan in getattr(shared, "plans", {}).values() for p in plan.params)
+        parts.append(emit.render("host_prelude.py.j2", host_used=set(HOST_HELPERS_USED),
+                                 lists=lists).strip("\n"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)
         pos = 0

@@ -44,7 +44,8 @@ TYPES = {
     "ArrayAnnotation": "annotation only (index dtype / static dims are not needed by the Triton code)",
     "IndexedWithInt64": "annotation only (Triton widens to int64 where values need it)",
     "ScalarInt64": "annotation only (Triton picks i64 for values that need it)",
-    "ListAnnotation": "annotation only; list-of-array parameters are not supported yet (C2T104)",
+    "ListAnnotation": "annotation only; list-of-array parameters (`As[g]`, `len(As)`) become a device "
+                      "table of pointers, extents and strides built by the launcher",
     "ByTarget": "kernel hints: resolved for sm_90 where supported",
 }
 HOST_REFUSED_HINT = "host code that uses it must keep cuTile; remove it or guard it"

@@ -192,6 +192,10 @@ class Builder:
             decos.append(N.Decorator(span=span_of(d), expr=e))
         if _rule(target) == "funcdef":
             return self.s_funcdef(target, decos, span_of(t))
+        if _rule(target) == "classdef":
+            other = self.s_classdef(target)
+            other.span, other.decorators = span_of(t), decos
+            return other
         other = N.Other(span=span_of(t), kind=_rule(target))
         return other
 
@@ -256,7 +260,16 @@ class Builder:
 
     def s_classdef(self, t):
         body = t.children[-1]
-        return N.Other(span=span_of(t), kind="classdef", children=self.suite(body))
+        name, bases = "", []
+        for c in t.children[:-1]:
+            if c is None:
+                continue
+            if isinstance(c, Token) or _rule(c) in ("name", "var"):
+                name = self.name_of(c)
+            elif _rule(c) == "arguments" or isinstance(c, Tree):
+                pos, kws = self.arguments(c)
+                bases = pos
+        return N.Other(span=span_of(t), kind="classdef", children=self.suite(body), name=name, bases=bases)
 
     # ------------------------------------------------------------------ parameters
     def params(self, t) -> list:
@@ -395,7 +408,7 @@ class Builder:
             return pos, kws
         r = _rule(t)
         if r == "comprehension":
-            return [self.raw(t, "comprehension")], []
+            return [self.comprehension(t, "generator")], []
         children = t.children if r == "arguments" else [t]
         for c in children:
             if c is None:
@@ -421,7 +434,7 @@ class Builder:
             elif cr == "kwargs":
                 self._kwargs(c, kws)
             elif cr == "comprehension":
-                pos.append(self.raw(c, "comprehension"))
+                pos.append(self.comprehension(c, "generator"))
             else:
                 pos.append(self.expr(c))
         return pos, kws
@@ -433,6 +446,32 @@ class Builder:
             if c is not None and _rule(c) == "argvalue":
                 k, v = c.children
                 kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+
+    def comprehension(self, t, kind: str) -> N.Comprehension:
+        """`elt for a in x for b in y if cond` (the `comprehension` rule)."""
+        result, fors, cond = (list(t.children) + [None, None])[:3]
+        gens = []
+        for cf in fors.children:
+            _async, target, it = cf.children
+            if _async is not None:
+                return self.raw(t, "comprehension")
+            if _rule(target) == "exprlist":
+                tgt = N.TupleExpr(span=span_of(target), elts=[self.expr(x) for x in target.children if x is not None])
+            else:
+                tgt = self.expr(target)
+            gens.append(N.CompFor(span=span_of(cf), target=tgt, iter=self.expr(it)))
+        return N.Comprehension(span=span_of(t), kind=kind, elt=self.expr(result), fors=gens,
+                               cond=self.expr(cond) if cond is not None else None)
+
+    def e_tuple_comprehension(self, t):
+        c = self.comprehension(t.children[0], "generator")
+        c.span = span_of(t)
+        return c
+
+    def e_list_comprehension(self, t):
+        c = self.comprehension(t.children[0], "list")
+        c.span = span_of(t)
+        return c
 
     def e_tuple(self, t):
         return N.TupleExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])

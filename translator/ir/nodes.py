@@ -121,6 +121,23 @@ class Lambda(Expr):
 
 
 @dataclass
+class CompFor(Node):
+    """`for target in iter` of a comprehension."""
+    target: Expr = None
+    iter: Expr = None
+
+
+@dataclass
+class Comprehension(Expr):
+    """A generator expression (`f(x) for x in t`, also as the argument of `tuple(...)`) or a list
+    comprehension. Lark's grammar allows one trailing `if` after the `for` clauses."""
+    kind: str = "generator"     # generator | list
+    elt: Expr = None
+    fors: list = field(default_factory=list)    # CompFor
+    cond: Optional[Expr] = None
+
+
+@dataclass
 class Raw(Expr):
     """Any other expression (comprehension, dict, f-string...), kept as source text."""
     kind: str = ""
@@ -228,6 +245,9 @@ class Other(Stmt):
     kind: str = ""
     children: list = field(default_factory=list)   # nested statements where known (class bodies...)
     exprs: list = field(default_factory=list)      # expressions it contains (with items, raise...)
+    name: str = ""                                 # classdef: the class name
+    bases: list = field(default_factory=list)      # classdef: base class expressions
+    decorators: list = field(default_factory=list)  # classdef: Decorator nodes
 
 
 @dataclass

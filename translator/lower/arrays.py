@@ -13,18 +13,31 @@ _ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get
 _DERIVED = {"slice", "tiled_view", "get_raw_memory"}
 
 
-def _base_name(e, alias: dict):
-    """The parameter behind `x`, `x.slice(...)`, `x.slice(...).tiled_view(...)` or an alias of one."""
+def _base(e, alias: dict):
+    """(parameter, is_list_element) behind `x`, `x.slice(...)`, `xs[i]`, `xs[i].slice(...)` or an
+    alias of one; (None, False) otherwise."""
+    elem = False
     for _ in range(32):
         if isinstance(e, N.Name):
             if e.id not in alias:
-                return e.id
+                return e.id, elem
             e = alias[e.id]
         elif isinstance(e, N.Call) and isinstance(e.func, N.Attr) and e.func.attr in _DERIVED:
             e = e.func.value
+        elif isinstance(e, N.Subscript) and not elem and isinstance(e.value, N.Name) \
+                and not isinstance(e.index, (N.SliceExpr, N.TupleExpr)) \
+                and not (isinstance(e.index, N.Const) and (e.index.value is None or e.index.value is Ellipsis)):
+            elem = True       # an element of a list-of-arrays parameter
+            e = e.value
         else:
-            return None
-    return None
+            return None, False
+    return None, False
+
+
+def _base_name(e, alias: dict):
+    """The parameter behind `x`, `x.slice(...)`, `x.slice(...).tiled_view(...)` or an alias of one."""
+    name, elem = _base(e, alias)
+    return None if elem else name
 
 
 def walk(node):
@@ -56,16 +69,26 @@ def _rank_from(e):
 
 def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0) -> dict:
     """Map parameter name -> rank (None when used as an array but the rank is unknown)."""
-    found: dict = {}
+    return infer_params(fd, info, candidates, _depth)[0]
 
-    def note(name, rank):
+
+def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0):
+    """(arrays, lists): parameter name -> rank for array parameters, and for list-of-arrays
+    parameters (`xs[i]` used as an array, or `len(xs)`), the rank of their elements
+    (None when unknown)."""
+    found: dict = {}
+    lists: dict = {}
+
+    def note(target, rank):
+        name, elem = target if isinstance(target, tuple) else (target, False)
         if name not in candidates:
             return
-        old = found.get(name)
+        table = lists if elem else found
+        old = table.get(name)
         if rank is not None and (old is None or rank > old):
-            found[name] = rank
+            table[name] = rank
         else:
-            found.setdefault(name, old)
+            table.setdefault(name, old)
 
     tuple_names, alias = {}, {}
     for n in walk(fd.body):
@@ -78,18 +101,27 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             for t in n.targets:
                 if isinstance(t, N.Name):
                     alias[t.id] = n.value
+        if isinstance(n, N.Assign) and isinstance(n.value, N.Subscript) and isinstance(n.value.value, N.Name) \
+                and n.value.value.id in candidates:
+            for t in n.targets:       # `A = As[g]`
+                if isinstance(t, N.Name):
+                    alias[t.id] = n.value
     for n in walk(fd.body):
         if isinstance(n, N.Call):
             path = info.ct_path(n.func)
+            if isinstance(n.func, N.Name) and n.func.id == "len" and len(n.args) == 1 \
+                    and isinstance(n.args[0], N.Name) and n.args[0].id in candidates \
+                    and n.args[0].id not in alias:
+                lists.setdefault(n.args[0].id, None)
             if isinstance(n.func, N.Attr) and n.func.attr == "tiled_view":
                 shape = n.args[0] if n.args else next((k.value for k in n.keywords if k.name == "tile_shape"), None)
                 rank = _rank_from(shape)
                 if rank is None and isinstance(shape, N.Const) and isinstance(shape.value, int):
                     rank = 1
-                base = _base_name(n.func.value, alias)
-                if base is not None:
+                base = _base(n.func.value, alias)
+                if base[0] is not None:
                     note(base, rank)
-            if path in _ARRAY_OPS and n.args and _base_name(n.args[0], alias) is not None:
+            if path in _ARRAY_OPS and n.args and _base(n.args[0], alias)[0] is not None:
                 kw = {k.name: k.value for k in n.keywords}
                 idx = n.args[1] if len(n.args) > 1 else kw.get("index", kw.get("indices"))
                 shape = n.args[2] if path == "load" and len(n.args) > 2 else kw.get("shape")
@@ -101,21 +133,31 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if rank is None and idx is not None and (path in ("load", "store", "gather", "scatter")
                                                          or path.startswith("atomic_")):
                     rank = 1   # a bare scalar/tile index addresses a 1-D array
-                note(_base_name(n.args[0], alias), rank)
+                note(_base(n.args[0], alias), rank)
             elif isinstance(n.func, N.Name) and n.func.id in info.functions and _depth < 8:
                 callee = info.functions[n.func.id]
                 if callee.name in info.kernels:
                     continue
                 pnames = [p.name for p in callee.params if p.kind == "normal"]
                 for i, a in enumerate(n.args):
-                    if isinstance(a, N.Name) and a.id in candidates and i < len(pnames):
-                        sub = infer_arrays(callee, info, {pnames[i]}, _depth + 1)
-                        if pnames[i] in sub:
-                            note(a.id, sub[pnames[i]])
-        elif isinstance(n, N.Attr) and isinstance(n.value, N.Name) and n.attr in _ARRAY_ATTRS:
-            note(_base_name(n.value, alias), None)
+                    if i >= len(pnames):
+                        continue
+                    if isinstance(a, N.Name) and a.id in candidates:
+                        sub_arrays, sub_lists = infer_params(callee, info, {pnames[i]}, _depth + 1)
+                        if pnames[i] in sub_arrays:
+                            note(_base(a, alias), sub_arrays[pnames[i]])
+                        if pnames[i] in sub_lists and _base(a, alias) == (a.id, False):
+                            note((a.id, True), sub_lists[pnames[i]])
+                    elif isinstance(a, N.Subscript) and _base(a, alias)[1]:
+                        sub_arrays, _ = infer_params(callee, info, {pnames[i]}, _depth + 1)
+                        if pnames[i] in sub_arrays:
+                            note(_base(a, alias), sub_arrays[pnames[i]])
+        elif isinstance(n, N.Attr) and isinstance(n.value, (N.Name, N.Subscript)) and n.attr in _ARRAY_ATTRS:
+            note(_base(n.value, alias), None)
         elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) \
-                and n.value.attr in ("shape", "strides") and _base_name(n.value.value, alias) is not None \
+                and n.value.attr in ("shape", "strides") and _base(n.value.value, alias)[0] is not None \
                 and isinstance(n.index, N.Const) and isinstance(n.index.value, int):
-            note(_base_name(n.value.value, alias), n.index.value + 1)
-    return found
+            note(_base(n.value.value, alias), n.index.value + 1)
+    for name in lists:          # a parameter used both ways is a list (its elements are arrays)
+        found.pop(name, None)
+    return found, lists

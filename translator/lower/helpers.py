@@ -12,14 +12,15 @@ import copy
 from ..ir import nodes as N
 from . import types as T
 from .kernel import FunctionLowerer, HelperPlan
-from .types import ArrayRef, V
+from .types import ArrayRef, ListRef, V
 
 _MAX_DEPTH = 16
-BIND_ONLY = (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM)
+BIND_ONLY = (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM, T.CONSTOBJ)
 
 
 def _sig_of(v: V):
-    return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32))
+    return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
+            v.value.rank if v.kind == T.LIST else None)
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
@@ -73,7 +74,7 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
     for a in all_args:
         if a.kind in BIND_ONLY:
             continue
-        flat.extend(a.array.flat() if a.kind == T.ARRAY else [a.code])
+        flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
     kind = ret.kind if ret.kind not in (T.STATIC, T.TUPLE) else T.UNKNOWN
     return V(f"{plan.emit_name}({', '.join(flat)})", kind, rank=ret.rank)
@@ -97,6 +98,11 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             env[p.name] = V(p.name, T.ARRAY, array=ref)
             plan.array_params[p.name] = a.array.rank
             out_params.append(", ".join(ref.flat()))
+        elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
+            ref = ListRef(p.name, a.value.rank)
+            env[p.name] = V(p.name, T.LIST, value=ref)
+            tbl, n, dt = ref.params()
+            out_params.append(f"{tbl}, {n}, {dt}: tl.constexpr")
         elif a.kind in BIND_ONLY:
             env[p.name] = a          # functions, modules, enum members: bound at translation time
         elif a.kind == T.DTYPE:

@@ -1,6 +1,8 @@
 """Lower a cuTile kernel (or tile helper) body to Triton source lines."""
 from __future__ import annotations
 
+import dataclasses
+import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -12,6 +14,7 @@ from . import registry
 from . import types as T
 from .types import V, paren
 
+_UNKNOWN = object()     # FunctionLowerer._known_value: no value at translation time
 _BIN_PREC = {"**": 15, "*": 13, "/": 13, "//": 13, "%": 13, "@": 13, "+": 12, "-": 12,
              "<<": 11, ">>": 11, "&": 10, "^": 9, "|": 8}
 
@@ -208,7 +211,18 @@ class FunctionLowerer:
             self.env[fd.name] = V(fd.name, T.HELPER, value=("localfunc", fd))
             return
         v = self.expr(st.value)
-        if v.kind in (T.ARRAY, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM) \
+        if v.kind == T.ARRAY and v.array.from_list:
+            return self._assign_list_element(st, v, depth)
+        if v.known and isinstance(v.value, enum.Enum) and not isinstance(v.value, int):
+            for t in st.targets:       # a plain Enum member has no Triton value: bound statically
+                if not isinstance(t, N.Name):
+                    self.fail("C2T103", "cannot unpack this value", t)
+                self.env[t.id] = v
+            return
+        if v.kind == T.TUPLE and any(e.kind == T.ARRAY and e.array.from_list for e in v.elts or []):
+            self.fail("C2T101", "a tuple holding elements of a list of arrays cannot be assigned; "
+                                "assign each element to a name (`A = As[g]`)", st)
+        if v.kind in (T.ARRAY, T.LIST, T.CONSTOBJ, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM) \
                 or registry.lookup_method(v.kind, "__getattr__") is not None:
             # (kinds a topic module defines, e.g. a TiledView, are compile-time descriptors too)
             for t in st.targets:       # aliases of arrays/functions are resolved statically
@@ -228,6 +242,19 @@ class FunctionLowerer:
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
                                    value=v.value, known=v.known)
         self.emit(depth, " = ".join(names) + " = " + v.code)
+
+    def _assign_list_element(self, st, v: V, depth):
+        """`A = As[g]`: read the table row once into variables (pointer, extents, strides), so later
+        uses do not depend on `g` (which may change) and do not reload the table."""
+        if len(st.targets) != 1 or not isinstance(st.targets[0], N.Name):
+            self.fail("C2T101", "an element of a list of arrays can only be assigned to one name", st)
+        name = st.targets[0].id
+        src = v.array
+        ref = T.ArrayRef.for_param(name, src.rank)
+        ref.root = src.root
+        for dst, code in zip(ref.flat(), src.flat()):
+            self.emit(depth, f"{dst} = {code}")
+        self.env[name] = V(name, T.ARRAY, array=ref)
 
     def _tuple_vars(self, name, v):
         if v.kind != T.TUPLE or not v.elts:
@@ -309,6 +336,32 @@ class FunctionLowerer:
                 self.env[k] = v
             elif self.env[k].kind != v.kind:
                 self.env[k] = V(k, T.TILE if T.TILE in (v.kind, self.env[k].kind) else T.UNKNOWN)
+            elif (self.env[k].known or v.known) and not (
+                    self.env[k].known and v.known and type(self.env[k].value) is type(v.value)
+                    and self.env[k].value == v.value):
+                self.env[k] = self._forget(self.env[k])     # the value depends on the path taken
+
+    @staticmethod
+    def _forget(v: V) -> V:
+        """The same variable without its translation-time value."""
+        elts = [FunctionLowerer._forget(e) for e in v.elts] if v.elts else v.elts
+        return V(v.code, v.kind, prec=v.prec, rank=v.rank, array=v.array, tf32=v.tf32, elts=elts)
+
+    def _forget_loop_assigned(self, body):
+        """Names a loop body assigns have no single translation-time value inside or after it."""
+        from .arrays import walk
+        names = set()
+        for n in walk(body):
+            targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(
+                n, (N.AugAssign, N.AnnAssign, N.For)) else []
+            for t in targets:
+                for x in walk(t):
+                    if isinstance(x, N.Name):
+                        names.add(x.id)
+        for k in names:
+            v = self.env.get(k)
+            if v is not None and v.known and v.kind in (T.STATIC, T.SCALAR, T.TILE, T.TUPLE):
+                self.env[k] = self._forget(v)
 
     def st_For(self, st, depth):
         if st.orelse:
@@ -327,6 +380,7 @@ class FunctionLowerer:
             self.fail("C2T103", "the loop variable must be a name", st.target)
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
         self.env[st.target.id] = V(st.target.id, T.SCALAR)
+        self._forget_loop_assigned(st.body)
         before = dict(self.env)
         self.written |= self._loop_writes(st.body)
         self.block(st.body, depth + 1)
@@ -355,17 +409,17 @@ class FunctionLowerer:
             self._bind_static(st.target, item, st)
             self.block(st.body, depth)
 
-    def _static_items(self, src) -> list:
+    def _static_items(self, src, what: str = "ct.static_iter") -> list:
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id in ("zip", "enumerate") \
                 and src.func.id not in self.env and not src.keywords:
-            seqs = [self._static_items(a) for a in src.args]
+            seqs = [self._static_items(a, what) for a in src.args]
             if src.func.id == "enumerate":
                 return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
                         for i, e in enumerate(seqs[0])]
             return [V("", T.TUPLE, elts=list(group)) for group in zip(*seqs)]
         v = self.expr(src)
         if v.kind != T.TUPLE or v.elts is None:
-            self.fail("C2T105", "ct.static_iter needs a tuple (or zip/enumerate of tuples) known at "
+            self.fail("C2T105", f"{what} needs a tuple (or zip/enumerate of tuples) known at "
                                 "translation time", src)
         return list(v.elts)
 
@@ -383,6 +437,7 @@ class FunctionLowerer:
         if st.orelse:
             self.fail("C2T103", "`while ... else` is not supported in kernel code", st)
         self.written |= self._loop_writes(st.body)
+        self._forget_loop_assigned(st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
         self.block(st.body, depth + 1)
@@ -400,6 +455,8 @@ class FunctionLowerer:
     @staticmethod
     def _root(arr) -> str:
         import re
+        if getattr(arr, "root", ""):
+            return arr.root
         m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
         return m.group(1) if m else arr.ptr
 
@@ -418,12 +475,19 @@ class FunctionLowerer:
         from .arrays import walk
         names = set()
         for n in walk(body):
-            if isinstance(n, N.Call) and n.args and isinstance(n.args[0], N.Name):
+            if isinstance(n, N.Call) and n.args and isinstance(n.args[0], (N.Name, N.Subscript)):
                 path = self.s.info.ct_path(n.func)
                 if path in ("store", "scatter") or (path or "").startswith("atomic_"):
-                    v = self.env.get(n.args[0].id)
+                    a = n.args[0]
+                    if isinstance(a, N.Subscript):      # ct.store(Cs[g], ...)
+                        a = a.value
+                        if not isinstance(a, N.Name):
+                            continue
+                    v = self.env.get(a.id)
                     if v is not None and v.kind == T.ARRAY:
                         names.add(self._root(v.array))
+                    elif v is not None and v.kind == T.LIST:
+                        names.add(v.value.name)
         return names
 
     # ----------------------------------------------------------------- expressions
@@ -443,7 +507,9 @@ class FunctionLowerer:
             return self.env[nm]
         info = self.s.info
         if nm in info.constants:
-            return self.static_value(info.constants[nm], e)
+            return self.static_value(info.constants[nm], e, name=nm)
+        if nm in info.classes:      # a module-level enum class or frozen dataclass
+            return V(nm, T.CONSTOBJ, value=info.classes[nm], known=True)
         path = info.ct_path(e)
         if path is not None:
             return self.ct_object(path, e)
@@ -456,12 +522,21 @@ class FunctionLowerer:
             return V(nm, T.MODULE, value=info.other_modules[nm])
         if nm in ("True", "False", "None"):
             return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
-        if nm in ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod"):
+        if nm in ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod", "tuple"):
             return V(nm, T.MODULE, value="builtins." + nm)
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
                             "(module globals must be literals, cuTile objects or functions)", e)
 
-    def static_value(self, val, node) -> V:
+    def static_value(self, val, node, name: str = "") -> V:
+        if isinstance(val, enum.Enum):
+            if isinstance(val, int) and not isinstance(val, bool):      # IntEnum: an int
+                code = repr(int(val))
+            else:   # a plain Enum member has no Triton value; it only takes part in folded compares
+                code = repr(f"{type(val).__name__}.{val.name}")
+            return V(code, T.STATIC, value=val, known=True, prec=14 if code.startswith("-") else 100)
+        if dataclasses.is_dataclass(val) or (isinstance(val, type) and issubclass(val, enum.Enum)):
+            # a frozen dataclass value, or an alias of an enum class / dataclass
+            return V(name or getattr(val, "__name__", type(val).__name__), T.CONSTOBJ, value=val, known=True)
         if isinstance(val, float):
             if val != val:
                 return V('float("nan")', T.STATIC, value=val, known=True)
@@ -502,6 +577,8 @@ class FunctionLowerer:
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
         if base.kind == T.ARRAY:
             return self.ops.array_attr(self, base, e.attr, e)
+        if base.kind == T.CONSTOBJ or (base.known and isinstance(base.value, enum.Enum)):
+            return self._fold_attr(base, e)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):
             if e.attr == "shape":
                 return V(f"{paren(base, 100)}.shape", T.STATIC, rank=None)
@@ -520,9 +597,28 @@ class FunctionLowerer:
             self.fail("C2T101", f"dtype.{e.attr} is host-only in cuTile", e)
         self.fail("C2T103", f"attribute `{e.attr}` of this value is not supported in kernel code", e)
 
+    def _fold_attr(self, base: V, e) -> V:
+        """`Mode.FAST`, `cfg.tile_m`, `Mode.FAST.value`: attributes of module-level enums and frozen
+        dataclass values are compile-time constants."""
+        obj = base.value
+        if e.attr.startswith("_") or callable(getattr(type(obj), e.attr, None)) \
+                and not isinstance(getattr(obj, e.attr, None), enum.Enum):
+            self.fail("C2T101", f"`{base.code}.{e.attr}` cannot be used in kernel code (only members, "
+                                "fields, .name and .value are folded)", e)
+        try:
+            val = getattr(obj, e.attr)
+        except AttributeError:
+            self.fail("C2T103", f"`{base.code}` has no attribute `{e.attr}`", e)
+        if isinstance(val, (bool, int, float, str, tuple, enum.Enum)) or val is None \
+                or (dataclasses.is_dataclass(val) and not isinstance(val, type)):
+            return self.static_value(val, e, name=f"{base.code}.{e.attr}")
+        self.fail("C2T101", f"`{base.code}.{e.attr}` is not a constant kernel code can use", e)
+
     def e_Subscript(self, e):
         base = self.expr(e.value)
         idx = e.index
+        if base.kind == T.LIST:
+            return self._list_element(base, idx, e)
         if base.kind == T.TUPLE and base.elts is not None:
             iv = self.expr(idx)
             if iv.known and isinstance(iv.value, int):
@@ -551,11 +647,125 @@ class FunctionLowerer:
             return V(f"{paren(base, 100)}[{iv.code}]", T.STATIC)
         self.fail("C2T103", "this subscript is not supported in kernel code", e)
 
+    def _list_element(self, base: V, idx, e) -> V:
+        """`As[g]` of a list-of-arrays parameter: an array whose pointer, extents and strides are
+        read from the parameter's table (row g)."""
+        from .arrays import walk
+        if isinstance(idx, (N.SliceExpr, N.TupleExpr)):
+            self.fail("C2T101", "a list of arrays can only be indexed with one integer", e)
+        for n in walk(idx):     # the index text is repeated in every table read: it must be pure
+            if isinstance(n, N.Call):
+                f = self.expr(n.func) if not isinstance(n.func, N.Lambda) else None
+                pure = f is not None and (
+                    (f.kind == T.CTFUNC and not str(f.value).startswith(("atomic", "print", "assert", "static")))
+                    or (f.kind == T.MODULE and str(f.value) in ("builtins.min", "builtins.max", "builtins.int",
+                                                                 "builtins.abs", "builtins.len")))
+                if not pure:
+                    self.fail("C2T101", "the index of a list of arrays must not call functions with "
+                                        "side effects (assign it to a variable first)", n)
+        iv = self.expr(idx)
+        if iv.kind not in (T.STATIC, T.SCALAR, T.TILE, T.UNKNOWN) or (iv.kind == T.TILE and iv.rank not in (0, None)):
+            self.fail("C2T101", "a list of arrays must be indexed with an integer scalar", e)
+        if iv.kind == T.TILE and iv.rank is None:
+            self.fail("C2T101", "a list of arrays must be indexed with an integer scalar "
+                                "(this value may be a tile)", e)
+        lst = base.value
+        if iv.known:
+            if not isinstance(iv.value, int) or isinstance(iv.value, bool) or iv.value < 0:
+                self.fail("C2T101", "a list of arrays must be indexed with a non-negative integer", e)
+            ref = lst.element(str(iv.value), known=iv.value)
+        else:
+            ref = lst.element(paren(iv, 14))
+        return V(ref.ptr, T.ARRAY, array=ref)
+
     def e_TupleExpr(self, e):
-        elts = [self.expr(x) for x in e.elts]
+        return self.make_tuple([self.expr(x) for x in e.elts])
+
+    def make_tuple(self, elts: list) -> V:
         code = "(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")"
         return V(code, T.TUPLE, elts=elts, known=all(x.known for x in elts),
                  value=tuple(x.value for x in elts) if all(x.known for x in elts) else None)
+
+    # ----------------------------------------------------------------- comprehensions
+    def e_Comprehension(self, e):
+        self.fail("C2T103", "only tuple(... for ...) comprehensions are supported in kernel code "
+                            "(cuTile has no lists or generators there)", e)
+
+    def unroll_comprehension(self, comp) -> list:
+        """`tuple(f(x) for x in t)`: the elements, unrolled at translation time over tuples,
+        zip/enumerate of tuples, ct.static_iter(...) and range() with constant bounds."""
+        from .arrays import walk
+        names = {x.id for f in comp.fors for x in walk(f.target) if isinstance(x, N.Name)}
+        saved = {k: self.env[k] for k in names if k in self.env}
+        out: list = []
+        try:
+            self._unroll_level(comp, 0, out)
+        finally:       # comprehension variables do not leak (Python 3)
+            for k in names:
+                if k in saved:
+                    self.env[k] = saved[k]
+                else:
+                    self.env.pop(k, None)
+        return out
+
+    def _unroll_level(self, comp, k: int, out: list):
+        if len(out) > 4096:
+            self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", comp)
+        if k == len(comp.fors):
+            if comp.cond is not None:
+                c = self._known_value(self.expr(comp.cond))
+                if c is _UNKNOWN:
+                    self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation "
+                                        "time", comp.cond)
+                if not c:
+                    return
+            out.append(self.expr(comp.elt))
+            return
+        f = comp.fors[k]
+        for item in self._comp_items(f.iter):
+            self._bind_static(f.target, item, f)
+            self._unroll_level(comp, k + 1, out)
+
+    def _comp_items(self, it) -> list:
+        if isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range" \
+                and "range" not in self.env:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
+            bounds = [self._known_value(self.expr(a)) for a in it.args]
+            if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+                self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
+                                    "time (literals, module constants, enum/dataclass fields)", it)
+            if len(bounds) == 3 and bounds[2] == 0:
+                self.fail("C2T109", "range() step must not be zero", it)
+            r = range(*bounds)
+            if len(r) > 4096:
+                self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
+            return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
+        if isinstance(it, N.Call) and self.s.info.ct_path(it.func) == "static_iter":
+            if len(it.args) != 1 or it.keywords:
+                self.fail("C2T109", "ct.static_iter takes one iterable", it)
+            return self._comp_items(it.args[0])
+        return self._static_items(it, "a tuple comprehension")
+
+    @staticmethod
+    def _known_value(v: V):
+        """The Python value of a static whose value is known (literal arithmetic included)."""
+        if v.known:
+            return v.value
+        if v.kind == T.STATIC and v.code:
+            import ast
+            try:     # compile-time arithmetic of literals (`i % 2 == 0` with i known): Python semantics
+                tree = ast.parse(v.code, mode="eval")
+            except SyntaxError:
+                return _UNKNOWN
+            if all(isinstance(n, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
+                                  ast.Constant, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
+                   for n in ast.walk(tree)):
+                try:
+                    return eval(compile(tree, "<static>", "eval"), {"__builtins__": {}})
+                except Exception:
+                    return _UNKNOWN
+        return _UNKNOWN
 
     def e_ListExpr(self, e):
         v = self.e_TupleExpr(N.TupleExpr(span=e.span, elts=e.elts))
@@ -578,11 +788,40 @@ class FunctionLowerer:
         a, b = self.expr(left), self.expr(right)
         return self.ops.binary(self, op, a, b, node)
 
+    def _fold_compare(self, e, vals: list) -> Optional[V]:
+        """Compares involving enum members or frozen dataclass values are decided at translation
+        time (with Python's semantics); None when there are none."""
+        def special(v):
+            return v.known and (isinstance(v.value, enum.Enum) or (
+                dataclasses.is_dataclass(v.value) and not isinstance(v.value, type)))
+        if not any(special(v) for v in vals):
+            return None
+        if not all(v.known for v in vals):
+            if all(not special(v) or (isinstance(v.value, int) and isinstance(v.value, enum.Enum))
+                   for v in vals):
+                return None     # IntEnum members compare as ints at run time
+            self.fail("C2T105", "an enum member or dataclass value can only be compared with values "
+                                "known at translation time", e)
+        import operator
+        fns = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+               ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+               "in": lambda a, b: operator.contains(b, a), "not in": lambda a, b: not operator.contains(b, a)}
+        result = True
+        try:
+            for op, a, b in zip(e.ops, vals, vals[1:]):
+                result = result and bool(fns[op](a.value, b.value))
+        except (TypeError, KeyError) as err:
+            self.fail("C2T105", f"this comparison fails in Python ({err})", e)
+        return V(str(result), T.STATIC, value=result, known=True)
+
     def e_Compare(self, e):
-        parts, left = [], self.expr(e.left)
+        vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        folded = self._fold_compare(e, vals)
+        if folded is not None:
+            return folded
+        parts, left = [], vals[0]
         kind = left.kind
-        for op, comp in zip(e.ops, e.comparators):
-            right = self.expr(comp)
+        for op, right in zip(e.ops, vals[1:]):
             if op in ("in", "not in"):
                 self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
             parts.append(f"{paren(left, 8)} {op} {paren(right, 8)}")

@@ -9,21 +9,25 @@ from typing import Optional
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
-from .arrays import infer_arrays
+from .arrays import infer_params
 from .kernel import FunctionLowerer, Shared
-from .types import ArrayRef, V
+from .ops_math import is_by_target, resolve_by_target
+from .types import ArrayRef, ListRef, V
 
 
 @dataclass
 class Param:
     name: str
-    kind: str                 # "array" | "constexpr" | "scalar"
+    kind: str                 # "array" | "list" | "constexpr" | "scalar"
     rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
 
     def kernel_params(self) -> str:
         if self.kind == "array":
             return ", ".join(ArrayRef.for_param(self.name, self.rank or 0).flat())
+        if self.kind == "list":
+            tbl, n, dt = ListRef(self.name, self.rank).params()
+            return f"{tbl}, {n}, {dt}: tl.constexpr"
         if self.kind == "constexpr":
             return f"{self.name}: tl.constexpr"
         return self.name
@@ -51,10 +55,25 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     deco = info.kernel_decorator(fd)
     if isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:
-            s = kw.value.span
+            value = kw.value
+            if is_by_target(info, value):
+                # ct.ByTarget(sm_90=..., default=...): the translation targets sm_90
+                try:
+                    value = resolve_by_target(value, 90)
+                except ValueError as e:
+                    rep.add("C2T109", f"kernel `{fd.name}`: hint `{kw.name}`: {e}", kw.span)
+                    plan.ok = False
+                    continue
+                if value is None:
+                    rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}` has no sm_90 entry and no "
+                                      "default in its ct.ByTarget (cuTile's automatic choice applies)",
+                            kw.span)
+                    continue
+            s = value.span
             plan.hints[kw.name] = shared.text[s.start:s.end]
-            rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={plan.hints[kw.name]}` has no direct "
-                              "Triton equivalent and was dropped", kw.span)
+            rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={plan.hints[kw.name]}` "
+                              + ("(sm_90 entry of its ct.ByTarget) " if value is not kw.value else "")
+                              + "has no direct Triton equivalent and was dropped", kw.span)
         if deco.expr.args:
             rep.add("C2T109", "@ct.kernel takes keyword arguments only", deco.span)
     for d in fd.decorators:
@@ -71,13 +90,15 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         if p.default is not None:
             rep.add("C2T103", f"kernel `{fd.name}`: default values are not allowed on kernel parameters", p.span)
             plan.ok = False
-    arrays = infer_arrays(fd, info, names)
+    arrays, lists = infer_params(fd, info, names)
     comments = {c.line: c.text for c in shared.comments if not c.own_line}
     for p in fd.params:
         if p.kind != "normal":
             continue
         if info.is_constant_annotation(p.annotation):
             kp = Param(p.name, "constexpr")
+        elif p.name in lists:
+            kp = Param(p.name, "list", lists[p.name])
         elif p.name in arrays:
             kp = Param(p.name, "array", arrays[p.name])
         else:
@@ -88,6 +109,8 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     for kp in plan.params:
         if kp.kind == "array":
             env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank or 0))
+        elif kp.kind == "list":
+            env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
         elif kp.kind == "constexpr":
             env[kp.name] = V(kp.name, T.STATIC)
         else:

@@ -639,6 +639,17 @@ def call(lw, e: N.Call) -> V:
         return helper_call(lw, str(f.value), e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):
         return builtin_call(lw, str(f.value)[9:], e)
+    if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
+        args = [lw.expr(a) for a in e.args]
+        kws = {k.name: lw.expr(k.value) for k in e.keywords}
+        if not isinstance(f.value, type) or None in kws or any(isinstance(a, N.Starred) for a in e.args) \
+                or not all(v.known for v in [*args, *kws.values()]):
+            lw.fail("C2T105", f"`{f.code}(...)` needs arguments known at translation time", e)
+        try:
+            val = f.value(*[a.value for a in args], **{k: v.value for k, v in kws.items()})
+        except (TypeError, ValueError) as err:
+            lw.fail("C2T109", f"`{f.code}(...)`: {err}", e)
+        return lw.static_value(val, e)
     if f.kind == T.DTYPE:   # ct.int16(5): a strictly typed constant / cast
         if len(e.args) != 1 or e.keywords:
             lw.fail("C2T109", "a dtype call takes one argument", e)
@@ -709,6 +720,17 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
     if name == "print":
         from .ops_debug import print_call
         return print_call(lw, e)
+    if name == "tuple":
+        if e.keywords or len(e.args) > 1:
+            lw.fail("C2T109", "tuple() takes at most one argument", e)
+        if not e.args:
+            return lw.make_tuple([])
+        if isinstance(e.args[0], N.Comprehension) and e.args[0].kind == "generator":
+            return lw.make_tuple(lw.unroll_comprehension(e.args[0]))
+        x = lw.expr(e.args[0])
+        if x.kind == T.TUPLE and x.elts is not None:
+            return x
+        lw.fail("C2T105", "tuple(...) needs a generator expression or a tuple known at translation time", e)
     args = [lw.expr(a) for a in e.args]
     if name in _BUILTIN_MINMAX and len(args) == 2 and not e.keywords:
         x, y = args
@@ -717,6 +739,8 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
         return V(f"tl.{_BUILTIN_MINMAX[name]}({x.code}, {y.code})", _result_kind(x, y), rank=_rank(x, y))
     if name in ("int", "float", "bool", "len", "abs") and len(args) == 1:
         x = args[0]
+        if name == "len" and x.kind == T.LIST:
+            return V(f"{x.value.name}_len", T.SCALAR)
         if name == "len" and x.kind == T.TUPLE and x.elts is not None:
             return V(str(len(x.elts)), T.STATIC, value=len(x.elts), known=True)
         if x.is_static or name == "len":

@@ -235,7 +235,7 @@ def _static_eval(lw, node, call, what) -> V:
 
 
 def _has_raw(node) -> bool:
-    if isinstance(node, N.Raw):
+    if isinstance(node, (N.Raw, N.Comprehension)):
         return True
     if isinstance(node, N.Node):
         return any(_has_raw(getattr(node, f)) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")

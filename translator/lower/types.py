@@ -10,6 +10,8 @@ SCALAR = "scalar"     # runtime scalar (bid, array extent, int/float kernel argu
 TILE = "tile"         # runtime tile
 ARRAY = "array"       # an Array: pointer + shape + strides
 TUPLE = "tuple"
+LIST = "list"         # a list-of-arrays kernel parameter (a device table of pointers, shapes, strides)
+CONSTOBJ = "constobj"  # a module-level enum class or frozen dataclass value: folded at translation time
 DTYPE = "dtype"
 ENUM = "enum"         # a member of a cuTile enum (PaddingMode.ZERO...)
 CTFUNC = "ctfunc"     # a cuda.tile function object
@@ -26,6 +28,8 @@ class ArrayRef:
     rank: int
     shapes: list = field(default_factory=list)
     strides: list = field(default_factory=list)
+    root: str = ""          # the parameter it comes from, when `ptr` is an expression (list elements)
+    from_list: bool = False  # an element of a list parameter: its codes read the table at `index`
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":
@@ -34,6 +38,35 @@ class ArrayRef:
 
     def flat(self) -> list:
         return [self.ptr, *self.shapes, *self.strides]
+
+
+@dataclass
+class ListRef:
+    """A list-of-arrays parameter: `<name>_tbl` points at an int64 table with one row per array
+    (data pointer, then `rank` extents, then `rank` strides in elements), `<name>_len` is the
+    number of arrays and `<name>_DTYPE` (a constexpr) their common element dtype."""
+    name: str
+    rank: Optional[int]       # None: only the pointers are used (rows hold just the pointer)
+
+    @property
+    def width(self) -> int:
+        return 1 + 2 * (self.rank or 0)
+
+    def params(self) -> list:
+        return [f"{self.name}_tbl", f"{self.name}_len", f"{self.name}_DTYPE"]
+
+    def element(self, index: str, known=None) -> ArrayRef:
+        """The array at position `index` (source text of an int scalar, or a known int)."""
+        w = self.width
+        if known is not None:
+            row = lambda k: f"{self.name}_tbl + {known * w + k}" if known * w + k else f"{self.name}_tbl"
+        else:
+            row = lambda k: f"{self.name}_tbl + {index} * {w}" + (f" + {k}" if k else "")
+        r = self.rank or 0
+        return ArrayRef(f"tl.load({row(0)}).to(tl.pointer_type({self.name}_DTYPE))", r,
+                        [f"tl.load({row(1 + k)}).to(tl.int32)" for k in range(r)],
+                        [f"tl.load({row(1 + r + k)}).to(tl.int32)" for k in range(r)],
+                        root=self.name, from_list=True)
 
 
 @dataclass

@@ -1,0 +1,206 @@
+"""Translation-time Python in kernels: tuple comprehensions, module-level enums and frozen
+dataclasses, ct.ByTarget hints. Run under the interpreter vs torch where they execute."""
+import pytest
+import torch
+
+from kernel_util import build, codes, translate
+
+# ---------------------------------------------------------------- tuple comprehensions
+COMPREHENSIONS = """
+NPARTS = 4
+
+@ct.kernel
+def k(x, y, T: ConstInt):
+    parts = tuple(ct.load(x, index=(i, 0), shape=(1, T)) for i in range(NPARTS))
+    scaled = tuple(p * (j + 1) for j, p in enumerate(parts) if j % 2 == 0)
+    squares = tuple(p * p for p in ct.static_iter(parts))
+    pairs = tuple(a + b for a, b in zip(parts, squares))
+    nested = tuple(i * 10 + j for i in range(3) for j in range(i))
+    acc = scaled[0] + scaled[1] + pairs[3] + nested[2] + len(nested)
+    ct.store(y, index=(0, 0), tile=acc)
+
+def run(x):
+    y = torch.empty((1, x.shape[1]), dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, x.shape[1]))
+    return y
+"""
+
+
+def test_tuple_comprehensions_unroll(tmp_path):
+    mod = build(COMPREHENSIONS, tmp_path)
+    x = torch.randn(4, 8)
+    # scaled = (x0 * 1, x2 * 3); nested = (10, 20, 21)
+    ref = x[0] + x[2] * 3 + (x[3] + x[3] * x[3]) + 21 + 3
+    torch.testing.assert_close(mod.run(x)[0], ref)
+    code = open(mod.__file__).read()
+    assert "scaled = (parts[0] * (0 + 1), parts[2] * (2 + 1))" in code
+    assert "nested = (1 * 10 + 0, 2 * 10 + 0, 2 * 10 + 1)" in code
+
+
+def test_comprehension_variables_do_not_leak(tmp_path):
+    mod = build("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        i = ct.load(x, index=(0,), shape=(T,))
+        t = tuple(i * 2 for i in range(3))
+        ct.store(y, index=(0,), tile=i + t[2])
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
+        return y
+    """, tmp_path)
+    x = torch.randn(8)
+    torch.testing.assert_close(mod.run(x), x + 4)
+
+
+@pytest.mark.parametrize("body,code", [
+    ("t = tuple(i for i in range(T))", "C2T105"),                    # Constant parameter: value unknown
+    ("t = tuple(i for i in range(3) if i < ct.bid(0))", "C2T105"),  # runtime condition
+    ("t = tuple(i for i in ct.bid(0))", "C2T105"),
+    ("t = [i for i in range(3)]", "C2T103"),                         # no lists in kernels
+    ("t = (i for i in range(3))", "C2T103"),                         # bare generator
+])
+def test_comprehensions_that_cannot_unroll_are_refused(body, code):
+    assert code in codes(f"""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        {body}
+        ct.store(x, index=(0,), tile=ct.zeros((T,), dtype=ct.float32))
+    """)
+
+
+# ---------------------------------------------------------------- enums and frozen dataclasses
+ENUMS = """
+import enum
+from dataclasses import dataclass
+
+class Mode(enum.Enum):
+    FAST = 1
+    SLOW = 2
+
+class Op(enum.IntEnum):
+    ADD = enum.auto()
+    MUL = enum.auto()
+
+@dataclass(frozen=True)
+class Cfg:
+    tile: int
+    scale: float = 2.0
+    op: Op = Op.MUL
+
+MODE = Mode.SLOW
+CFG = Cfg(16, op=Op.ADD)
+WIDE = Cfg(tile=CFG.tile * 2)
+
+@ct.kernel
+def k(x, y, op):
+    t = ct.load(x, index=(0,), shape=(CFG.tile,))
+    if MODE == Mode.FAST:
+        t = t + 100
+    else:
+        t = t * CFG.scale
+    if CFG.op == Op.ADD and WIDE.op is Op.MUL:
+        t = t + Op.MUL
+    m = Mode(1)
+    if m is Mode.FAST and m != Mode.SLOW:
+        t = t + Mode.SLOW.value * WIDE.tile
+    if op == Op.MUL:     # an IntEnum member against a runtime int
+        t = t * 1000
+    ct.store(y, index=(0,), tile=t)
+
+def run(x, op):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, op))
+    return y
+"""
+
+
+@pytest.mark.parametrize("op", [1, 2])
+def test_enum_and_frozen_dataclass_constants_fold(tmp_path, op):
+    mod = build(ENUMS, tmp_path)
+    x = torch.randn(16)
+    ref = (x * 2 + 2 + 2 * 32) * (1000 if op == 2 else 1)
+    torch.testing.assert_close(mod.run(x, op), ref)
+    kernel = open(mod.__file__).read().split("def k(")[1]
+    assert "t + 100" not in kernel and "t = t + 2\n" in kernel and "Mode" not in kernel.split("def launch_k")[0]
+
+
+@pytest.mark.parametrize("line,code", [
+    ("if x.shape[0] == Mode.FAST:", "C2T105"),     # a plain Enum member has no runtime value
+    ("if CFG.area() > 0:", "C2T103"),              # no such field (methods are not rebuilt)
+    ("if Cfg(ct.bid(0)).tile > 0:", "C2T105"),
+    ("if Mode.FAST < Mode.SLOW:", "C2T105"),       # Python raises TypeError
+])
+def test_enum_and_dataclass_uses_that_cannot_fold_are_refused(line, code):
+    src = ENUMS.split("@ct.kernel")[0] + f"""
+@ct.kernel
+def k2(x):
+    {line}
+        ct.store(x, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+"""
+    assert code in codes(src)
+
+
+def test_enum_with_methods_is_not_folded():
+    # an enum class the analysis cannot rebuild exactly stays unknown to kernels
+    assert "C2T103" in codes("""
+    import enum
+
+    class Mode(enum.Enum):
+        FAST = 1
+
+        def other(self):
+            return Mode.FAST
+
+    @ct.kernel
+    def k(x):
+        if Mode.FAST == Mode.FAST:
+            ct.store(x, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+    """)
+
+
+def test_known_values_assigned_in_loops_are_not_folded(tmp_path):
+    # n is 2 on the first iteration only: `t ** n` must not become `t * t` for every iteration
+    mod = build("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        n = 2
+        for i in range(2):
+            t = t ** n
+            n = 3
+        ct.store(y, index=(0,), tile=t)
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
+        return y
+    """, tmp_path)
+    x = torch.rand(8) + 0.5
+    torch.testing.assert_close(mod.run(x), x ** 6)
+
+
+# ---------------------------------------------------------------- ct.ByTarget hints
+def test_by_target_hints_resolve_for_sm90():
+    res = translate("""
+    @ct.kernel(num_ctas=ct.ByTarget(sm_100=2, sm_90=4, default=1), occupancy=ct.ByTarget(sm_100=8),
+               opt_level=ct.ByTarget(sm_120=1, default=2))
+    def k(x):
+        ct.store(x, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+    """)
+    assert res.ok
+    assert res.kernels[0].hints == {"num_ctas": "4", "opt_level": "2"}
+    assert "# cuTile hints: num_ctas=4, opt_level=2" in res.code
+    msgs = [d.message for d in res.diagnostics]
+    assert any("occupancy" in m and "no sm_90 entry" in m for m in msgs)
+
+
+def test_by_target_with_invalid_key_is_an_error():
+    res = translate("""
+    @ct.kernel(num_ctas=ct.ByTarget(hopper=2))
+    def k(x):
+        ct.store(x, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+    """)
+    assert not res.ok
+    assert "C2T109" in [d.code for d in res.diagnostics]

@@ -178,6 +178,9 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         need.append("import contextlib")
     if "torch" not in have and info.kernels:
         need.append("import torch")
+    tma = bool(shared.ranks.get("desc"))
+    if "os" not in have and tma:
+        need.append("import os")
     if "triton" not in have:
         need.append("import triton")
     if "tl" not in have:
@@ -208,7 +211,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         parts.append(device)
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
-        parts.append(emit.render("host_prelude.py.j2").strip("\n"))
+        parts.append(emit.render("host_prelude.py.j2", tma=tma).strip("\n"))
     if parts:
         pos = anchor.span.end if anchor is not None else 0
         block = "\n\n\n" + "\n\n\n".join(parts) + "\n"

@@ -1,6 +1,7 @@
 """Lower a cuTile kernel (or tile helper) body to Triton source lines."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -87,6 +88,7 @@ class FunctionLowerer:
         self.written: set = set()       # arrays this block may have stored to (root names)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
+        self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -194,7 +196,7 @@ class FunctionLowerer:
                     self.fail("C2T103", "only names can be unpacked in kernel code", t)
                 ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else V(t.id, T.UNKNOWN)
                 self.env[t.id] = V(t.id, ev.kind, rank=ev.rank, array=ev.array, elts=ev.elts,
-                                   tf32=ev.tf32, value=ev.value, known=ev.known)
+                                   tf32=ev.tf32, value=ev.value, known=ev.known, shape=ev.shape)
                 names.append(t.id)
             return ", ".join(names)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
@@ -226,14 +228,14 @@ class FunctionLowerer:
             if isinstance(t, N.Name):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
-                                   value=v.value, known=v.known)
+                                   value=v.value, known=v.known, shape=v.shape)
         self.emit(depth, " = ".join(names) + " = " + v.code)
 
     def _tuple_vars(self, name, v):
         if v.kind != T.TUPLE or not v.elts:
             return None
         return [V(f"{name}[{i}]", e.kind, rank=e.rank, array=e.array, elts=e.elts, tf32=e.tf32,
-                  value=e.value, known=e.known) for i, e in enumerate(v.elts)]
+                  value=e.value, known=e.known, shape=e.shape) for i, e in enumerate(v.elts)]
 
     def st_AnnAssign(self, st, depth):
         if st.value is None:
@@ -244,7 +246,7 @@ class FunctionLowerer:
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "augmented assignment to this target is not supported", st)
         v = self.binop(st.op, st.target, st.value, st)
-        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32)
+        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape)
         plain = f"{st.target.id} {st.op} "
         if v.code.startswith(plain):
             self.emit(depth, f"{st.target.id} {st.op}= {v.code[len(plain):]}")
@@ -286,6 +288,8 @@ class FunctionLowerer:
                 self.env[k] = v
             elif self.env[k].kind != v.kind:
                 self.env[k] = V(k, T.TILE if T.TILE in (v.kind, self.env[k].kind) else T.UNKNOWN)
+            elif self.env[k].shape != v.shape:     # the shape is known only if both paths agree
+                self.env[k] = dataclasses.replace(self.env[k], shape=None)
 
     def st_For(self, st, depth):
         if st.orelse:
@@ -548,7 +552,10 @@ class FunctionLowerer:
 
     def binop(self, op, left, right, node) -> V:
         a, b = self.expr(left), self.expr(right)
-        return self.ops.binary(self, op, a, b, node)
+        v = self.ops.binary(self, op, a, b, node)
+        if v.kind == T.TILE and v.shape is None and op != "@":
+            v.shape = T.same_shape(a, b)
+        return v
 
     def e_Compare(self, e):
         parts, left = [], self.expr(e.left)

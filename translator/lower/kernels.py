@@ -10,6 +10,7 @@ from ..ir import nodes as N
 from . import types as T
 from .arrays import infer_arrays
 from .kernel import FunctionLowerer, Shared
+from .tma import TmaPlan, tma_candidates
 from .types import ArrayRef, V
 
 
@@ -19,10 +20,14 @@ class Param:
     kind: str                 # "array" | "constexpr" | "scalar"
     rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
+    tma_blocks: str = ""        # arrays on the descriptor path: their block shapes (host tuple)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
-            return ", ".join(ArrayRef.for_param(self.name, self.rank or 0).flat())
+            flat = ArrayRef.for_param(self.name, self.rank or 0).flat()
+            if self.tma_blocks:
+                flat.append(f"{self.name}_TMA: tl.constexpr")
+            return ", ".join(flat)
         if self.kind == "constexpr":
             return f"{self.name}: tl.constexpr"
         return self.name
@@ -39,6 +44,7 @@ class KernelPlan:
     ok: bool = True
     ops: list = field(default_factory=list)
     warps_expr: str = ""        # host expression giving num_warps ("" = Triton's default)
+    tma: object = None          # tma.TmaPlan when some array uses descriptors
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -94,6 +100,9 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.docstring = body[0].value.text
     from ..passes import prepare
     lw = FunctionLowerer(shared, prepare(fd), env)
+    consts = {p.name for p in plan.params if p.kind == "constexpr"}
+    cands = tma_candidates(fd, info, {p.name: p.rank for p in plan.params if p.kind == "array"})
+    lw.tma = TmaPlan(cands, consts) if cands else None
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:
         if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:
@@ -104,9 +113,26 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.lines = lw.lower_body()
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
+    if lw.tma is not None and lw.tma.descs:
+        _add_tma_prologue(plan, lw.tma)
     plan.warps_expr = _warps_expr(plan, shared)
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
     return plan
+
+
+def _add_tma_prologue(plan: KernelPlan, tma) -> None:
+    """Descriptors are made once, at the top of the kernel (after its docstring)."""
+    plan.tma = tma
+    for kp in plan.params:
+        if kp.kind == "array" and kp.name in tma.blocks:
+            kp.tma_blocks = tma.launcher_blocks(kp.name)
+    flags = ", ".join(f"`{kp.name}_TMA`" for kp in plan.params if kp.tma_blocks)
+    prologue = [f"    # TMA descriptors, made once (None where the launcher chose masked pointers: {flags})"]
+    prologue += ["    " + ln for ln in tma.lines]
+    at = 0
+    if plan.docstring and plan.lines and plan.lines[0] == "    " + plan.docstring:
+        at = 1
+    plan.lines[at:at] = prologue + [""]
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")

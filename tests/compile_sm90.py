@@ -60,7 +60,7 @@ def compile_kernels_of(mod, run) -> list:
     compile every launched kernel for sm_90; returns one line per distinct kernel signature."""
     calls = _capture(mod)
     run()
-    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m}" for name, n, w, m in _compile_calls(calls)]
+    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t}" for name, n, w, m, t in _compile_calls(calls)]
 
 
 def compile_example(example: Path) -> list:
@@ -78,14 +78,15 @@ def compile_example(example: Path) -> list:
 def _compile_calls(calls) -> list:
     results, seen = [], set()
     for name, fn, args, kwargs in calls:
-        key = (name, tuple("int" if isinstance(a, int) else repr(a) if isinstance(a, triton.language.dtype)
+        # bools are constexpr flags (e.g. `<array>_TMA`): each value is its own specialization
+        key = (name, tuple(repr(a) if isinstance(a, (bool, triton.language.dtype)) else "int" if isinstance(a, int)
                            else mangle_type(a) for a in args))
         if key in seen:
             continue
         seen.add(key)
         k = compile_for_h200(fn, args, kwargs)
         ptx = k.asm.get("ptx", "")
-        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx))
+        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx))
     return results
 
 
@@ -93,8 +94,8 @@ if __name__ == "__main__":
     ok = True
     for p in sys.argv[1:]:
         try:
-            for name, n, wgmma, mma in compile_example(Path(p)):
-                print(f"OK {p} {name} ptx={n}B wgmma={wgmma} mma.sync={mma}")
+            for name, n, wgmma, mma, tma in compile_example(Path(p)):
+                print(f"OK {p} {name} ptx={n}B wgmma={wgmma} mma.sync={mma} tma={tma}")
         except Exception as e:  # report and keep going
             ok = False
             print(f"FAIL {p}: {type(e).__name__}: {str(e)[:2000]}")

@@ -21,10 +21,7 @@ def _rand(shape, dt, seed=0):
 
 
 def _launch(mod, *arrays, consts=(), grid=(1,)):
-    args = []
-    for a in arrays:
-        args += [a, *a.shape, *a.stride()]
-    mod.k[grid](*args, *consts)
+    mod.launch_k(grid, *arrays, *consts)      # the launcher expands the arrays (and their TMA flags)
 
 
 # ---------------------------------------------------------------------------------------- cat

@@ -181,6 +181,9 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         need.append("import contextlib")
     if "torch" not in have and info.kernels:
         need.append("import torch")
+    tma = bool(shared.ranks.get("desc"))
+    if "os" not in have and tma:
+        need.append("import os")
     if "triton" not in have:
         need.append("import triton")
     if "tl" not in have:
@@ -214,7 +217,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         from .host import HOST_HELPERS_USED
         lists = any(p.kind == "list" for plan in getattr(shared, "plans", {}).values() for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=set(HOST_HELPERS_USED),
-                                 lists=lists).strip("\n"))
+                                 lists=lists, tma=tma).strip("\n"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)
         pos = 0

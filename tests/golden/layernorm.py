@@ -20,6 +20,7 @@ import math
 import torch
 
 import contextlib
+import os
 import triton
 import triton.language as tl
 
@@ -120,6 +121,18 @@ def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
 
 
 @triton.jit
+def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, TMA: tl.constexpr):
+    """A TMA descriptor for (B0, B1) tiles of a 2-D array; None when TMA is false (the launcher
+    found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
+    is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
+    if TMA:
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
+        else:
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
+
+
+@triton.jit
 def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
     """ct.scatter: element indices broadcast together; out-of-bounds lanes are dropped."""
     ptrs = base + i0 * s0
@@ -169,8 +182,8 @@ def _c2t_grid(grid):
     return grid
 
 
-def _c2t_array(a, rank, name):
-    """An Array argument as pointer, extents and strides (in elements)."""
+def _c2t_tensor(a, name):
+    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
     if not isinstance(a, torch.Tensor):
         if hasattr(a, "__dlpack__"):
             a = torch.from_dlpack(a)
@@ -179,10 +192,19 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    return a
+
+
+def _c2t_array(a, rank, name, tma=None):
+    """An Array argument as pointer, extents and strides (in elements); with `tma` (the
+    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`)."""
+    a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
+    if tma is not None:
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma))
     return (a, *a.shape, *a.stride())
 
 
@@ -210,9 +232,58 @@ def _c2t_num_warps(elements, dot=False):
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
+# Tensor descriptors (TMA): "auto" uses them for CUDA tensors that pass the checks below; "on" also
+# for CPU tensors (the Triton interpreter runs descriptors too: tests exercise both paths with it);
+# "off" always keeps masked pointers. Read from $C2T_TMA at import; tests may assign it.
+# The default stays "off" until the descriptor path has been verified against cuTile on a GPU.
+_C2T_TMA_MODE = os.environ.get("C2T_TMA", "off")
+_C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
+                   torch.int16, torch.int32, torch.int64,
+                   *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
+
+
+def _c2t_tma(a, blocks):
+    """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
+    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
+    context, so anything not proven legal here keeps the masked-pointer specialization."""
+    if _C2T_TMA_MODE == "off":
+        return False
+    if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
+        return False
+    size = a.element_size()
+    if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
+        return False
+    if a.stride(-1) != 1 or a.data_ptr() % 16:
+        return False
+    if any(s <= 0 or s * size % 16 or s * size >= 2 ** 40 for s in a.stride()[:-1]):
+        return False
+    if any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks):
+        return False
+    if a.device.type == "cuda":
+        _c2t_tma_allocator()
+    return True
+
+
+def _c2t_tma_scratch(size, alignment, stream):
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def _c2t_tma_allocator():
+    """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
+    for; install a CUDA one unless the program set its own."""
+    try:
+        from triton.runtime import _allocation
+        current = _allocation._allocator.get()
+        if not isinstance(current, _allocation.NullAllocator):
+            return
+    except (ImportError, AttributeError):
+        pass
+    triton.set_allocator(_c2t_tma_scratch)
+
+
 @triton.jit
 def layernorm_fwd_kernel(
-    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
     weight, weight_shape_0, weight_stride_0,
     bias, bias_shape_0, bias_stride_0,
     y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
@@ -221,12 +292,15 @@ def layernorm_fwd_kernel(
     eps,
     TILE_N: tl.constexpr,
 ):
+    # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`)
+    x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, 1, TILE_N, "zero", x_TMA)
+
     row = tl.program_id(0)
     # Runtime number of columns (dynamic int32).
     n_cols = x_shape_1
 
     # Whole row as a (1, TILE_N) tile; columns >= n_cols read as 0.
-    xr = _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True)
+    xr = x_desc_0.load([row, 0]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True)
     xr = xr.to(tl.float32)
 
     # Mean over the row: the zero padding does not change the sum.
@@ -259,7 +333,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
     """Launch `layernorm_fwd_kernel` as cuTile's ct.launch(stream, grid, layernorm_fwd_kernel, args) did."""
     with _c2t_stream(stream):
         layernorm_fwd_kernel[_c2t_grid(grid)](
-            *_c2t_array(x, 2, "x"),
+            *_c2t_array(x, 2, "x", tma=((1, TILE_N),)),
             *_c2t_array(weight, 1, "weight"),
             *_c2t_array(bias, 1, "bias"),
             *_c2t_array(y, 2, "y"),

@@ -17,6 +17,7 @@ import math
 import torch
 
 import contextlib
+import os
 import triton
 import triton.language as tl
 
@@ -71,6 +72,18 @@ def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
 
 
 @triton.jit
+def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, TMA: tl.constexpr):
+    """A TMA descriptor for (B0, B1) tiles of a 2-D array; None when TMA is false (the launcher
+    found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
+    is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
+    if TMA:
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
+        else:
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
+
+
+@triton.jit
 def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32."""
     if a.dtype == tl.float32:
@@ -104,8 +117,8 @@ def _c2t_grid(grid):
     return grid
 
 
-def _c2t_array(a, rank, name):
-    """An Array argument as pointer, extents and strides (in elements)."""
+def _c2t_tensor(a, name):
+    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
     if not isinstance(a, torch.Tensor):
         if hasattr(a, "__dlpack__"):
             a = torch.from_dlpack(a)
@@ -114,10 +127,19 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    return a
+
+
+def _c2t_array(a, rank, name, tma=None):
+    """An Array argument as pointer, extents and strides (in elements); with `tma` (the
+    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`)."""
+    a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
+    if tma is not None:
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma))
     return (a, *a.shape, *a.stride())
 
 
@@ -145,15 +167,69 @@ def _c2t_num_warps(elements, dot=False):
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
+# Tensor descriptors (TMA): "auto" uses them for CUDA tensors that pass the checks below; "on" also
+# for CPU tensors (the Triton interpreter runs descriptors too: tests exercise both paths with it);
+# "off" always keeps masked pointers. Read from $C2T_TMA at import; tests may assign it.
+# The default stays "off" until the descriptor path has been verified against cuTile on a GPU.
+_C2T_TMA_MODE = os.environ.get("C2T_TMA", "off")
+_C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
+                   torch.int16, torch.int32, torch.int64,
+                   *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
+
+
+def _c2t_tma(a, blocks):
+    """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
+    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
+    context, so anything not proven legal here keeps the masked-pointer specialization."""
+    if _C2T_TMA_MODE == "off":
+        return False
+    if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
+        return False
+    size = a.element_size()
+    if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
+        return False
+    if a.stride(-1) != 1 or a.data_ptr() % 16:
+        return False
+    if any(s <= 0 or s * size % 16 or s * size >= 2 ** 40 for s in a.stride()[:-1]):
+        return False
+    if any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks):
+        return False
+    if a.device.type == "cuda":
+        _c2t_tma_allocator()
+    return True
+
+
+def _c2t_tma_scratch(size, alignment, stream):
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def _c2t_tma_allocator():
+    """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
+    for; install a CUDA one unless the program set its own."""
+    try:
+        from triton.runtime import _allocation
+        current = _allocation._allocator.get()
+        if not isinstance(current, _allocation.NullAllocator):
+            return
+    except (ImportError, AttributeError):
+        pass
+    triton.set_allocator(_c2t_tma_scratch)
+
+
 @triton.jit
 def matmul_kernel(
-    a, a_shape_0, a_shape_1, a_stride_0, a_stride_1,
-    b, b_shape_0, b_shape_1, b_stride_0, b_stride_1,
-    c, c_shape_0, c_shape_1, c_stride_0, c_stride_1,
+    a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, a_TMA: tl.constexpr,
+    b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, b_TMA: tl.constexpr,
+    c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, c_TMA: tl.constexpr,
     BM: tl.constexpr,
     BN: tl.constexpr,
     BK: tl.constexpr,
 ):
+    # TMA descriptors, made once (None where the launcher chose masked pointers: `a_TMA`, `b_TMA`, `c_TMA`)
+    a_desc_0 = _c2t_desc_2d(a, a_shape_0, a_shape_1, a_stride_0, BM, BK, "zero", a_TMA)
+    b_desc_0 = _c2t_desc_2d(b, b_shape_0, b_shape_1, b_stride_0, BK, BN, "zero", b_TMA)
+    c_desc_0 = _c2t_desc_2d(c, c_shape_0, c_shape_1, c_stride_0, BM, BN, "zero", c_TMA)
+
     # Output tile coordinates (tile space, not elements).
     bm = tl.program_id(0)
     bn = tl.program_id(1)
@@ -165,22 +241,22 @@ def matmul_kernel(
     num_k = tl.cdiv(a_shape_1, BK)
     for k in range(num_k):
         # Zero padding: rows/cols past M, N and the K tail read as 0.
-        a_tile = _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
-        b_tile = _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
+        a_tile = a_desc_0.load([bm * BM, k * BK]) if a_TMA else _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
+        b_tile = b_desc_0.load([k * BK, bn * BN]) if b_TMA else _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
         # acc += a_tile @ b_tile (operands share a dtype, acc is float32).
         acc = _c2t_mma(a_tile, b_tile, acc, "ieee")
 
     # Explicit down-cast (float32 -> float16/bfloat16 is not an implicit store cast).
-    _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)
+    c_desc_0.store([bm * BM, bn * BN], acc.to(c.dtype.element_ty)) if c_TMA else _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)
 
 
 def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
     """Launch `matmul_kernel` as cuTile's ct.launch(stream, grid, matmul_kernel, args) did."""
     with _c2t_stream(stream):
         matmul_kernel[_c2t_grid(grid)](
-            *_c2t_array(a, 2, "a"),
-            *_c2t_array(b, 2, "b"),
-            *_c2t_array(c, 2, "c"),
+            *_c2t_array(a, 2, "a", tma=((BM, BK),)),
+            *_c2t_array(b, 2, "b", tma=((BK, BN),)),
+            *_c2t_array(c, 2, "c", tma=((BM, BN),)),
             BM,
             BN,
             BK,

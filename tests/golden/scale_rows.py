@@ -19,6 +19,7 @@ import math
 import torch
 
 import contextlib
+import os
 import triton
 import triton.language as tl
 
@@ -73,6 +74,18 @@ def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
 
 
 @triton.jit
+def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, TMA: tl.constexpr):
+    """A TMA descriptor for (B0, B1) tiles of a 2-D array; None when TMA is false (the launcher
+    found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
+    is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
+    if TMA:
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
+        else:
+            return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
+
+
+@triton.jit
 def _c2t_gather_1d(base, n0, s0, i0, mask, other, CHECK: tl.constexpr):
     """ct.gather: element indices broadcast together; negative or too-large indices read `other`."""
     ptrs = base + i0 * s0
@@ -113,8 +126,8 @@ def _c2t_grid(grid):
     return grid
 
 
-def _c2t_array(a, rank, name):
-    """An Array argument as pointer, extents and strides (in elements)."""
+def _c2t_tensor(a, name):
+    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
     if not isinstance(a, torch.Tensor):
         if hasattr(a, "__dlpack__"):
             a = torch.from_dlpack(a)
@@ -123,10 +136,19 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    return a
+
+
+def _c2t_array(a, rank, name, tma=None):
+    """An Array argument as pointer, extents and strides (in elements); with `tma` (the
+    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`)."""
+    a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
+    if tma is not None:
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma))
     return (a, *a.shape, *a.stride())
 
 
@@ -154,15 +176,67 @@ def _c2t_num_warps(elements, dot=False):
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
+# Tensor descriptors (TMA): "auto" uses them for CUDA tensors that pass the checks below; "on" also
+# for CPU tensors (the Triton interpreter runs descriptors too: tests exercise both paths with it);
+# "off" always keeps masked pointers. Read from $C2T_TMA at import; tests may assign it.
+# The default stays "off" until the descriptor path has been verified against cuTile on a GPU.
+_C2T_TMA_MODE = os.environ.get("C2T_TMA", "off")
+_C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
+                   torch.int16, torch.int32, torch.int64,
+                   *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
+
+
+def _c2t_tma(a, blocks):
+    """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
+    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
+    context, so anything not proven legal here keeps the masked-pointer specialization."""
+    if _C2T_TMA_MODE == "off":
+        return False
+    if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
+        return False
+    size = a.element_size()
+    if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
+        return False
+    if a.stride(-1) != 1 or a.data_ptr() % 16:
+        return False
+    if any(s <= 0 or s * size % 16 or s * size >= 2 ** 40 for s in a.stride()[:-1]):
+        return False
+    if any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks):
+        return False
+    if a.device.type == "cuda":
+        _c2t_tma_allocator()
+    return True
+
+
+def _c2t_tma_scratch(size, alignment, stream):
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def _c2t_tma_allocator():
+    """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
+    for; install a CUDA one unless the program set its own."""
+    try:
+        from triton.runtime import _allocation
+        current = _allocation._allocator.get()
+        if not isinstance(current, _allocation.NullAllocator):
+            return
+    except (ImportError, AttributeError):
+        pass
+    triton.set_allocator(_c2t_tma_scratch)
+
+
 @triton.jit
 def scale_rows_kernel(
-    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
     scale, scale_shape_0, scale_stride_0,
     y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
     SLOPE: tl.constexpr,
     TILE_N: tl.constexpr,
 ):
     # cuTile hints: occupancy=2 (no Triton equivalent; see C2T201)
+    # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`)
+    x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, 1, TILE_N, "zero", x_TMA)
+
     n_rows = x_shape_0
     # Number of TILE_N-wide column tiles per row.
     n_col_tiles = tl.cdiv(x_shape_1, TILE_N)
@@ -172,7 +246,7 @@ def scale_rows_kernel(
         # Per-row factor: a 0-d gather at element index `row` (float32).
         s = _c2t_gather_1d(scale, scale_shape_0, scale_stride_0, row, None, 0, True)
         for j in range(n_col_tiles):
-            xt = _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True).to(tl.float32)
+            xt = (x_desc_0.load([row, j * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True)).to(tl.float32)
             # Leaky ReLU in float32, then the row scale.
             act = tl.where(xt >= 0.0, xt, xt * SLOPE)
             _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
@@ -182,7 +256,7 @@ def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
     """Launch `scale_rows_kernel` as cuTile's ct.launch(stream, grid, scale_rows_kernel, args) did."""
     with _c2t_stream(stream):
         scale_rows_kernel[_c2t_grid(grid)](
-            *_c2t_array(x, 2, "x"),
+            *_c2t_array(x, 2, "x", tma=((1, TILE_N),)),
             *_c2t_array(scale, 1, "scale"),
             *_c2t_array(y, 2, "y"),
             SLOPE,

@@ -114,8 +114,8 @@ def _c2t_grid(grid):
     return grid
 
 
-def _c2t_array(a, rank, name):
-    """An Array argument as pointer, extents and strides (in elements)."""
+def _c2t_tensor(a, name):
+    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
     if not isinstance(a, torch.Tensor):
         if hasattr(a, "__dlpack__"):
             a = torch.from_dlpack(a)
@@ -124,6 +124,12 @@ def _c2t_array(a, rank, name):
         else:
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
+    return a
+
+
+def _c2t_array(a, rank, name):
+    """An Array argument as pointer, extents and strides (in elements)."""
+    a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:

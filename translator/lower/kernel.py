@@ -90,6 +90,7 @@ class FunctionLowerer:
         self.written: set = set()       # arrays this block may have stored to (root names)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
+        self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -197,7 +198,7 @@ class FunctionLowerer:
                     self.fail("C2T103", "only names can be unpacked in kernel code", t)
                 ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else V(t.id, T.UNKNOWN)
                 self.env[t.id] = V(t.id, ev.kind, rank=ev.rank, array=ev.array, elts=ev.elts,
-                                   tf32=ev.tf32, value=ev.value, known=ev.known)
+                                   tf32=ev.tf32, value=ev.value, known=ev.known, shape=ev.shape)
                 names.append(t.id)
             return ", ".join(names)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
@@ -240,7 +241,7 @@ class FunctionLowerer:
             if isinstance(t, N.Name):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
-                                   value=v.value, known=v.known)
+                                   value=v.value, known=v.known, shape=v.shape)
         self.emit(depth, " = ".join(names) + " = " + v.code)
 
     def _assign_list_element(self, st, v: V, depth):
@@ -260,7 +261,7 @@ class FunctionLowerer:
         if v.kind != T.TUPLE or not v.elts:
             return None
         return [V(f"{name}[{i}]", e.kind, rank=e.rank, array=e.array, elts=e.elts, tf32=e.tf32,
-                  value=e.value, known=e.known) for i, e in enumerate(v.elts)]
+                  value=e.value, known=e.known, shape=e.shape) for i, e in enumerate(v.elts)]
 
     def st_AnnAssign(self, st, depth):
         if st.value is None:
@@ -271,7 +272,7 @@ class FunctionLowerer:
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "augmented assignment to this target is not supported", st)
         v = self.binop(st.op, st.target, st.value, st)
-        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32)
+        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape)
         plain = f"{st.target.id} {st.op} "
         if v.code.startswith(plain):
             self.emit(depth, f"{st.target.id} {st.op}= {v.code[len(plain):]}")
@@ -340,6 +341,8 @@ class FunctionLowerer:
                     self.env[k].known and v.known and type(self.env[k].value) is type(v.value)
                     and self.env[k].value == v.value):
                 self.env[k] = self._forget(self.env[k])     # the value depends on the path taken
+            if k in other and self.env[k].shape != other[k].shape:   # known only if both paths agree
+                self.env[k] = dataclasses.replace(self.env[k], shape=None)
 
     @staticmethod
     def _forget(v: V) -> V:
@@ -786,7 +789,10 @@ class FunctionLowerer:
 
     def binop(self, op, left, right, node) -> V:
         a, b = self.expr(left), self.expr(right)
-        return self.ops.binary(self, op, a, b, node)
+        v = self.ops.binary(self, op, a, b, node)
+        if v.kind == T.TILE and v.shape is None and op != "@":
+            v.shape = T.same_shape(a, b)
+        return v
 
     def _fold_compare(self, e, vals: list) -> Optional[V]:
         """Compares involving enum members or frozen dataclass values are decided at translation

@@ -12,6 +12,7 @@ from . import types as T
 from .arrays import infer_params
 from .kernel import FunctionLowerer, Shared
 from .ops_math import is_by_target, resolve_by_target
+from .tma import TmaPlan, tma_candidates
 from .types import ArrayRef, ListRef, V
 
 
@@ -21,10 +22,14 @@ class Param:
     kind: str                 # "array" | "list" | "constexpr" | "scalar"
     rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
+    tma_blocks: str = ""        # arrays on the descriptor path: their block shapes (host tuple)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
-            return ", ".join(ArrayRef.for_param(self.name, self.rank or 0).flat())
+            flat = ArrayRef.for_param(self.name, self.rank or 0).flat()
+            if self.tma_blocks:
+                flat.append(f"{self.name}_TMA: tl.constexpr")
+            return ", ".join(flat)
         if self.kind == "list":
             tbl, n, dt = ListRef(self.name, self.rank).params()
             return f"{tbl}, {n}, {dt}: tl.constexpr"
@@ -47,6 +52,7 @@ class KernelPlan:
     # dual kernels: one @triton.jit kernel per value of the layout flags (see _layout_flags)
     flags: list = field(default_factory=list)       # flag parameter names
     variants: list = field(default_factory=list)    # (kernel name, {flag: value}, lines)
+    tma: object = None          # tma.TmaPlan when some array uses descriptors
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -127,7 +133,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         venv = dict(env)
         for flag, val in zip(plan.flags, values):
             venv[flag] = V(str(val), T.STATIC, value=val, known=True)
-        lines = _lower(shared, fd, venv)
+        lines = _lower(shared, fd, venv, plan)
         name = fd.name if not plan.flags else fd.name + "".join(
             f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
@@ -137,18 +143,25 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     return plan
 
 
-def _lower(shared: Shared, fd: N.FunctionDef, env: dict) -> list:
+def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> list:
+    """One lowering of the kernel body (one per dual-kernel variant), with its TMA prologue."""
     from ..passes import prepare
     lw = FunctionLowerer(shared, prepare(fd), env)
+    consts = {p.name for p in plan.params if p.kind == "constexpr"}
+    cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in plan.params if p.kind == "array"})
+    lw.tma = TmaPlan(cands, consts) if cands else None
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:
         if not c.own_line and any(c.line == p.span.line for p in fd.params) and c.line != fd.span.line:
             lw._emitted.add((c.line, c.col))
     try:
-        return lw.lower_body()
+        lines = lw.lower_body()
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
         return ["    pass"]
+    if lw.tma is not None and lw.tma.descs:
+        lines = _add_tma_prologue(plan, lw.tma, lines)
+    return lines
 
 
 _LAYOUT_OPS = {"load", "store", "gather", "scatter", "mma", "matmul", "transpose", "permute", "tiled_view",
@@ -174,6 +187,26 @@ def _layout_flags(fd: N.FunctionDef, info) -> list:
             flags.append(t.id)
     return sorted(flags)[:2]
 
+
+
+def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
+    """Descriptors are made once, at the top of the kernel (after its docstring). Every variant of
+    a dual kernel takes the same `<array>_TMA` flags (the union of their descriptor blocks)."""
+    plan.tma = tma
+    union = plan.__dict__.setdefault("_tma_blocks", {})
+    for kp in plan.params:
+        if kp.kind == "array" and kp.name in tma.blocks:
+            seen = union.setdefault(kp.name, [])
+            seen.extend(b for b in tma.blocks[kp.name] if b not in seen)
+            kp.tma_blocks = "(" + "".join(f"({', '.join(b)},), " if len(b) == 1 else f"({', '.join(b)}), "
+                                          for b in seen).rstrip(" ") + ")"
+    flags = ", ".join(f"`{kp.name}_TMA`" for kp in plan.params if kp.tma_blocks and kp.name in tma.blocks)
+    prologue = [f"    # TMA descriptors, made once (None where the launcher chose masked pointers: {flags})"]
+    prologue += ["    " + ln for ln in tma.lines]
+    at = 0
+    if plan.docstring and lines and lines[0] == "    " + plan.docstring:
+        at = 1
+    return lines[:at] + prologue + [""] + lines[at:]
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")

@@ -214,13 +214,20 @@ def op_load(lw, call, args):
         for k, ax in enumerate(order):
             nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
         idx, shape = nat_idx, nat_shape
+    tile_shape = [x.code for x in (shape if order is None else [shape[ax] for ax in order])]
     fn = lw.s.use_rank("load", rank)
     lw.s.note_tile([x.code for x in shape])
     code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
             f"{', '.join(s.code for s in shape)}, {pad}, {check})")
     if order is not None:
         code = f"tl.permute({code}, {tuple(order)})"
-    return V(code, T.TILE, rank=rank)
+    else:
+        desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad) if lw.tma else None
+        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+            offs = _offsets(idx, [s.code for s in shape])
+            code = f"{desc}.load([{offs}]) if {lw.tma.flag(arr)} else {code}"
+            return V(code, T.TILE, prec=0, rank=rank, shape=tile_shape)
+    return V(code, T.TILE, rank=rank, shape=tile_shape)
 
 
 def op_store(lw, call, args):
@@ -250,7 +257,26 @@ def op_store(lw, call, args):
         tcode = f"tl.permute({tcode}, {tuple(inv)})"
     fn = lw.s.use_rank("store", rank)
     lw.mark_written(arr)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})", T.STATIC)
+    code = f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})"
+    if order is None and tile.kind == T.TILE and tile.shape is not None and lw.tma:
+        desc = lw.tma.descriptor(lw, arr, "store", tile.shape, None)
+        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+            offs = _offsets(idx, tile.shape)
+            code = f"{desc}.store([{offs}], {tcode}) if {lw.tma.flag(arr)} else {code}"
+    return V(code, T.STATIC)
+
+
+def _offsets(idx: list, shape: list) -> str:
+    """Element offsets of a tile (descriptor coordinates): tile index x block extent."""
+    out = []
+    for i, s in zip(idx, shape):
+        if i.known and i.value == 0:
+            out.append("0")
+        elif s == "1":
+            out.append(i.code)
+        else:
+            out.append(f"{paren(i, 13)} * {s if s.isidentifier() or s.isdigit() else f'({s})'}")
+    return ", ".join(out)
 
 
 def _gather_indices(lw, args, key, name, call, rank):
@@ -346,6 +372,10 @@ def _shape_list(lw, v: V, node) -> str:
     return f"[{v.code}]"
 
 
+def _shape_codes(v: V) -> list:
+    return [e.code for e in v.elts] if v.kind == T.TUPLE else [v.code]
+
+
 def _dtype(lw, args, key, name, call) -> V:
     v = _req(lw, name, args, key, call)
     if v.kind != T.DTYPE:
@@ -373,21 +403,22 @@ def op_full(lw, call, args):
     val = _req(lw, "full", args, "fill_value", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
     lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
-    return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32)
+    return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32,
+             shape=_shape_codes(shape))
 
 
 def op_zeros(lw, call, args):
     shape = _req(lw, "zeros", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "zeros", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank)
+    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 
 def op_ones(lw, call, args):
     shape = _req(lw, "ones", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "ones", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank)
+    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 
 def op_astype(lw, call, args):
@@ -407,7 +438,8 @@ def op_bitcast(lw, call, args):
 
 def op_where(lw, call, args):
     c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
-    return V(f"tl.where({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y))
+    return V(f"tl.where({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y),
+             shape=T.same_shape(c, x, y))
 
 
 # ---------------------------------------------------------------- reductions
@@ -472,7 +504,8 @@ def op_mma(lw, call, args):
             lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
     prec = precision(x, y)
     lw.s.has_dot = True
-    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank)
+    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank,
+             shape=acc.shape)
 
 
 def op_matmul(lw, call, args):
@@ -579,15 +612,19 @@ def op_reshape(lw, call, args):
     elts = _static_tuple(lw, shape, "reshape shape", call)
     if any(e.known and e.value == -1 for e in elts):
         lw.fail("C2T101", "ct.reshape with -1 is not supported yet; give every extent", call)
-    return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts))
+    return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts),
+             shape=_shape_codes(shape))
 
 
 def op_permute(lw, call, args):
     x = _req(lw, "permute", args, "x", call)
     axes = _req(lw, "permute", args, "axes", call)
     elts = _static_tuple(lw, axes, "permute axes", call)
+    perm = [e.value for e in elts]
+    shape = ([x.shape[p] for p in perm] if x.shape and all(isinstance(p, int) for p in perm)
+             and sorted(perm) == list(range(len(x.shape))) else None)
     return V(f"tl.permute({x.code}, ({', '.join(e.code for e in elts)}{',' if len(elts) == 1 else ''}))",
-             T.TILE, rank=len(elts))
+             T.TILE, rank=len(elts), shape=shape)
 
 
 def op_transpose(lw, call, args):
@@ -597,20 +634,22 @@ def op_transpose(lw, call, args):
     if a0 is None and a1 is None:
         if x.rank not in (None, 2):
             lw.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
-        return V(f"tl.trans({x.code})", T.TILE, rank=2)
+        return V(f"tl.trans({x.code})", T.TILE, rank=2, shape=x.shape[::-1] if x.shape and len(x.shape) == 2 else None)
     if x.rank is None or not (a0 and a1 and a0.known and a1.known):
         lw.fail("C2T105", "ct.transpose with axes needs a tile of known rank and constant axes", call)
     perm = list(range(x.rank))
     i, j = a0.value % x.rank, a1.value % x.rank
     perm[i], perm[j] = perm[j], perm[i]
-    return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank)
+    shape = [x.shape[p] for p in perm] if x.shape and len(x.shape) == x.rank else None
+    return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank, shape=shape)
 
 
 def op_broadcast_to(lw, call, args):
     x = _req(lw, "broadcast_to", args, "x", call)
     shape = _req(lw, "broadcast_to", args, "shape", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    return V(f"tl.broadcast_to({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=rank)
+    return V(f"tl.broadcast_to({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=rank,
+             shape=_shape_codes(shape))
 
 
 def op_expand_dims(lw, call, args):

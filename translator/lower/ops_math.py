@@ -175,9 +175,10 @@ def astype_value(lw, x: V, dt: V, call, args):
         return V(f"{lw.s.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode in (None, "RN"):
-        return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32)
+        return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
     if mode == "RZ":
-        return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32)
+        return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
+                 shape=x.shape)
     lw.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest "
                       "or toward zero only)", call)
 

@@ -81,6 +81,7 @@ class V:
     elts: Optional[list] = None     # tuple elements (V)
     tf32: bool = False              # an f32 tile cast to ct.tfloat32
     known: bool = False             # `value` holds the python value of a static
+    shape: Optional[list] = None    # tile shape as constexpr source expressions, when known
 
     @property
     def is_static(self) -> bool:
@@ -93,3 +94,16 @@ class V:
 
 def paren(v: V, prec: int) -> str:
     return f"({v.code})" if v.prec < prec else v.code
+
+
+def same_shape(*vs) -> Optional[list]:
+    """The shape of an elementwise result: every tile operand has the same known shape and the
+    others are constants or scalars; None when unknown."""
+    shape = None
+    for v in vs:
+        if v.kind in (STATIC, SCALAR) and v.shape is None:
+            continue
+        if v.kind != TILE or v.shape is None or (shape is not None and v.shape != shape):
+            return None
+        shape = v.shape
+    return shape

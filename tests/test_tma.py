@@ -1,0 +1,201 @@
+"""Issue 4, first idiom: in-kernel tensor descriptors (TMA) for 2-D+ ct.load/ct.store.
+
+The generated launcher decides per array and per launch whether the descriptor path is legal
+(`<array>_TMA` constexpr); the interpreter runs both paths on CPU tensors when the module switch
+`_C2T_TMA_MODE` is "on" (the default "off" keeps pointers until the GPU path is verified; "auto" uses descriptors for CUDA tensors only). The
+interpreter enforces the copy engine's alignment rules, so a launcher that let an illegal array
+through would fail these tests instead of killing a GPU context.
+"""
+import os
+
+import pytest
+import torch
+
+from conftest import ROOT
+from kernel_util import build, compile_sm90, translate
+
+pytestmark = pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+
+TILED = """
+@ct.kernel
+def scale2d(x, y, alpha, BM: ConstInt, BN: ConstInt):
+    i = ct.bid(0)
+    j = ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO)
+    u = t * alpha + 1.0
+    ct.store(y, index=(i, j), tile=ct.astype(u, y.dtype))
+
+
+def run(x, y, bm, bn, alpha=2.0):
+    grid = (ct.cdiv(x.shape[0], bm), ct.cdiv(x.shape[1], bn))
+    ct.launch(None, grid, scale2d, (x, y, alpha, bm, bn))
+    return y
+"""
+
+
+def _spy(mod):
+    """Record what the launcher decided for every array (True: descriptor path)."""
+    seen = []
+    real = mod._c2t_tma
+
+    def spy(a, blocks):
+        r = real(a, blocks)
+        seen.append(r)
+        return r
+    mod._c2t_tma = spy
+    return seen
+
+
+@pytest.fixture
+def tiled(tmp_path):
+    return build(TILED, tmp_path)
+
+
+def test_generated_code_has_descriptor_prologue_and_fallback():
+    code = translate(TILED).code
+    body = code[code.index("def scale2d("):code.index("def launch_scale2d")]
+    assert "x_TMA: tl.constexpr" in body and "y_TMA: tl.constexpr" in body
+    assert 'x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, BM, BN, "zero", x_TMA)' in body
+    assert 'y_desc_0 = _c2t_desc_2d(y, y_shape_0, y_shape_1, y_stride_0, BM, BN, "zero", y_TMA)' in body
+    # descriptors are made before anything else in the body
+    assert body.index("x_desc_0 = ") < body.index("tl.program_id(0)")
+    assert "x_desc_0.load([i * BM, j * BN]) if x_TMA else _c2t_load_2d(" in body
+    assert "y_desc_0.store([i * BM, j * BN], " in body and "if y_TMA else _c2t_store_2d(" in body
+    launcher = code[code.index("def launch_scale2d"):]
+    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),))' in launcher
+    assert '*_c2t_array(y, 2, "y", tma=((BM, BN),))' in launcher
+    assert "import os" in code and "triton.set_allocator(_c2t_tma_scratch)" in code
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("shape", [(64, 64), (70, 52), (33, 96)])      # exact and ragged edges
+def test_both_paths_match_torch(tiled, dtype, shape):
+    x = torch.randn(*shape).to(dtype)
+    ref = (x.float() * 2.0 + 1.0).to(dtype)
+    for mode in ("on", "off"):
+        tiled._C2T_TMA_MODE = mode
+        seen = _spy(tiled)
+        y = torch.full(shape, -7.0, dtype=dtype)
+        tiled.run(x, y, 32, 32)
+        torch.testing.assert_close(y, ref, rtol=1e-3, atol=1e-3)
+        legal = (shape[1] * x.element_size()) % 16 == 0     # row stride in bytes
+        assert seen == ([legal, legal] if mode == "on" else [False, False]), (mode, seen)
+
+
+def test_default_mode_keeps_pointers_for_cpu_tensors(tiled):
+    assert tiled._C2T_TMA_MODE == os.environ.get("C2T_TMA", "off")
+    tiled._C2T_TMA_MODE = "auto"
+    seen = _spy(tiled)
+    x = torch.randn(64, 64)
+    y = tiled.run(x, torch.empty(64, 64), 32, 32)
+    torch.testing.assert_close(y, x * 2 + 1)
+    assert seen == [False, False]
+
+
+def test_misaligned_view_falls_back(tiled):
+    tiled._C2T_TMA_MODE = "on"
+    base = torch.randn(64 * 64 + 1)
+    x = base[1:].view(64, 64)                 # data_ptr % 16 == 4
+    assert x.data_ptr() % 16 != 0
+    seen = _spy(tiled)
+    y = tiled.run(x, torch.empty(64, 64), 32, 32)
+    torch.testing.assert_close(y, x * 2 + 1)
+    assert seen == [False, True]              # x: pointers; y is fine
+
+
+def test_transposed_view_falls_back(tiled):
+    tiled._C2T_TMA_MODE = "on"
+    x = torch.randn(64, 96).t()               # last stride 96, not 1
+    seen = _spy(tiled)
+    y = tiled.run(x, torch.empty(96, 64), 32, 32)
+    torch.testing.assert_close(y, x * 2 + 1)
+    assert seen == [False, True]
+
+
+def test_strided_rows_and_column_slices(tiled):
+    tiled._C2T_TMA_MODE = "on"
+    big = torch.randn(70, 80)
+    x = big[:, 16:64]                         # last stride 1, row stride 320 B, base offset 64 B: legal
+    out = torch.zeros(70, 100)
+    y = out[:, :48]
+    seen = _spy(tiled)
+    tiled.run(x, y, 32, 16)
+    torch.testing.assert_close(y, x * 2 + 1)
+    assert (out[:, 48:] == 0).all()           # the clipped store stayed inside the view
+    assert seen == [True, True]
+    x3 = big[:, 3:51]                         # base offset 12 B: illegal
+    seen.clear()
+    tiled.run(x3, y, 32, 16)
+    torch.testing.assert_close(y, x3 * 2 + 1)
+    assert seen == [False, True]
+
+
+def test_narrow_block_falls_back(tiled):
+    """A block row of 2 fp32 (8 bytes) is below the copy engine's 16-byte minimum."""
+    tiled._C2T_TMA_MODE = "on"
+    x = torch.randn(16, 16)
+    seen = _spy(tiled)
+    y = tiled.run(x, torch.empty(16, 16), 8, 2)
+    torch.testing.assert_close(y, x * 2 + 1)
+    assert seen == [False, False]
+
+
+def test_nan_padding_on_descriptor_path(tmp_path):
+    mod = build("""
+@ct.kernel
+def rowmax(x, out, BM: ConstInt, BN: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(BM, BN), padding_mode=ct.PaddingMode.NAN)
+    ct.store(out, index=(i, 0), tile=ct.astype(ct.isnan(t), ct.int32))
+
+
+def run(x, out, bm, bn):
+    ct.launch(None, (ct.cdiv(x.shape[0], bm),), rowmax, (x, out, bm, bn))
+""", tmp_path)
+    code = translate("""
+@ct.kernel
+def k(x, BM: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(BM, BM), padding_mode=ct.PaddingMode.NAN)
+    ct.store(x, index=(0, 0), tile=t)
+""").code
+    # an array that is both read and written keeps the pointer path
+    assert "_c2t_desc_" not in code.split("def k(")[1]
+    for mode in ("on", "off"):
+        mod._C2T_TMA_MODE = mode
+        seen = _spy(mod)
+        x = torch.randn(20, 12)
+        x = torch.cat([x, torch.zeros(20, 4)], 1)[:, :12]      # row stride 64 B: TMA-legal
+        out = torch.full((32, 16), -1, dtype=torch.int32)
+        mod.run(x, out, 16, 16)
+        assert out[:20, :12].sum() == 0 and (out[:20, 12:] == 1).all() and (out[20:] == 1).all()
+        assert seen[0] == (mode == "on")
+
+
+def test_pointer_path_kept_where_descriptors_cannot_serve():
+    code = translate("""
+@ct.kernel
+def k(x, y, z, n, BM: ConstInt):
+    a = ct.load(x, index=(0, 0), shape=(BM, BM), padding_mode=ct.PaddingMode.NEG_INF)   # padding
+    b = ct.load(y, index=(0, 0), shape=(BM, BM), order="F")                           # order
+    c = ct.load(z, index=(0, 0), shape=(BM, BM))
+    ct.store(z, index=(1, 0), tile=a + b + c)                                         # read and written
+""").code
+    assert "_c2t_desc_" not in code.split("def k(")[1]
+    assert "_TMA" not in code.split("def k(")[1]
+
+
+def test_compile_sm90_matmul_uses_tma(tmp_path, monkeypatch):
+    """fp16 matmul with TMA-legal operands: the descriptor path compiles to bulk tensor copies
+    (and wgmma); with a ragged K, A keeps pointers while B and C still use descriptors; with
+    descriptors off the PTX has no bulk tensor copy."""
+    src = (ROOT / "examples" / "matmul.py").read_text()
+    src = src[src.index("@ct.kernel"):]         # kernel_util supplies the imports
+    monkeypatch.setenv("C2T_TMA", "on")
+    out = compile_sm90(src, "matmul", "(torch.randn(512, 64).half(), torch.randn(64, 512).half())", tmp_path)
+    line = next(ln for ln in out.splitlines() if "matmul_kernel" in ln)
+    assert "tma=True" in line and "wgmma=True" in line, out
+    out = compile_sm90(src, "matmul", "(torch.randn(128, 70).half(), torch.randn(70, 128).half())", tmp_path)
+    assert "tma=True" in out, out
+    monkeypatch.setenv("C2T_TMA", "off")
+    out = compile_sm90(src, "matmul", "(torch.randn(512, 64).half(), torch.randn(64, 512).half())", tmp_path)
+    assert "tma=False" in out, out

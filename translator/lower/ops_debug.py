@@ -50,13 +50,8 @@ def op_printf(lw, call, args):
 
 
 def _runtime(v: V) -> str:
-    if v.is_static:
-        if v.known and isinstance(v.value, bool):
-            return f"tl.full([], {v.code}, tl.int1)"
-        if v.known and isinstance(v.value, int):
-            return f"tl.full([], {v.code}, tl.int32)"
-        return f"tl.full([], {v.code}, tl.float32)"
-    return v.code
+    from .ops_math import _as_runtime    # the same rule: loose constants become i1/i32/f32 scalars
+    return _as_runtime(v)
 
 
 # ---------------------------------------------------------------- print / f-strings

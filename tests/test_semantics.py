@@ -295,3 +295,40 @@ def test_operator_precedence_of_bitwise_chains(tmp_path):
     a = torch.randint(-1000, 1000, (16,), generator=g, dtype=torch.int32)
     b = torch.randint(-1000, 1000, (16,), generator=g, dtype=torch.int32)
     assert torch.equal(mod.run(a, b), ((a ^ b) & 255) | (a >> 2) ^ b & 7 | a)
+
+
+def test_mma_with_small_k_uses_a_broadcast_product(tmp_path):
+    """tl.dot needs K >= 16; cuTile's mma accepts any power of two."""
+    mod = build("""
+    @ct.kernel
+    def k(a, b, c, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(a, index=(0, 0), shape=(M, K))
+        y = ct.load(b, index=(0, 0), shape=(K, N))
+        ct.store(c, index=(0, 0), tile=ct.mma(x, y, ct.zeros((M, N), dtype=ct.float32)))
+
+    def run(a, b):
+        c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, 16, 16, a.shape[1]))
+        return c
+    """, tmp_path)
+    for kdim, dt in ((4, torch.float32), (8, torch.float16), (16, torch.float16)):
+        a = torch.randn(16, kdim).to(dt)
+        b = torch.randn(kdim, 16).to(dt)
+        torch.testing.assert_close(mod.run(a, b), a.double().mm(b.double()).float(), rtol=1e-3, atol=1e-3)
+
+
+def test_mma_with_small_k_compiles_for_sm90(tmp_path):
+    from kernel_util import compile_sm90
+    src = """
+    @ct.kernel
+    def k(a, b, c, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(a, index=(0, 0), shape=(M, K))
+        y = ct.load(b, index=(0, 0), shape=(K, N))
+        ct.store(c, index=(0, 0), tile=ct.mma(x, y, ct.zeros((M, N), dtype=ct.float32)))
+
+    def run(a, b):
+        c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, 16, 16, a.shape[1]))
+        return c
+    """
+    assert "OK k" in compile_sm90(src, "run", "(torch.randn(16, 8).half(), torch.randn(8, 16).half())", tmp_path)

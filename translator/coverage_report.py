@@ -49,6 +49,18 @@ def member_status(kind: str, member: str) -> str:
     return REFUSED
 
 
+HINT_STATUS = "accepted; no Triton equivalent: dropped with warning C2T201 (`ct.ByTarget` resolved for sm_90)"
+# enum members whose use is refused (the others translate)
+_ENUM_REFUSED = {
+    "RoundingMode.RA": "C2T106: no Triton equivalent", "RoundingMode.RZI": "C2T106: internal to cuTile",
+    "MemoryScope.CLUSTER": "C2T106: no Triton scope", "MemoryOrder.WEAK": "load/store default; refused on atomics (C2T106)",
+}
+
+
+def enum_status(enum: str, member: str) -> str:
+    return _ENUM_REFUSED.get(f"{enum}.{member}", TRANSLATED)
+
+
 def build() -> str:
     rows = [(n, *classify(n)) for n in sorted(coverage.EXPORTS)]
     counts: dict = {}
@@ -70,6 +82,10 @@ def build() -> str:
     for kind, members in (("Tile", CT.TILE_MEMBERS), ("Array", CT.ARRAY_MEMBERS),
                           ("TiledView", CT.TILEDVIEW_MEMBERS)):
         out += [f"| `{kind}.{m}` | {member_status(kind, m)} |" for m in members]
+    out += ["", "## Enum members and kernel hints", "", "| member | status |", "| --- | --- |"]
+    out += [f"| `{e}.{m}` | {status} |" for e, members in CT.ENUMS.items() for m in members
+            for status in [enum_status(e, m)]]
+    out += [f"| `@ct.kernel({h}=...)` | {HINT_STATUS} |" for h in CT.KERNEL_HINTS]
     out += ["", "## Refused names and their codes", ""]
     out += [f"- `{n}`: {d}" for n, s, d in rows if s == REFUSED]
     return "\n".join(out) + "\n"

@@ -85,8 +85,13 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 
 @triton.jit
 def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
-    """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32."""
-    if a.dtype == tl.float32:
+    """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
+    tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
+    multiply and a sum in acc's dtype."""
+    if a.shape[len(a.shape) - 1] < (32 if a.dtype.primitive_bitwidth == 8 else 16):
+        return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
+                            tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
+    elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)

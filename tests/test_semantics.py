@@ -332,3 +332,22 @@ def test_mma_with_small_k_compiles_for_sm90(tmp_path):
         return c
     """
     assert "OK k" in compile_sm90(src, "run", "(torch.randn(16, 8).half(), torch.randn(8, 16).half())", tmp_path)
+
+
+def test_ct_divmod_floors_like_python(tmp_path):
+    mod = build("""
+    @ct.kernel
+    def k(x, q, r, d, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        a, b = ct.divmod(t, d)
+        ct.store(q, index=(0,), tile=a)
+        ct.store(r, index=(0,), tile=b)
+
+    def run(x, d):
+        q, r = torch.empty_like(x), torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, q, r, d, 8))
+        return q, r
+    """, tmp_path)
+    x = torch.tensor([7, -7, 6, -6, 0, -1, 13, -13], dtype=torch.int32)
+    q, r = mod.run(x, -3)
+    assert torch.equal(q, torch.div(x, -3, rounding_mode="floor")) and torch.equal(r, torch.remainder(x, -3))

@@ -14,6 +14,10 @@ HOST = {
     "function": "helpers become module-level @triton.jit functions",
     "Constant": "`Constant[...]` parameters become tl.constexpr",
     "ConstantAnnotation": "`Annotated[T, ConstantAnnotation()]` parameters become tl.constexpr",
+    "compiler_timeout": "`with ct.compiler_timeout(n):` becomes contextlib.nullcontext() (C2T204)",
+    "tune": "`tune.exhaustive_search` becomes a triton.testing.do_bench search with the same "
+            "TuningResult API",
+    "static_iter": "`for x in ct.static_iter(...)` is unrolled at translation time (or tl.static_range)",
 }
 # dtypes and enums: values, translated wherever they appear
 VALUES = {
@@ -54,7 +58,7 @@ HOST_REFUSED = {
     "TileError", "TileSyntaxError", "TileTypeError", "TileValueError", "TileUnsupportedFeatureError",
     "TileCompilerExecutionError", "TileCompilerTimeoutError", "TileRecursionError",
     "TileStaticAssertionError", "TileStaticEvalError", "TileInternalError", "StaticException",
-    "static_exception", "compilation", "tune", "compiler_timeout", "foreign_pointer_dtype",
+    "static_exception", "compilation", "foreign_pointer_dtype",
 }
 
 # members of the cuTile types and enums, for the coverage table

@@ -99,6 +99,7 @@ SIGNATURES: dict[str, list[str]] = {
     "maximum": ["x", "y", "/", "*", "flush_to_zero", "propagate_nan"],
     "minimum": ["x", "y", "/", "*", "flush_to_zero", "propagate_nan"],
     "negative": ["x", "/"],
+    "divmod": ["x", "y", "/"],
     "abs": ["x", "/"],
     "isnan": ["x", "/"],
     "bitwise_not": ["x", "/"],

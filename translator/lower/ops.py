@@ -535,6 +535,12 @@ def _minmax(lw, name, call, args):
     return V(f"tl.{name}({x.code}, {y.code}{suffix})", _result_kind(x, y), rank=_rank(x, y))
 
 
+def op_divmod(lw, call, args):
+    x, y = _req(lw, "divmod", args, "x", call), _req(lw, "divmod", args, "y", call)
+    q, r = binary(lw, "//", x, y, call), binary(lw, "%", x, y, call)
+    return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
+
+
 def op_negative(lw, call, args):
     x = _req(lw, "negative", args, "x", call)
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank)

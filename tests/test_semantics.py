@@ -351,3 +351,25 @@ def test_ct_divmod_floors_like_python(tmp_path):
     x = torch.tensor([7, -7, 6, -6, 0, -1, 13, -13], dtype=torch.int32)
     q, r = mod.run(x, -3)
     assert torch.equal(q, torch.div(x, -3, rounding_mode="floor")) and torch.equal(r, torch.remainder(x, -3))
+
+
+def test_bf16_tile_times_an_integer_stays_bf16(tmp_path):
+    """cuTile: bf16 (*) int -> bf16; Triton would compute in fp32 (a dtype drift)."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build("""
+    @ct.kernel
+    def k(x, out, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(out, index=(0,), tile=ct.astype(t * (ct.bid(0) + 3), ct.float32))
+
+    def run(x):
+        out = torch.empty(x.shape, dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 8))
+        return out
+    """, tmp_path)
+    x = torch.full((8,), 1.0078125, dtype=torch.bfloat16)
+    out = mod.run(x)
+    assert torch.equal(out, (x * 3).float())          # rounded to bf16, as cuTile does
+    assert not torch.equal(out, x.float() * 3)        # not the fp32 product
+    assert "_c2t_mul_ct(t, tl.program_id(0) + 3)" in open(mod.__file__).read()

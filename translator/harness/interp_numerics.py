@@ -44,9 +44,12 @@ def install() -> bool:
         return t.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
 
     def downcast(src, dst):
-        if src.dtype.scalar not in wide:
+        if src.dtype.scalar in wide:
+            f = np.asarray(as_f32(src), dtype=np.float32)
+        elif src.dtype.scalar.is_int() and src.dtype.scalar != tl.int1:
+            f = np.asarray(src.data, dtype=np.float64).astype(np.float32)   # int -> float by value
+        else:
             return None
-        f = np.asarray(as_f32(src), dtype=np.float32)
         if dst == tl.bfloat16:
             return TensorHandle(bf16_bits(f), dst)
         if dst in fp8:

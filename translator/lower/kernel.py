@@ -241,7 +241,7 @@ class FunctionLowerer:
             if isinstance(t, N.Name):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
-                                   value=v.value, known=v.known, shape=v.shape)
+                                   value=v.value, known=v.known, shape=v.shape, isint=v.isint)
         self.emit(depth, " = ".join(names) + " = " + v.code)
 
     def _assign_list_element(self, st, v: V, depth):
@@ -382,7 +382,7 @@ class FunctionLowerer:
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
-        self.env[st.target.id] = V(st.target.id, T.SCALAR)
+        self.env[st.target.id] = V(st.target.id, T.SCALAR, isint=True)   # range() counts in int32
         self._forget_loop_assigned(st.body)
         before = dict(self.env)
         self.written |= self._loop_writes(st.body)

@@ -48,12 +48,22 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
         return V(f"{lw.s.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "@":
         return matmul(lw, a, b, node)
+    if op in ("+", "-", "*") and a.isint != b.isint and a.is_runtime and b.is_runtime:
+        # an integer value with a tile of unknown dtype: cuTile keeps bf16 there, Triton gives f32
+        from .ops_math import promoted_binary
+        v = promoted_binary(lw, op, a, b)
+        if v is not None:
+            return v
     if op == "**":
         if b.known and b.value == 2 and not isinstance(b.value, bool):
             return V(f"{paren(a, 13)} * {paren(a, 13)}", kind, prec=13, rank=rank)   # exact, as cuTile's powi
         from .ops_math import pow_value
         return pow_value(lw, a, b, node)
-    return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank)
+    # a constant next to an integer value keeps it integer for this purpose (a float constant
+    # would make it float, but then the only effect is the plain operator, as without this flag)
+    both_int = all(x.isint or x.is_static for x in (a, b)) and (a.isint or b.isint)
+    return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank,
+             isint=both_int and op not in ("/",))
 
 
 def precision(a: V, b: V) -> str:
@@ -318,10 +328,10 @@ def op_scatter(lw, call, args):
 def array_attr(lw, base: V, attr: str, node) -> V:
     arr = base.array
     if attr == "shape":
-        elts = [V(s, T.SCALAR) for s in arr.shapes]
+        elts = [V(s, T.SCALAR, isint=True) for s in arr.shapes]
         return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "strides":
-        elts = [V(s, T.SCALAR) for s in arr.strides]
+        elts = [V(s, T.SCALAR, isint=True) for s in arr.strides]
         return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "dtype":
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)
@@ -335,12 +345,12 @@ def array_attr(lw, base: V, attr: str, node) -> V:
 # ---------------------------------------------------------------- grid
 def op_bid(lw, call, args):
     ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
-    return V(f"tl.program_id({ax.code})", T.SCALAR)
+    return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True)
 
 
 def op_num_blocks(lw, call, args):
     ax = _static(lw, _req(lw, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
-    return V(f"tl.num_programs({ax.code})", T.SCALAR)
+    return V(f"tl.num_programs({ax.code})", T.SCALAR, isint=True)
 
 
 def op_num_tiles(lw, call, args):
@@ -354,7 +364,7 @@ def op_num_tiles(lw, call, args):
                           f"{arr.rank}-D array", call)
     order = _order(lw, args, arr.rank, call)
     array_axis = order[ax.value] if order else ax.value
-    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
+    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR, isint=True)
 
 
 def op_cdiv(lw, call, args):
@@ -389,12 +399,13 @@ def op_arange(lw, call, args):
     if "start" in args or "step" in args:
         start = lw.expr(args["start"]).code if "start" in args else "0"
         step = lw.expr(args["step"]).code if "step" in args else "1"
-        return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1)
+        return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1,
+                 isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1")
     lw.s.note_tile([n.code])
     code = f"tl.arange(0, {n.code})"
     if dt.code != "tl.int32":
         code += f".to({dt.code})"
-    return V(code, T.TILE, rank=1)
+    return V(code, T.TILE, rank=1, isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1")
 
 
 def op_full(lw, call, args):

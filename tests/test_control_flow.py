@@ -153,3 +153,29 @@ def test_helper_lowered_per_signature(tmp_path):
     """, tmp_path)
     x = torch.tensor([7, -7, 6, -6, 0, -1, 13, -13], dtype=torch.int32)
     assert torch.equal(mod.run(x, 2), torch.div(x, 2, rounding_mode="floor") + 8 // 3)
+
+
+def test_helpers_calling_helpers(tmp_path):
+    mod = build("""
+    def inner(t):
+        return ct.exp(t)
+
+    def outer(t):
+        return inner(t) * 2.0
+
+    def host_pow2(n):
+        # used on the host only: stays Python
+        return 1 << max(n - 1, 0).bit_length()
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(0,), tile=outer(t))
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, host_pow2(x.shape[0])))
+        return y
+    """, tmp_path)
+    x = torch.randn(13)
+    torch.testing.assert_close(mod.run(x), torch.exp(x) * 2)

@@ -9,9 +9,10 @@ from typing import Optional
 from . import emit
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Diagnostic, Reporter, TranslationError
-from .host import Edit, apply_edits, host_name_uses, rewrite_host
+from .host import Edit, apply_edits, host_name_uses, kernel_helpers, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module
+from .lower.arrays import walk
 from .lower.kernel import Shared
 from .lower.kernels import plan_kernel
 from .parse import parse
@@ -102,7 +103,15 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         return Result(text if text == parsed.text else text, rep.sorted(), [], filename)
 
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
-    shared.host_uses = host_name_uses(info, set(info.kernels))
+    # names used by host code: not in kernels, nor in the helpers only kernels reach
+    helpers = kernel_helpers(info)
+    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers)
+    todo = [h for h in helpers if shared.host_uses.get(h)]      # host-called helpers keep their callees
+    while todo:
+        for n in walk(info.functions[todo.pop()].body):
+            if isinstance(n, N.Name) and n.id in helpers and not shared.host_uses.get(n.id):
+                shared.host_uses[n.id] = 1
+                todo.append(n.id)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
     shared.plans = plans
     helper_names = set(shared.helpers)

@@ -29,6 +29,18 @@ def _is_current_stream(info: ModuleInfo, text: str, e) -> bool:
     return f.endswith("cuda.current_stream")
 
 
+def kernel_helpers(info: ModuleInfo) -> set:
+    """Module-level functions reachable from kernels through calls (they become jit helpers)."""
+    seen, todo = set(), list(info.kernels.values())
+    while todo:
+        for n in walk(todo.pop().body):
+            if isinstance(n, N.Call) and isinstance(n.func, N.Name) and n.func.id in info.functions \
+                    and n.func.id not in info.kernels and n.func.id not in seen:
+                seen.add(n.func.id)
+                todo.append(info.functions[n.func.id])
+    return seen
+
+
 def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     """Names used outside the functions in `skip` (kernels): name -> count."""
     uses: dict = {}

@@ -579,7 +579,8 @@ class FunctionLowerer:
                 return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
         if base.kind == T.ARRAY:
-            return self.ops.array_attr(self, base, e.attr, e)
+            from .ops_memory import array_attr
+            return array_attr(self, base, e.attr, e)
         if base.kind == T.CONSTOBJ or (base.known and isinstance(base.value, enum.Enum)):
             return self._fold_attr(base, e)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):

@@ -9,11 +9,11 @@ in templates/prelude_atomics.py.j2 for how out-of-bounds lanes are kept from tou
 Relaxed/acquire loads and relaxed/release stores (memory_order= on ct.load/ct.store) have no
 tl.load/tl.store form; they are emulated with an atomic OR of 0 / an atomic exchange on the
 element bits (32- and 64-bit dtypes only; others fail at Triton compile time with a message).
-ops.op_load/op_store dispatch here through `ordered_load`/`ordered_store`.
+ops_memory.op_load/op_store dispatch here through `ordered_load`/`ordered_store`.
 """
 from __future__ import annotations
 
-from . import ops
+from . import ops, ops_memory
 from . import types as T
 from .registry import method, op
 from .types import V
@@ -74,7 +74,7 @@ _CAS_SIG = ["array", "indices", "expected", "desired", "/", "*", "check_bounds",
 def _atomic_rmw(opname, lw, call, args):
     name = f"atomic_{opname}"
     arr = ops._array(lw, args, "array", name, call)
-    idx = ops._gather_indices(lw, args, "indices", name, call, arr.rank)
+    idx = ops_memory._gather_indices(lw, args, "indices", name, call, arr.rank)
     upd = ops._req(lw, name, args, "update", call)
     check = ops._bool_arg(lw, args, "check_bounds", True, call)
     sem, scope = sem_scope(lw, args, f"ct.{name}", call)
@@ -100,7 +100,7 @@ _register_rmw()
 @op("atomic_cas", _CAS_SIG)
 def op_atomic_cas(lw, call, args):
     arr = ops._array(lw, args, "array", "atomic_cas", call)
-    idx = ops._gather_indices(lw, args, "indices", "atomic_cas", call, arr.rank)
+    idx = ops_memory._gather_indices(lw, args, "indices", "atomic_cas", call, arr.rank)
     cmp = ops._req(lw, "atomic_cas", args, "expected", call)
     val = ops._req(lw, "atomic_cas", args, "desired", call)
     check = ops._bool_arg(lw, args, "check_bounds", True, call)

@@ -1,0 +1,155 @@
+"""Lowering of tile-space loads/stores, gather/scatter and Array attributes (masked pointers, or
+in-kernel tensor descriptors where translator/lower/tma.py planned them)."""
+from __future__ import annotations
+
+from . import registry
+from . import types as T
+from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _shape_codes,
+                  _static_tuple)
+from .types import V, paren
+
+# ---------------------------------------------------------------- memory
+def op_load(lw, call, args):
+    from .ops_atomics import is_ordered, ordered_load
+    if is_ordered(lw, args):          # memory_order=RELAXED/ACQUIRE
+        return ordered_load(lw, call, args)
+    arr = _array(lw, args, "array", "load", call)
+    _hints(lw, "load", args, call)
+    shape = _static_tuple(lw, _req(lw, "load", args, "shape", call), "load `shape`", call)
+    rank = arr.rank
+    if len(shape) == 0:
+        idx = _index(lw, args, "index", "load", call, rank)
+        off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"
+        return V(f"tl.load({arr.ptr} + {off})", T.SCALAR)
+    if len(shape) != rank:
+        lw.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
+    idx = _index(lw, args, "index", "load", call, rank)
+    order = _order(lw, args, rank, call)
+    pad = _padding(lw, args, call)
+    lw.before_read(arr)
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    if order is not None:   # tile axis k walks array axis order[k]
+        nat_idx, nat_shape = [None] * rank, [None] * rank
+        for k, ax in enumerate(order):
+            nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
+        idx, shape = nat_idx, nat_shape
+    tile_shape = [x.code for x in (shape if order is None else [shape[ax] for ax in order])]
+    fn = lw.s.use_rank("load", rank)
+    lw.s.note_tile([x.code for x in shape])
+    code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
+            f"{', '.join(s.code for s in shape)}, {pad}, {check})")
+    if order is not None:
+        code = f"tl.permute({code}, {tuple(order)})"
+    else:
+        desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad) if lw.tma else None
+        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+            offs = _offsets(idx, [s.code for s in shape])
+            code = f"{desc}.load([{offs}]) if {lw.tma.flag(arr)} else {code}"
+            return V(code, T.TILE, prec=0, rank=rank, shape=tile_shape)
+    return V(code, T.TILE, rank=rank, shape=tile_shape)
+
+
+def op_store(lw, call, args):
+    from .ops_atomics import is_ordered, ordered_store
+    if is_ordered(lw, args):          # memory_order=RELAXED/RELEASE
+        return ordered_store(lw, call, args)
+    arr = _array(lw, args, "array", "store", call)
+    _hints(lw, "store", args, call)
+    rank = arr.rank
+    idx = _index(lw, args, "index", "store", call, rank)
+    tile = _req(lw, "store", args, "tile", call)
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    order = _order(lw, args, rank, call)
+    tcode = tile.code
+    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
+        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
+    elif tile.rank is not None and tile.rank != rank:
+        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
+    if order is not None:
+        inv = [0] * rank
+        for k, ax in enumerate(order):
+            inv[ax] = k
+        nat_idx = [None] * rank
+        for k, ax in enumerate(order):
+            nat_idx[ax] = idx[k]
+        idx = nat_idx
+        tcode = f"tl.permute({tcode}, {tuple(inv)})"
+    fn = lw.s.use_rank("store", rank)
+    lw.mark_written(arr)
+    code = f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})"
+    if order is None and tile.kind == T.TILE and tile.shape is not None and lw.tma:
+        desc = lw.tma.descriptor(lw, arr, "store", tile.shape, None)
+        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+            offs = _offsets(idx, tile.shape)
+            code = f"{desc}.store([{offs}], {tcode}) if {lw.tma.flag(arr)} else {code}"
+    return V(code, T.STATIC)
+
+
+def _offsets(idx: list, shape: list) -> str:
+    """Element offsets of a tile (descriptor coordinates): tile index x block extent."""
+    out = []
+    for i, s in zip(idx, shape):
+        if i.known and i.value == 0:
+            out.append("0")
+        elif s == "1":
+            out.append(i.code)
+        else:
+            out.append(f"{paren(i, 13)} * {s if s.isidentifier() or s.isdigit() else f'({s})'}")
+    return ", ".join(out)
+
+
+def _gather_indices(lw, args, key, name, call, rank):
+    v = _req(lw, name, args, key, call)
+    elts = v.elts if v.kind == T.TUPLE else [v]
+    if len(elts) != rank:
+        lw.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {rank}-D array", call)
+    return elts
+
+
+def op_gather(lw, call, args):
+    arr = _array(lw, args, "array", "gather", call)
+    _hints(lw, "gather", args, call)
+    idx = _gather_indices(lw, args, "indices", "gather", call, arr.rank)
+    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
+    other = lw.expr(args["padding_value"]).code if "padding_value" in args else "0"
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    fn = lw.s.use_rank("gather", arr.rank)
+    lw.before_read(arr)
+    rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
+    kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
+             kind, rank=rank)
+
+
+def op_scatter(lw, call, args):
+    arr = _array(lw, args, "array", "scatter", call)
+    _hints(lw, "scatter", args, call)
+    idx = _gather_indices(lw, args, "indices", "scatter", call, arr.rank)
+    value = _req(lw, "scatter", args, "value", call)
+    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    fn = lw.s.use_rank("scatter", arr.rank)
+    lw.mark_written(arr)
+    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {value.code}, {mask}, {check})",
+             T.STATIC)
+
+
+def array_attr(lw, base: V, attr: str, node) -> V:
+    arr = base.array
+    if attr == "shape":
+        elts = [V(s, T.SCALAR, isint=True) for s in arr.shapes]
+        return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
+    if attr == "strides":
+        elts = [V(s, T.SCALAR, isint=True) for s in arr.strides]
+        return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
+    if attr == "dtype":
+        return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)
+    if attr == "ndim":
+        return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
+    if registry.lookup_method(T.ARRAY, attr) is not None:
+        return V(f"{arr.ptr}.{attr}", T.UNKNOWN, value=("method", base, attr))
+    lw.fail("C2T101", f"Array.{attr} is not supported yet", node)
+
+
+for _name in ("load", "store", "gather", "scatter"):
+    registry.register(_name, globals()["op_" + _name])

@@ -8,7 +8,7 @@ from typing import Optional
 
 from . import emit
 from .analysis import analyze
-from .diagnostics import ERROR, WARNING, Diagnostic, Reporter, TranslationError
+from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .host import Edit, apply_edits, host_name_uses, kernel_helpers, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module

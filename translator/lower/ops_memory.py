@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from . import registry
 from . import types as T
-from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _shape_codes,
-                  _static_tuple)
+from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _static_tuple)
 from .types import V, paren
 
 # ---------------------------------------------------------------- memory

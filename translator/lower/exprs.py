@@ -1,0 +1,397 @@
+"""Expression lowering for kernel code (a mixin of FunctionLowerer in kernel.py): names, constants,
+attributes, subscripts, tuples, comprehensions, operators and calls (calls go to ops.call)."""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Optional
+
+from .. import rules
+from ..ir import nodes as N
+from . import registry
+from . import types as T
+from .types import V, paren
+
+_UNKNOWN = object()     # ExpressionLowering._known_value: no value at translation time
+
+
+class ExpressionLowering:
+    # ----------------------------------------------------------------- expressions
+    def expr(self, e) -> V:
+        fn = getattr(self, "e_" + type(e).__name__, None)
+        if fn is None:
+            what = getattr(e, "kind", type(e).__name__)
+            self.fail("C2T103", f"expression `{what}` is not supported in kernel code", e)
+        return fn(e)
+
+    def e_Const(self, e):
+        return V(e.text, T.STATIC, value=e.value, known=True)
+
+    def e_Name(self, e):
+        nm = e.id
+        if nm in self.env:
+            return self.env[nm]
+        info = self.s.info
+        if nm in info.constants:
+            return self.static_value(info.constants[nm], e, name=nm)
+        if nm in info.classes:      # a module-level enum class or frozen dataclass
+            return V(nm, T.CONSTOBJ, value=info.classes[nm], known=True)
+        path = info.ct_path(e)
+        if path is not None:
+            return self.ct_object(path, e)
+        if nm in info.functions and nm not in info.kernels:
+            return V(nm, T.HELPER, value=nm)
+        if nm in info.imported and nm not in info.ct_names and info.imported[nm].split(".")[0] not in (
+                "math", "torch", "numpy", "operator", "functools", "typing", "dataclasses", "enum"):
+            return V(nm, T.HELPER, value=("imported", nm))
+        if nm in info.other_modules:
+            return V(nm, T.MODULE, value=info.other_modules[nm])
+        if nm in ("True", "False", "None"):
+            return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
+        if nm in ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod", "tuple"):
+            return V(nm, T.MODULE, value="builtins." + nm)
+        self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
+                            "(module globals must be literals, cuTile objects or functions)", e)
+
+    def static_value(self, val, node, name: str = "") -> V:
+        if isinstance(val, enum.Enum):
+            if isinstance(val, int) and not isinstance(val, bool):      # IntEnum: an int
+                code = repr(int(val))
+            else:   # a plain Enum member has no Triton value; it only takes part in folded compares
+                code = repr(f"{type(val).__name__}.{val.name}")
+            return V(code, T.STATIC, value=val, known=True, prec=14 if code.startswith("-") else 100)
+        if dataclasses.is_dataclass(val) or (isinstance(val, type) and issubclass(val, enum.Enum)):
+            # a frozen dataclass value, or an alias of an enum class / dataclass
+            return V(name or getattr(val, "__name__", type(val).__name__), T.CONSTOBJ, value=val, known=True)
+        if isinstance(val, float):
+            if val != val:
+                return V('float("nan")', T.STATIC, value=val, known=True)
+            if val in (float("inf"), float("-inf")):
+                return V(('-' if val < 0 else '') + 'float("inf")', T.STATIC, value=val, known=True,
+                         prec=14 if val < 0 else 100)
+        if isinstance(val, tuple):
+            elts = [self.static_value(x, node) for x in val]
+            return V("(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")",
+                     T.TUPLE, elts=elts, value=val, known=True)
+        code = repr(val)
+        return V(code, T.STATIC, value=val, known=True, prec=14 if code.startswith("-") else 100)
+
+    def ct_object(self, path: str, node) -> V:
+        head = path.split(".")[0]
+        if path in rules.DTYPES:
+            return V(rules.DTYPES[path], T.DTYPE, value=path, tf32=(path == "tfloat32"))
+        if head in ("PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope"):
+            if "." in path:
+                return V(path, T.ENUM, value=path)
+            return V(path, T.CTMOD, value=path)
+        if path == "":
+            return V("ct", T.CTMOD, value="")
+        return V(path, T.CTFUNC, value=path)
+
+    def e_Attr(self, e):
+        base = self.expr(e.value)
+        if base.kind == T.CTMOD:
+            path = f"{base.value}.{e.attr}" if base.value else e.attr
+            return self.ct_object(path, e)
+        if base.kind == T.MODULE:
+            mod = str(base.value)
+            if mod in ("math", "numpy", "np") and e.attr in rules.MATH_CONSTANTS:
+                code = rules.MATH_CONSTANTS[e.attr]
+                return V(code, T.STATIC, value=e.attr)
+            if mod.split(".")[0] in ("torch", "numpy", "np") and e.attr in rules.FOREIGN_DTYPES:
+                return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
+            self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
+        if base.kind == T.ARRAY:
+            from .ops_memory import array_attr
+            return array_attr(self, base, e.attr, e)
+        if base.kind == T.CONSTOBJ or (base.known and isinstance(base.value, enum.Enum)):
+            return self._fold_attr(base, e)
+        if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):
+            if e.attr == "shape":
+                return V(f"{paren(base, 100)}.shape", T.STATIC, rank=None)
+            if e.attr == "dtype":
+                return V(f"{paren(base, 100)}.dtype", T.DTYPE)
+            if e.attr == "ndim":
+                if base.rank is not None:
+                    return V(str(base.rank), T.STATIC, value=base.rank, known=True)
+                return V(f"len({base.code}.shape)", T.STATIC)
+            # a method: resolved by the call
+            return V(f"{paren(base, 100)}.{e.attr}", T.UNKNOWN, value=("method", base, e.attr))
+        hook = registry.lookup_method(base.kind, "__getattr__")
+        if hook is not None:     # attributes of a kind a topic module defines (TiledView...)
+            return hook(self, base, e)
+        if base.kind == T.DTYPE and e.attr in ("bitwidth", "name"):
+            self.fail("C2T101", f"dtype.{e.attr} is host-only in cuTile", e)
+        self.fail("C2T103", f"attribute `{e.attr}` of this value is not supported in kernel code", e)
+
+    def _fold_attr(self, base: V, e) -> V:
+        """`Mode.FAST`, `cfg.tile_m`, `Mode.FAST.value`: attributes of module-level enums and frozen
+        dataclass values are compile-time constants."""
+        obj = base.value
+        if e.attr.startswith("_") or callable(getattr(type(obj), e.attr, None)) \
+                and not isinstance(getattr(obj, e.attr, None), enum.Enum):
+            self.fail("C2T101", f"`{base.code}.{e.attr}` cannot be used in kernel code (only members, "
+                                "fields, .name and .value are folded)", e)
+        try:
+            val = getattr(obj, e.attr)
+        except AttributeError:
+            self.fail("C2T103", f"`{base.code}` has no attribute `{e.attr}`", e)
+        if isinstance(val, (bool, int, float, str, tuple, enum.Enum)) or val is None \
+                or (dataclasses.is_dataclass(val) and not isinstance(val, type)):
+            return self.static_value(val, e, name=f"{base.code}.{e.attr}")
+        self.fail("C2T101", f"`{base.code}.{e.attr}` is not a constant kernel code can use", e)
+
+    def e_Subscript(self, e):
+        base = self.expr(e.value)
+        idx = e.index
+        if base.kind == T.LIST:
+            return self._list_element(base, idx, e)
+        if base.kind == T.TUPLE and base.elts is not None:
+            iv = self.expr(idx)
+            if iv.known and isinstance(iv.value, int):
+                try:
+                    return base.elts[iv.value]
+                except IndexError:
+                    self.fail("C2T103", "tuple index out of range", e)
+            return V(f"{paren(base, 100)}[{iv.code}]", T.UNKNOWN)
+        if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
+            parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
+            out, rank = [], base.rank
+            for p in parts:
+                if isinstance(p, N.SliceExpr) and p.lower is None and p.upper is None and p.step is None:
+                    out.append(":")
+                elif isinstance(p, N.Const) and p.value is None:
+                    out.append("None")
+                    rank = rank + 1 if rank is not None else None
+                elif isinstance(p, N.Const) and p.value is Ellipsis:
+                    out.append("...")
+                else:
+                    self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
+                                        "(use ct.extract or .item())", p)
+            return V(f"{paren(base, 100)}[{', '.join(out)}]", base.kind, rank=rank)
+        if base.kind == T.STATIC:
+            iv = self.expr(idx)
+            return V(f"{paren(base, 100)}[{iv.code}]", T.STATIC)
+        self.fail("C2T103", "this subscript is not supported in kernel code", e)
+
+    def _list_element(self, base: V, idx, e) -> V:
+        """`As[g]` of a list-of-arrays parameter: an array whose pointer, extents and strides are
+        read from the parameter's table (row g)."""
+        from .arrays import walk
+        if isinstance(idx, (N.SliceExpr, N.TupleExpr)):
+            self.fail("C2T101", "a list of arrays can only be indexed with one integer", e)
+        for n in walk(idx):     # the index text is repeated in every table read: it must be pure
+            if isinstance(n, N.Call):
+                f = self.expr(n.func) if not isinstance(n.func, N.Lambda) else None
+                pure = f is not None and (
+                    (f.kind == T.CTFUNC and not str(f.value).startswith(("atomic", "print", "assert", "static")))
+                    or (f.kind == T.MODULE and str(f.value) in ("builtins.min", "builtins.max", "builtins.int",
+                                                                 "builtins.abs", "builtins.len")))
+                if not pure:
+                    self.fail("C2T101", "the index of a list of arrays must not call functions with "
+                                        "side effects (assign it to a variable first)", n)
+        iv = self.expr(idx)
+        if iv.kind not in (T.STATIC, T.SCALAR, T.TILE, T.UNKNOWN) or (iv.kind == T.TILE and iv.rank not in (0, None)):
+            self.fail("C2T101", "a list of arrays must be indexed with an integer scalar", e)
+        if iv.kind == T.TILE and iv.rank is None:
+            self.fail("C2T101", "a list of arrays must be indexed with an integer scalar "
+                                "(this value may be a tile)", e)
+        lst = base.value
+        if iv.known:
+            if not isinstance(iv.value, int) or isinstance(iv.value, bool) or iv.value < 0:
+                self.fail("C2T101", "a list of arrays must be indexed with a non-negative integer", e)
+            ref = lst.element(str(iv.value), known=iv.value)
+        else:
+            ref = lst.element(paren(iv, 14))
+        return V(ref.ptr, T.ARRAY, array=ref)
+
+    def e_TupleExpr(self, e):
+        return self.make_tuple([self.expr(x) for x in e.elts])
+
+    def make_tuple(self, elts: list) -> V:
+        code = "(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")"
+        return V(code, T.TUPLE, elts=elts, known=all(x.known for x in elts),
+                 value=tuple(x.value for x in elts) if all(x.known for x in elts) else None)
+
+    # ----------------------------------------------------------------- comprehensions
+    def e_Comprehension(self, e):
+        self.fail("C2T103", "only tuple(... for ...) comprehensions are supported in kernel code "
+                            "(cuTile has no lists or generators there)", e)
+
+    def unroll_comprehension(self, comp) -> list:
+        """`tuple(f(x) for x in t)`: the elements, unrolled at translation time over tuples,
+        zip/enumerate of tuples, ct.static_iter(...) and range() with constant bounds."""
+        from .arrays import walk
+        names = {x.id for f in comp.fors for x in walk(f.target) if isinstance(x, N.Name)}
+        saved = {k: self.env[k] for k in names if k in self.env}
+        out: list = []
+        try:
+            self._unroll_level(comp, 0, out)
+        finally:       # comprehension variables do not leak (Python 3)
+            for k in names:
+                if k in saved:
+                    self.env[k] = saved[k]
+                else:
+                    self.env.pop(k, None)
+        return out
+
+    def _unroll_level(self, comp, k: int, out: list):
+        if len(out) > 4096:
+            self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", comp)
+        if k == len(comp.fors):
+            if comp.cond is not None:
+                c = self._known_value(self.expr(comp.cond))
+                if c is _UNKNOWN:
+                    self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation "
+                                        "time", comp.cond)
+                if not c:
+                    return
+            out.append(self.expr(comp.elt))
+            return
+        f = comp.fors[k]
+        for item in self._comp_items(f.iter):
+            self._bind_static(f.target, item, f)
+            self._unroll_level(comp, k + 1, out)
+
+    def _comp_items(self, it) -> list:
+        if isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range" \
+                and "range" not in self.env:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
+            bounds = [self._known_value(self.expr(a)) for a in it.args]
+            if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+                self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
+                                    "time (literals, module constants, enum/dataclass fields)", it)
+            if len(bounds) == 3 and bounds[2] == 0:
+                self.fail("C2T109", "range() step must not be zero", it)
+            r = range(*bounds)
+            if len(r) > 4096:
+                self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
+            return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
+        if isinstance(it, N.Call) and self.s.info.ct_path(it.func) == "static_iter":
+            if len(it.args) != 1 or it.keywords:
+                self.fail("C2T109", "ct.static_iter takes one iterable", it)
+            return self._comp_items(it.args[0])
+        return self._static_items(it, "a tuple comprehension")
+
+    @staticmethod
+    def _known_value(v: V):
+        """The Python value of a static whose value is known (literal arithmetic included)."""
+        if v.known:
+            return v.value
+        if v.kind == T.STATIC and v.code:
+            import ast
+            try:     # compile-time arithmetic of literals (`i % 2 == 0` with i known): Python semantics
+                tree = ast.parse(v.code, mode="eval")
+            except SyntaxError:
+                return _UNKNOWN
+            if all(isinstance(n, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
+                                  ast.Constant, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
+                   for n in ast.walk(tree)):
+                try:
+                    return eval(compile(tree, "<static>", "eval"), {"__builtins__": {}})
+                except Exception:
+                    return _UNKNOWN
+        return _UNKNOWN
+
+    def e_ListExpr(self, e):
+        v = self.e_TupleExpr(N.TupleExpr(span=e.span, elts=e.elts))
+        return v
+
+    def e_UnaryOp(self, e):
+        v = self.expr(e.operand)
+        if e.op == "not":
+            if v.known and isinstance(v.value, bool):
+                return V(str(not v.value), T.STATIC, value=not v.value, known=True)
+            return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
+        if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+            return self.static_value(-v.value, e)
+        return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
+
+    def e_BinOp(self, e):
+        return self.binop(e.op, e.left, e.right, e)
+
+    def binop(self, op, left, right, node) -> V:
+        a, b = self.expr(left), self.expr(right)
+        v = self.ops.binary(self, op, a, b, node)
+        if v.kind == T.TILE and v.shape is None and op != "@":
+            v.shape = T.same_shape(a, b)
+        return v
+
+    def _fold_compare(self, e, vals: list) -> Optional[V]:
+        """Compares involving enum members or frozen dataclass values are decided at translation
+        time (with Python's semantics); None when there are none."""
+        def special(v):
+            return v.known and (isinstance(v.value, enum.Enum) or (
+                dataclasses.is_dataclass(v.value) and not isinstance(v.value, type)))
+        if not any(special(v) for v in vals):
+            return None
+        if not all(v.known for v in vals):
+            if all(not special(v) or (isinstance(v.value, int) and isinstance(v.value, enum.Enum))
+                   for v in vals):
+                return None     # IntEnum members compare as ints at run time
+            self.fail("C2T105", "an enum member or dataclass value can only be compared with values "
+                                "known at translation time", e)
+        import operator
+        fns = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+               ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+               "in": lambda a, b: operator.contains(b, a), "not in": lambda a, b: not operator.contains(b, a)}
+        result = True
+        try:
+            for op, a, b in zip(e.ops, vals, vals[1:]):
+                result = result and bool(fns[op](a.value, b.value))
+        except (TypeError, KeyError) as err:
+            self.fail("C2T105", f"this comparison fails in Python ({err})", e)
+        return V(str(result), T.STATIC, value=result, known=True)
+
+    def e_Compare(self, e):
+        vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        folded = self._fold_compare(e, vals)
+        if folded is not None:
+            return folded
+        parts, left = [], vals[0]
+        kind = left.kind
+        for op, right in zip(e.ops, vals[1:]):
+            if op in ("in", "not in"):
+                self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
+            parts.append(f"{paren(left, 8)} {op} {paren(right, 8)}")
+            if right.kind in (T.TILE, T.SCALAR) or left.kind in (T.TILE, T.SCALAR):
+                kind = T.TILE if T.TILE in (left.kind, right.kind) else T.SCALAR
+            left = right
+        if len(parts) == 1:
+            return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7)
+        if kind == T.TILE:
+            return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
+        return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5)
+
+    def e_BoolOp(self, e):
+        vals = [self.expr(x) for x in e.values]
+        prec = 5 if e.op == "and" else 4
+        kind = T.SCALAR if any(v.is_runtime for v in vals) else T.STATIC
+        if any(v.kind == T.TILE for v in vals):
+            self.fail("C2T103", f"`{e.op}` on tiles is not supported; use `&`/`|`", e)
+        return V(f" {e.op} ".join(paren(v, prec + 1) for v in vals), kind, prec=prec)
+
+    def e_IfExp(self, e):
+        t, b, o = self.expr(e.test), self.expr(e.body), self.expr(e.orelse)
+        if b.kind == T.DTYPE and o.kind == T.DTYPE:
+            # e.g. `dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`: the tf32-ness of
+            # the result is itself a compile-time condition
+            tf32 = (b.tf32 or False) if b.tf32 == o.tf32 else (
+                f"({t.code})" if b.tf32 is True and not o.tf32 else
+                f"not ({t.code})" if o.tf32 is True and not b.tf32 else None)
+            if tf32 is None:
+                self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
+            return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
+        kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
+        return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3, rank=b.rank)
+
+    def e_Call(self, e):
+        return self.ops.call(self, e)
+
+    def e_Raw(self, e):
+        self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
+
+    def e_Lambda(self, e):
+        self.fail("C2T103", "lambdas are supported when assigned to a name or passed to ct.reduce/ct.scan "
+                            "(an immediately called lambda is not)", e)

@@ -373,3 +373,32 @@ def test_bf16_tile_times_an_integer_stays_bf16(tmp_path):
     assert torch.equal(out, (x * 3).float())          # rounded to bf16, as cuTile does
     assert not torch.equal(out, x.float() * 3)        # not the fp32 product
     assert "_c2t_mul_ct(t, tl.program_id(0) + 3)" in open(mod.__file__).read()
+
+
+def test_loop_counters_and_helper_params_mix_with_integer_tiles(tmp_path):
+    """Loop counters are Python ints under the interpreter and ints equal to 1 are constexprs
+    when compiled: the bf16 promotion helper must not be used on them (cutile-python's
+    LayerNorm backward does `j * TILE_N + ct.arange(...)` inside a helper)."""
+    src = """
+    def shifted(j, T):
+        return (j * T + ct.arange(T, dtype=ct.int32)) < 20
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        acc = ct.zeros((T,), dtype=ct.float32)
+        for j in range(3):
+            t = ct.load(x, index=(j,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+            acc = acc + ct.where(shifted(j, T), t * j, 0.0)
+        ct.store(y, index=(0,), tile=acc)
+
+    def run(x):
+        y = torch.empty(8, dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
+        return y
+    """
+    mod = build(src, tmp_path)
+    x = torch.randn(24)
+    ref = sum(torch.where(torch.arange(8) + 8 * j < 20, x[8 * j:8 * j + 8] * j, 0.0) for j in range(3))
+    torch.testing.assert_close(mod.run(x), ref)
+    from kernel_util import compile_sm90
+    assert "OK k" in compile_sm90(src, "run", "(torch.randn(24),)", tmp_path)

@@ -378,7 +378,8 @@ class FunctionLowerer(ExpressionLowering):
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
-        self.env[st.target.id] = V(st.target.id, T.SCALAR, isint=True)   # range() counts in int32
+        # not `isint`: the interpreter runs range() loops with Python ints, not tensors
+        self.env[st.target.id] = V(st.target.id, T.SCALAR)
         self._forget_loop_assigned(st.body)
         before = dict(self.env)
         self.written |= self._loop_writes(st.body)

@@ -48,8 +48,10 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
         return V(f"{lw.s.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "@":
         return matmul(lw, a, b, node)
-    if op in ("+", "-", "*") and a.isint != b.isint and a.is_runtime and b.is_runtime:
-        # an integer value with a tile of unknown dtype: cuTile keeps bf16 there, Triton gives f32
+    if op in ("+", "-", "*") and a.isint != b.isint and (a if b.isint else b).kind == T.TILE:
+        # an integer tensor with a tile of unknown dtype: cuTile keeps bf16 there, Triton gives f32.
+        # Both sides are tensors in every mode (isint marks only program ids and int aranges, and
+        # values computed from them), which the helper needs: it reads their dtypes.
         from .ops_math import promoted_binary
         v = promoted_binary(lw, op, a, b)
         if v is not None:
@@ -221,7 +223,7 @@ def op_num_tiles(lw, call, args):
                           f"{arr.rank}-D array", call)
     order = _order(lw, args, arr.rank, call)
     array_axis = order[ax.value] if order else ax.value
-    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR, isint=True)
+    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
 
 
 def op_cdiv(lw, call, args):

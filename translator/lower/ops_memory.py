@@ -136,10 +136,10 @@ def op_scatter(lw, call, args):
 def array_attr(lw, base: V, attr: str, node) -> V:
     arr = base.array
     if attr == "shape":
-        elts = [V(s, T.SCALAR, isint=True) for s in arr.shapes]
+        elts = [V(s, T.SCALAR) for s in arr.shapes]
         return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "strides":
-        elts = [V(s, T.SCALAR, isint=True) for s in arr.strides]
+        elts = [V(s, T.SCALAR) for s in arr.strides]
         return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "dtype":
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)

@@ -82,7 +82,7 @@ class V:
     tf32: bool = False              # an f32 tile cast to ct.tfloat32
     known: bool = False             # `value` holds the python value of a static
     shape: Optional[list] = None    # tile shape as constexpr source expressions, when known
-    isint: bool = False             # known to hold integers (block ids, extents, int aranges...)
+    isint: bool = False             # an integer *tensor* in every mode (program ids, int aranges...)
 
     @property
     def is_static(self) -> bool:

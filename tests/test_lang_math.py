@@ -14,34 +14,6 @@ import torch
 from kernel_util import build, codes, compile_sm90, translate
 
 
-@pytest.fixture(autouse=True)
-def _lead_hooks():
-    """Until translator/lower/ops.py routes runtime `**` to ops_math.pow_value and builtin print to
-    ops_debug.print_call (patches in the report), route them here; a no-op once they are applied."""
-    from translator.lower import ops, ops_debug, ops_math
-    if getattr(ops, "_c2t_lang_hooks", False) or "pow_value" in open(ops.__file__).read():
-        yield
-        return
-    orig_binary, orig_builtin = ops.binary, ops.builtin_call
-
-    def binary(lw, op, a, b, node):
-        if op == "**" and not (a.is_static and b.is_static) and not (
-                b.known and isinstance(b.value, int) and not isinstance(b.value, bool) and 1 <= b.value <= 4):
-            return ops_math.pow_value(lw, a, b, node)
-        return orig_binary(lw, op, a, b, node)
-
-    def builtin_call(lw, name, e):
-        if name == "print":
-            return ops_debug.print_call(lw, e)
-        return orig_builtin(lw, name, e)
-
-    ops.binary, ops.builtin_call, ops._c2t_lang_hooks = binary, builtin_call, True
-    try:
-        yield
-    finally:
-        ops.binary, ops.builtin_call, ops._c2t_lang_hooks = orig_binary, orig_builtin, False
-
-
 UNARY_SRC = """
 @ct.kernel
 def k(x, y, o1, o2, o3, o4, o5, o6, o7, T: ConstInt):
@@ -223,29 +195,10 @@ def run(x, y):
 """
 
 
-def _rounding_hook(monkeypatch):
-    """Route add/sub/mul/truediv/sqrt rounding modes to ops_math.rounding_mode_value, as the patch
-    for ops.binary_func/unary_math in the report does (no-op once applied)."""
-    from translator.lower import ops, ops_math, registry
-    if "rounding_mode_value" in open(ops.__file__).read():
-        return
-    registry.load_all()
-    for name in ("add", "sub", "mul", "truediv", "sqrt"):
-        orig, sig = registry.HANDLERS[name]
-
-        def handler(lw, call, args, _orig=orig, _name=name):
-            v = ops_math.rounding_mode_value(lw, _name, call, args)
-            if v is not None:
-                return v
-            return _orig(lw, call, {k: a for k, a in args.items() if k != "flush_to_zero"})
-        monkeypatch.setitem(registry.HANDLERS, name, (handler, sig))
-
-
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv"])
 @pytest.mark.parametrize("mode", ["RZ", "RM", "RP"])
 def test_directed_rounding_fp32(tmp_path, monkeypatch, op, mode):
     from fractions import Fraction
-    _rounding_hook(monkeypatch)
     mod = build(ROUND_SRC.replace("{mode}", mode).replace("{op}", op), tmp_path)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(64, generator=g)
@@ -265,7 +218,6 @@ def test_directed_rounding_fp32(tmp_path, monkeypatch, op, mode):
 @pytest.mark.parametrize("mode", ["RZ", "RM", "RP"])
 def test_directed_rounding_sqrt_and_half(tmp_path, monkeypatch, mode):
     from fractions import Fraction
-    _rounding_hook(monkeypatch)
     m = {"RZ": "rz", "RM": "rd", "RP": "ru"}[mode]
     mod = build(ROUND_SRC.replace("{mode}", mode).replace("r = ct.{op}(a, b, rounding_mode=M)",
                                                           "r = ct.sqrt(a, rounding_mode=M) + 0 * b"), tmp_path)
@@ -291,7 +243,6 @@ def test_directed_rounding_sqrt_and_half(tmp_path, monkeypatch, mode):
 
 
 def test_rounding_mode_refusals_and_ftz(monkeypatch):
-    _rounding_hook(monkeypatch)
     src = """
     @ct.kernel
     def k(x, T: ConstInt):
@@ -306,15 +257,6 @@ def test_rounding_mode_refusals_and_ftz(monkeypatch):
 
 
 def test_astype_rounding_and_float_to_bool(tmp_path, monkeypatch):
-    from translator.lower import ops, ops_math
-    if "astype_value" not in open(ops.__file__).read():
-        def op_astype(lw, call, args):
-            x = ops._req(lw, "astype", args, "x", call)
-            dt = ops._dtype(lw, args, "dtype", "astype", call)
-            return ops_math.astype_value(lw, x, dt, call, args)
-        from translator.lower import registry
-        registry.load_all()
-        monkeypatch.setitem(registry.HANDLERS, "astype", (op_astype, registry.HANDLERS["astype"][1]))
     mod = build("""
     @ct.kernel
     def k(x, b, h, T: ConstInt):
@@ -381,14 +323,7 @@ def test_bf16_with_int_tile_stays_bf16(tmp_path, int_to_bf16):
     assert torch.equal(out, ref)
 
 
-def test_promoted_binary_helper(tmp_path, monkeypatch, int_to_bf16):
-    from translator.lower import ops, ops_math
-    orig = ops.binary
-
-    def binary(lw, op, a, b, node):
-        return ops_math.promoted_binary(lw, op, a, b) or orig(lw, op, a, b, node)
-    if "promoted_binary" not in open(ops.__file__).read():
-        monkeypatch.setattr(ops, "binary", binary)
+def test_bf16_and_int_tiles_round_each_step_to_bf16(tmp_path, int_to_bf16):
     mod = build("""
     @ct.kernel
     def k(x, n, o, T: ConstInt):
@@ -423,7 +358,6 @@ def test_resolve_by_target():
 
 
 def test_math_compiles_for_sm90(tmp_path, monkeypatch):
-    _rounding_hook(monkeypatch)
     out = compile_sm90("""
     @ct.kernel
     def k(x, y, o, T: ConstInt):

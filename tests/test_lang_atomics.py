@@ -25,8 +25,10 @@ def k(x):
                               memory_scope=ct.MemoryScope.DEVICE),
              memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
 """)
-needs_hooks = pytest.mark.skipif(not HOOKS, reason="needs the kernel.py/arrays.py hooks (see report)")
-needs_ordered = pytest.mark.skipif(not ORDERED, reason="needs the ops.py ordered load/store dispatch")
+def needs_hooks(f):       # the hooks are in main: these tests always run (and must pass)
+    return f
+def needs_ordered(f):
+    return f
 
 RMW_SRC = """
 @ct.kernel
@@ -366,3 +368,7 @@ def test_every_rmw_name_lowers_to_its_triton_atomic(name):
     op = name.split("_", 1)[1]
     assert f'_c2t_atomic_1d(x, x_shape_0, x_stride_0, i, i, "{op}", True, "acq_rel", "gpu")' in res.code
     assert f"tl.atomic_{op}(" in res.code
+
+
+def test_probe_constructs_translate():
+    assert HOOKS and ORDERED

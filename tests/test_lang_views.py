@@ -14,7 +14,8 @@ def k(x):
     tv = x.slice(0, 1, 3).tiled_view((4, 4))
     tv.store((0, 0), tv.load((0, 0)))
 """).ok
-needs_hooks = pytest.mark.skipif(not HOOKS, reason="needs the kernel.py/arrays.py hooks (see report)")
+def needs_hooks(f):       # the hooks are in main: these tests always run (and must pass)
+    return f
 
 SLICE_SRC = """
 @ct.kernel
@@ -218,3 +219,7 @@ def all_(x):
 """)
     out = compile_sm90(src, "all_", "torch.zeros(11, 7),", tmp_path)
     assert out.count("OK ") == 3, out
+
+
+def test_probe_constructs_translate():
+    assert HOOKS

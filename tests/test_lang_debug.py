@@ -4,7 +4,6 @@ import pytest
 import torch
 
 from kernel_util import build, codes, compile_sm90, translate
-from test_lang_math import _lead_hooks  # noqa: F401  (routes builtin print until ops.py is patched)
 
 PRINT_SRC = """
 @ct.kernel

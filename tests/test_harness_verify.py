@@ -169,3 +169,62 @@ def test_gpu_mode_imports_the_translation_compiled(monkeypatch):
     assert seen["env"] is None
     import os
     assert os.environ["TRITON_INTERPRET"] == "1"                       # restored afterwards
+
+
+_SCALE = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_kernel(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 3)
+
+
+def scale(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale_kernel, (x, y, 16))
+    return y
+'''
+_USER = '''
+import torch
+import cuda.tile as ct
+from c2tpkg.scale import scale
+
+
+@ct.kernel
+def double_kernel(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+
+def double_then_scale(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), double_kernel, (x, y, 16))
+    return scale(y)
+
+
+def make_args(case, dtype, seed, device):
+    return (torch.arange(case["N"], dtype=dtype, device=device),)
+
+
+def reference(x):
+    return x * 6
+
+
+C2T_SPEC = {"entry": "double_then_scale", "reference": "reference", "make_args": "make_args",
+            "cases": [{"N": 37}]}
+'''
+
+
+def test_names_imported_from_other_cutile_modules_run_their_translation(tmp_path, monkeypatch):
+    """The translated module must not call the original cuTile host function of another module
+    (that would run a cuTile kernel on the "Triton" side): the harness rebinds it to a translation."""
+    pkg = tmp_path / "c2tpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "scale.py").write_text(_SCALE)
+    (pkg / "user.py").write_text(_USER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rep = harness.verify(pkg / "user.py", mode="interp", progress=False)
+    assert rep.ok, rep.to_text()
+    assert any("`scale` (imported from cuTile module c2tpkg.scale) rebound" in n for n in rep.notes)

@@ -3,6 +3,7 @@
     cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
     cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
+    cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
 
 Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
 difference; 2 refused or bad input.
@@ -24,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="cutile2triton",
         description="Translate a cuTile Python module (import cuda.tile as ct) into a Triton module.",
         epilog="Subcommands: `cutile2triton verify FILE.py` runs original and translation side by side "
-               "on a GPU; `cutile2triton survey PATH...` reports what translates in a corpus.")
+               "on a GPU; `cutile2triton bench SUITE.py` does that for a suite and merges the timings; "
+               "`cutile2triton survey PATH...` reports what translates in a corpus.")
     p.add_argument("input", help="cuTile Python file to translate")
     p.add_argument("-o", "--output", help="write the Triton module here (default: standard output)")
     g = p.add_mutually_exclusive_group()
@@ -44,6 +46,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "verify":
         from .harness.cli import main as verify_main
         return verify_main(argv[1:])
+    if argv and argv[0] == "bench":
+        from .harness.suite import main as bench_main
+        return bench_main(argv[1:])
     if argv and argv[0] == "survey":
         from .survey import main as survey_main
         return survey_main(argv[1:])

@@ -19,6 +19,7 @@ class Timing:
     gbps_triton: float | None = None
     tflops_cutile: float | None = None
     tflops_triton: float | None = None
+    peers: dict = None                  # label -> {"ms": median, "ratio": t_peer / t_Triton}
     error: str = ""
 
     def to_dict(self) -> dict:
@@ -59,8 +60,8 @@ def _rate(amount, ms, scale):
 
 
 def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Callable, args: tuple,
-               *, bytes_fn=None, flops_fn=None, clone=None) -> Timing:
-    """Time the original and the translated entry on their own copies of args."""
+               *, bytes_fn=None, flops_fn=None, clone=None, peers=None) -> Timing:
+    """Time the original, the translated entry and each peer (label -> fn) on their own copies of args."""
     from .tolerance import dtype_name
     t = Timing(label, dict(case), dtype_name(dtype))
     a1 = clone(args) if clone else args
@@ -75,6 +76,14 @@ def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Calla
         t.error += f"translated failed while timing: {type(exc).__name__}: {exc}"
     if t.t_cutile_ms and t.t_triton_ms:
         t.ratio = t.t_cutile_ms / t.t_triton_ms
+    t.peers = {}
+    for name, fn in (peers or {}).items():
+        a3 = clone(args) if clone else args
+        try:
+            ms = time_ms(lambda: fn(*a3))
+            t.peers[name] = {"ms": ms, "ratio": ms / t.t_triton_ms if t.t_triton_ms else None}
+        except Exception as exc:      # noqa: BLE001 - a broken peer is reported, not fatal
+            t.peers[name] = {"ms": None, "ratio": None, "error": f"{type(exc).__name__}: {exc}"}
     nbytes = bytes_fn(case, dtype) if bytes_fn else None
     flops = flops_fn(case, dtype) if flops_fn else None
     t.gbps_cutile, t.gbps_triton = _rate(nbytes, t.t_cutile_ms, 1e9), _rate(nbytes, t.t_triton_ms, 1e9)

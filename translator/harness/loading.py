@@ -132,6 +132,44 @@ def load_translated(code: str, original_path, *, out_dir: str | None = None):
     return module, str(target)
 
 
+def _is_cutile_source(path) -> bool:
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return False
+    # a module that defines kernels (not one that merely mentions ct.kernel in annotations)
+    return "cuda.tile" in text and re.search(r"^\s*@\s*[\w.]*\bkernel\b", text, re.M) is not None
+
+
+def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | None = None) -> list[str]:
+    """Point names that the translated ``module`` imported from OTHER cuTile modules (e.g.
+    ``from tilegym.ops.cutile.splitk_reduce import splitk_reduce``) at the translations of those
+    modules, translated here on the fly, so no cuTile kernel runs inside the "Triton" side.
+    Returns one note per rebound name; raises HarnessError when such a module does not translate."""
+    import types
+    done = {} if _done is None else _done
+    notes = []
+    for name, obj in list(vars(module).items()):
+        if not isinstance(obj, (types.FunctionType, type)) or obj.__module__ == module.__name__:
+            continue
+        src_mod = sys.modules.get(obj.__module__)
+        src = getattr(src_mod, "__file__", None)
+        if not src or not _is_cutile_source(src):
+            continue
+        if src not in done:
+            code, _ = translate(src)
+            dep, dep_file = load_translated(code, src, out_dir=out_dir)
+            done[src] = dep
+            notes += rebind_cutile_imports(dep, out_dir=out_dir, _done=done)
+        new = getattr(done[src], getattr(obj, "__name__", name), None)
+        if new is None:
+            raise HarnessError(f"{module.__name__} imports {name} from {obj.__module__}, a cuTile module whose "
+                               f"translation has no {obj.__name__!r}")
+        setattr(module, name, new)
+        notes.append(f"`{name}` (imported from cuTile module {obj.__module__}) rebound to its translation")
+    return notes
+
+
 @contextlib.contextmanager
 def interpreter_env(on: bool = True):
     """TRITON_INTERPRET=1 (on) or unset (off) for the duration; it must be right before the

@@ -47,6 +47,7 @@ class Report:
     versions: dict = field(default_factory=dict)
     op_class: str = "elementwise"
     nondeterministic: bool = False
+    bound: str | None = None      # memory | compute | None, from the spec
     policy: list[dict] = field(default_factory=list)
     translated_file: str = ""
     results: list[CaseResult] = field(default_factory=list)
@@ -71,7 +72,7 @@ class Report:
         return {
             "ok": self.ok, "file": self.file, "entry": self.entry, "mode": self.mode, "device": self.device,
             "device_info": self.device_info, "versions": self.versions, "op_class": self.op_class,
-            "nondeterministic": self.nondeterministic,
+            "nondeterministic": self.nondeterministic, "bound": self.bound,
             "tolerance_policy": {"rule": describe_rule(), "table": self.policy},
             "translated_file": self.translated_file,
             "summary": {"cases": len(self.results), "passed": self.n_passed,
@@ -102,8 +103,10 @@ class Report:
                 rate = f"{_f(t.tflops_cutile)} / {_f(t.tflops_triton)} TFLOP/s"
             elif t.gbps_triton is not None:
                 rate = f"{_f(t.gbps_cutile, 0)} / {_f(t.gbps_triton, 0)} GB/s"
+            peers = "; ".join(f"{k} {_f(v.get('ms'))} ms (x{_f(v.get('ratio'))})" if v.get("ms") else
+                              f"{k} failed: {v.get('error', '?')[:80]}" for k, v in (t.peers or {}).items())
             rows.append([t.label, t.dtype, _f(t.t_cutile_ms), _f(t.t_triton_ms),
-                         _f(t.ratio), rate or "-", t.error.splitlines()[0] if t.error else ""])
+                         _f(t.ratio), rate or "-", peers or "-", t.error.splitlines()[0] if t.error else ""])
         return rows
 
     def to_text(self) -> str:
@@ -117,7 +120,8 @@ class Report:
                         r.summary()] for r in self.results])
         if self.timings:
             out += ["", "timing (median ms; ratio = t_cuTile / t_Triton, > 1 means Triton is faster):"]
-            out += _table(["case", "dtype", "cuTile ms", "Triton ms", "ratio", "cuTile / Triton rate", "note"],
+            out += _table(["case", "dtype", "cuTile ms", "Triton ms", "ratio", "cuTile / Triton rate",
+                           "peers (t_peer / t_Triton)", "note"],
                           self._timing_rows())
             out.append(f"geometric mean of ratios: {_f(self.geomean_ratio)}")
         if self.copy_bandwidth:
@@ -145,7 +149,8 @@ class Report:
         if self.timings:
             out += ["", "## Timing", "", "Median of `triton.testing.do_bench`; ratio = t_cuTile / t_Triton "
                     "(> 1: the Triton translation is faster).", ""]
-            out += _md(["case", "dtype", "cuTile ms", "Triton ms", "ratio", "cuTile / Triton rate", "note"],
+            out += _md(["case", "dtype", "cuTile ms", "Triton ms", "ratio", "cuTile / Triton rate",
+                           "peers (t_peer / t_Triton)", "note"],
                        self._timing_rows())
             out += ["", f"Geometric mean of ratios: **{_f(self.geomean_ratio)}**"]
         if self.copy_bandwidth:

@@ -14,8 +14,12 @@ C2T_SPEC = {
     "flops": "flop_count",              # optional fn(case, dtype) -> int  (TFLOP/s)
     "nondeterministic": False,
     "tolerance": {"float16": [1e-3, 1e-3]},
+    "bound": "memory",                  # optional: memory | compute (which criterion the bench applies)
+    "peers": {"torch.matmul": "peer_fn"},  # optional: other implementations timed next to both
 }
 ```
+A peer is a function with the entry's signature (it gets make_args' tuple); it is timed on the
+bench cases only (its results are not compared), and the report gives t_peer / t_Triton.
 Names are looked up in the spec file first (when one is given), then in the original module.
 """
 from __future__ import annotations
@@ -32,7 +36,7 @@ _DTYPE_ALIASES = {"fp32": "float32", "f32": "float32", "fp16": "float16", "f16":
                   "fp8": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 
 KNOWN_KEYS = {"entry", "reference", "make_args", "op_class", "dtypes", "cases", "gpu_cases", "bench_cases",
-              "bytes", "flops", "nondeterministic", "tolerance"}
+              "bytes", "flops", "nondeterministic", "tolerance", "bound", "peers"}
 
 
 def torch_dtype(name):
@@ -63,6 +67,8 @@ class Spec:
     flops_fn: Callable | None = None
     nondeterministic: bool = False
     tolerance: dict[str, tuple[float, float]] = field(default_factory=dict)
+    bound: str | None = None              # memory | compute | None (not classified)
+    peers: dict[str, Callable] = field(default_factory=dict)
     source: str = ""                      # where the spec came from, for reports
 
     def case_list(self, which: str) -> list[dict]:
@@ -119,6 +125,13 @@ def parse_spec(raw: Any, modules: list, source: str) -> Spec:
         if not (isinstance(v, (list, tuple)) and len(v) == 2):
             raise HarnessError(f"C2T_SPEC['tolerance'][{k!r}] must be [rtol, atol]")
         tol[str(torch_dtype(k)).removeprefix("torch.")] = (float(v[0]), float(v[1]))
+    bound = raw.get("bound")
+    if bound not in (None, "memory", "compute"):
+        raise HarnessError(f"C2T_SPEC['bound'] = {bound!r}; use 'memory' or 'compute'")
+    raw_peers = raw.get("peers") or {}
+    if not isinstance(raw_peers, dict):
+        raise HarnessError("C2T_SPEC['peers'] must be a dict {label: function name}")
+    peers = {str(k): _lookup(v, modules, f"peers[{k!r}]", True) for k, v in raw_peers.items()}
     spec = Spec(
         entry=entry,
         make_args=_lookup(raw.get("make_args"), modules, "make_args", True),
@@ -130,7 +143,7 @@ def parse_spec(raw: Any, modules: list, source: str) -> Spec:
         bytes_fn=_lookup(raw.get("bytes"), modules, "bytes", False),
         flops_fn=_lookup(raw.get("flops"), modules, "flops", False),
         nondeterministic=bool(raw.get("nondeterministic", False)),
-        tolerance=tol, source=source)
+        tolerance=tol, bound=bound, peers=peers, source=source)
     if not (spec.cases or spec.gpu_cases):
         raise HarnessError(f"C2T_SPEC in {source} has neither 'cases' nor 'gpu_cases'")
     return spec

@@ -9,7 +9,7 @@ from pathlib import Path
 from .bench import bench_case, copy_bandwidth_gbps, cuda_ready
 from .errors import HarnessError
 from .interop import device_properties, to_torch, versions
-from .loading import interpreter_env, load_module, load_translated, resolve_translated
+from .loading import interpreter_env, load_module, load_translated, rebind_cutile_imports, resolve_translated
 from .report import CaseResult, Report
 from .runner import Stopwatch, as_args_tuple, clone_args, run_pair
 from .spec import Spec, load_spec, torch_dtype
@@ -76,7 +76,7 @@ def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = 
                  nondeterministic=spec.nondeterministic,
                  policy=policy_table(spec.op_class, nondeterministic=spec.nondeterministic,
                                      overrides=spec.tolerance),
-                 translated_file=translated_file)
+                 translated_file=translated_file, bound=spec.bound)
     if "interp" in mode and str(rep.versions.get("triton", "")).startswith("3.6") and \
             tuple(int(x) for x in str(rep.versions.get("numpy") or "0.0").split(".")[:2]) >= (2, 4):
         rep.notes.append("triton 3.6's interpreter needs numpy < 2.4 (grid lambdas and runtime-bound "
@@ -113,6 +113,7 @@ def load_modules(path, spec_path, translated, mode: str, translated_dir=None):
         from . import interp_numerics
         interp_numerics.install()
     module, tfile = load_translated(code, path, out_dir=translated_dir)
+    diags = diags + [f"harness: {n}" for n in rebind_cutile_imports(module, out_dir=translated_dir)]
     if not callable(getattr(module, spec.entry, None)):
         raise HarnessError(f"the translated module ({tfile}) has no function {spec.entry!r}")
     return original, spec, module, tfile, diags
@@ -202,9 +203,10 @@ def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, pro
             i += 1
             args = make_args(sp, case, dt, 0, device)
             t = bench_case(case_label(case), case, dt, orig_fn, trans_fn, args, bytes_fn=sp.bytes_fn,
-                           flops_fn=sp.flops_fn, clone=clone_args)
+                           flops_fn=sp.flops_fn, clone=clone_args, peers=sp.peers)
             rep.timings.append(t)
             _say(f"[bench {i}/{total}] {sp.entry} {t.label} {t.dtype}: cuTile {_g(t.t_cutile_ms)} ms, "
                  f"Triton {_g(t.t_triton_ms)} ms, ratio {_g(t.ratio)}"
+                 + "".join(f", {k} {_g(v.get('ms'))} ms" for k, v in (t.peers or {}).items())
                  + (f" ({t.error.splitlines()[0]})" if t.error else ""), progress)
             del args

@@ -1,0 +1,63 @@
+"""`cutile2triton bench SUITE.py`: merging per-entry reports and the acceptance checks (CPU)."""
+import json
+import sys
+
+from translator.harness import suite
+
+
+def _rep(name, bound, rows, bw=4000.0, ok=True):
+    return {"name": name, "status": "pass" if ok else "fail", "bound": bound, "ok": ok,
+            "summary": {"cases": 2, "passed": 2 if ok else 1}, "copy_bandwidth": {"gbps": bw},
+            "timings": [{"label": lab, "dtype": "float16", "t_cutile_ms": tc, "t_triton_ms": tt,
+                         "ratio": tc / tt, "gbps_cutile": None, "gbps_triton": gb, "tflops_cutile": None,
+                         "tflops_triton": None, "peers": peers, "error": ""}
+                        for lab, tc, tt, gb, peers in rows]}
+
+
+def test_checks_flag_slow_rows_bandwidth_and_matmul_peer():
+    reps = [_rep("copy", "memory", [("N=1", 1.0, 1.0, 3900.0, {}), ("N=2", 1.0, 2.0, 1000.0, {})]),
+            _rep("mm", "compute", [("M=1", 1.0, 0.8, None, {"torch.matmul": {"ms": 0.6, "ratio": 0.75}})])]
+    rows = suite.rows_of(reps)
+    assert [round(r["copy_share"], 3) if r["copy_share"] else None for r in rows] == [0.975, 0.25, None]
+    res = {what.split(" ")[0]: (ok, detail) for what, ok, detail in suite.checks(rows)}
+    gm = (1.0 * 0.5 * 1.25) ** (1 / 3)
+    assert res["geometric"][0] is False and f"{gm:.3f}" in res["geometric"][1]
+    assert res["no"][0] is False and "copy N=2 float16 0.50" in res["no"][1]
+    assert res["memory-bound"][0] is False and "copy N=2 float16 25%" in res["memory-bound"][1]
+    assert res["matmul"][0] is False and "t_torch/t_Triton 0.75" in res["matmul"][1]
+    md = suite.render_markdown(reps, rows, "cutile2triton bench x.py")
+    assert "| mm | M=1 | float16 | 1 | 0.8 | **1.25** |" in md and "- [ ] no kernel below 0.85" in md
+
+
+def test_missing_files_are_skipped_and_the_run_fails(tmp_path, capsys):
+    s = tmp_path / "suite.py"
+    s.write_text('C2T_SUITE = [{"name": "a", "file": "{tilegym}/ops/cutile/x.py"},\n'
+                 '             {"name": "b", "file": "nope.py", "spec": "nope_spec.py"}]\n')
+    rc = suite.main([str(s), "--out", str(tmp_path / "out")])
+    assert rc == 1                                    # skipped entries are not passes
+    data = json.loads((tmp_path / "out" / "bench.json").read_text())
+    assert [(e["name"], e["status"]) for e in data["entries"]] == [("a", "skipped"), ("b", "skipped")]
+    assert "--tilegym not given" in data["entries"][0]["why"]
+    assert "2 entries skipped (not passed)" in capsys.readouterr().err
+
+
+def test_bad_suite_and_unknown_names_are_usage_errors(tmp_path):
+    s = tmp_path / "suite.py"
+    s.write_text("C2T_SUITE = 3\n")
+    assert suite.main([str(s)]) == 2
+    s.write_text('C2T_SUITE = [{"name": "a", "file": "x.py"}]\n')
+    assert suite.main([str(s), "--only", "zzz"]) == 2
+    assert suite.main([str(s), "--env", "NOEQUALS"]) == 2
+
+
+def test_project_suite_lists_examples_and_tilegym_entries():
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    ns = {}
+    exec((root / "tests/gpu/suite.py").read_text(), ns)
+    names = {e["name"] for e in ns["C2T_SUITE"]}
+    assert {"ex_matmul", "ex_concat", "tg_matmul", "tg_mla_decoding", "tg_rms_norm"} <= names
+    for e in ns["C2T_SUITE"]:
+        assert e["bound"] in ("memory", "compute")
+        if "spec" in e:
+            assert (root / e["spec"]).is_file(), e["spec"]

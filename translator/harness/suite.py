@@ -1,0 +1,224 @@
+"""`cutile2triton bench SUITE.py`: verify and time a list of cuTile modules in one run.
+
+A suite file defines ``C2T_SUITE``, a list of entries::
+
+    C2T_SUITE = [
+        {"name": "softmax", "file": "examples/softmax.py"},                       # spec inside
+        {"name": "rms_norm", "file": "{tilegym}/ops/cutile/rms_norm.py",           # fetched checkout
+         "spec": "tests/gpu/tilegym/rms_norm_spec.py", "env": {"C2T_TMA": "auto"}},
+    ]
+
+``{tilegym}`` is replaced by ``--tilegym DIR`` (the ``src/tilegym`` folder of a TileGym checkout,
+whose ``src`` is put on PYTHONPATH); entries whose files are missing are reported as skipped, not
+passed. Each entry runs ``cutile2triton verify`` in its own process (a CUDA error that poisons
+the context ends that entry only), with a per-entry timeout; the per-entry JSON reports are then
+merged into one table: t_cuTile / t_Triton per kernel, shape and dtype, the geometric mean, the
+share of the device copy bandwidth reached by memory-bound kernels, peers (hand-written Triton,
+torch) and the issue's acceptance checks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .bench import geomean
+from .errors import HarnessError
+
+MIN_RATIO = 0.85          # no kernel below this t_cuTile / t_Triton
+MIN_COPY_SHARE = 0.85     # memory-bound kernels: at least this share of the copy bandwidth
+MATMUL_SLACK = 0.10       # matmul within 10% of torch.matmul
+
+
+def load_suite(path: Path, tilegym: str | None) -> list[dict]:
+    ns: dict = {}
+    try:
+        exec(compile(Path(path).read_text(), str(path), "exec"), ns)   # noqa: S102 - a local config file
+    except OSError as exc:
+        raise HarnessError(f"cannot read suite {path}: {exc}") from exc
+    suite = ns.get("C2T_SUITE")
+    if not isinstance(suite, list) or not all(isinstance(e, dict) and "name" in e and "file" in e for e in suite):
+        raise HarnessError(f"{path} must define C2T_SUITE = [{{'name': ..., 'file': ...}}, ...]")
+    out = []
+    for e in suite:
+        e = dict(e)
+        for key in ("file", "spec"):
+            if key in e and "{tilegym}" in e[key]:
+                e["needs_tilegym"] = True
+                e[key] = e[key].replace("{tilegym}", tilegym or "<--tilegym not given>")
+        out.append(e)
+    return out
+
+
+def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
+    """Run one entry's verify in a subprocess; return its JSON report (or a failure record)."""
+    name = e["name"]
+    if not Path(e["file"]).is_file():
+        why = "--tilegym not given" if e.get("needs_tilegym") and not args.tilegym else f"no file {e['file']}"
+        return {"name": name, "status": "skipped", "why": why}
+    if e.get("spec") and not Path(e["spec"]).is_file():
+        return {"name": name, "status": "skipped", "why": f"no spec {e['spec']}"}
+    cmd = [sys.executable, "-m", "translator", "verify", e["file"], "--json", str(out / f"{name}.json"),
+           "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in args.seeds], "--quiet"]
+    if e.get("spec"):
+        cmd += ["--spec", e["spec"]]
+    if e.get("dtypes") or args.dtypes:
+        cmd += ["--dtypes", *(args.dtypes or e["dtypes"])]
+    if args.no_bench:
+        cmd.append("--no-bench")
+    env = dict(env_base)
+    env.update({k: str(v) for k, v in (e.get("env") or {}).items()})
+    t0 = time.time()
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {"name": name, "status": "timeout", "why": f"no result within {args.timeout} s"}
+    (out / f"{name}.txt").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
+    rep_path = out / f"{name}.json"
+    if not rep_path.is_file():
+        tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        return {"name": name, "status": "error", "why": f"verify exited {proc.returncode}: {tail}"}
+    rep = json.loads(rep_path.read_text())
+    rep.update(name=name, status="pass" if rep["ok"] else "fail", seconds=round(time.time() - t0, 1),
+               bound=e.get("bound") or rep.get("bound"))
+    return rep
+
+
+def rows_of(reports: list[dict]) -> list[dict]:
+    rows = []
+    for rep in reports:
+        bw = (rep.get("copy_bandwidth") or {}).get("gbps")
+        for t in rep.get("timings", []):
+            share = t["gbps_triton"] / bw if (bw and t.get("gbps_triton") and rep.get("bound") == "memory") else None
+            rows.append({"kernel": rep["name"], "case": t["label"], "dtype": t["dtype"], "bound": rep.get("bound"),
+                         "t_cutile_ms": t["t_cutile_ms"], "t_triton_ms": t["t_triton_ms"], "ratio": t["ratio"],
+                         "gbps_cutile": t.get("gbps_cutile"), "gbps_triton": t.get("gbps_triton"),
+                         "tflops_cutile": t.get("tflops_cutile"), "tflops_triton": t.get("tflops_triton"),
+                         "copy_share": share, "peers": t.get("peers") or {}, "error": t.get("error", "")})
+    return rows
+
+
+def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
+    ratios = [r["ratio"] for r in rows if r["ratio"]]
+    gm = geomean(ratios)
+    low = [r for r in rows if r["ratio"] and r["ratio"] < MIN_RATIO]
+    mem = [r for r in rows if r["copy_share"] is not None]
+    mem_low = [r for r in mem if r["copy_share"] < MIN_COPY_SHARE]
+    mm = [(r, p) for r in rows for k, p in r["peers"].items() if k == "torch.matmul" and p.get("ratio")]
+    mm_low = [(r, p) for r, p in mm if p["ratio"] < 1 - MATMUL_SLACK]
+    lab = lambda r: f"{r['kernel']} {r['case']} {r['dtype']}"   # noqa: E731
+    return [
+        ("geometric mean of t_cuTile / t_Triton >= 1.0", gm is not None and gm >= 1.0,
+         f"{gm:.3f} over {len(ratios)} rows" if gm else "no timings"),
+        (f"no kernel below {MIN_RATIO}", bool(ratios) and not low,
+         ", ".join(f"{lab(r)} {r['ratio']:.2f}" for r in low) or "none below"),
+        (f"memory-bound rows at >= {MIN_COPY_SHARE:.0%} of the copy bandwidth", bool(mem) and not mem_low,
+         ", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) or f"all {len(mem)} rows"),
+        (f"matmul within {MATMUL_SLACK:.0%} of torch.matmul", bool(mm) and not mm_low,
+         ", ".join(f"{lab(r)} t_torch/t_Triton {p['ratio']:.2f}" for r, p in mm_low) or
+         (f"all {len(mm)} rows" if mm else "no torch.matmul peer timed")),
+    ]
+
+
+def _g(x, d=3):
+    return "-" if x is None else f"{x:.{d}g}"
+
+
+def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
+    out = ["# cutile2triton benchmark suite", "", f"Command: `{cmd}`", ""]
+    bws = sorted({round(r["copy_bandwidth"]["gbps"]) for r in reports if r.get("copy_bandwidth")})
+    if bws:
+        out += [f"Device-to-device copy bandwidth measured in this run (per entry): {', '.join(map(str, bws))} GB/s", ""]
+    out += ["## Correctness", "", "| kernel | status | cases passed | note |", "|---|---|---|---|"]
+    for r in reports:
+        s = r.get("summary") or {}
+        out.append(f"| {r['name']} | {r['status'].upper()} | {s.get('passed', '-')}/{s.get('cases', '-')} | "
+                   f"{r.get('why', '')} |")
+    out += ["", "## Timing (median of do_bench; ratio = t_cuTile / t_Triton, > 1: Triton faster)", "",
+            "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | peers: t_peer / t_Triton |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        rate = (f"{_g(r['tflops_cutile'])} / {_g(r['tflops_triton'])} TFLOP/s" if r["tflops_triton"] is not None
+                else f"{_g(r['gbps_cutile'], 4)} / {_g(r['gbps_triton'], 4)} GB/s" if r["gbps_triton"] is not None
+                else "-")
+        share = f"{r['copy_share']:.0%}" if r["copy_share"] is not None else "-"
+        peers = "; ".join(f"{k} {_g(p.get('ms'))} ms ({_g(p.get('ratio'))})" if p.get("ms") else f"{k}: failed"
+                          for k, p in r["peers"].items()) or "-"
+        out.append(f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['t_cutile_ms'])} | {_g(r['t_triton_ms'])} "
+                   f"| **{_g(r['ratio'])}** | {rate} | {share} | {peers} |")
+    out += ["", "## Acceptance checks", ""]
+    out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
+    return "\n".join(out) + "\n"
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="cutile2triton bench",
+                                description="Verify and time every entry of a suite (C2T_SUITE) on the GPU, "
+                                            "and merge the results into one table.")
+    p.add_argument("suite", help="Python file defining C2T_SUITE")
+    p.add_argument("--tilegym", help="src/tilegym folder of a TileGym checkout (for {tilegym} entries)")
+    p.add_argument("--out", default="bench-out", help="folder for per-entry reports and bench.md/bench.json")
+    p.add_argument("--only", nargs="+", help="names of the entries to run")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--dtypes", nargs="+", help="override every entry's dtypes")
+    p.add_argument("--timeout", type=int, default=300, help="seconds per entry")
+    p.add_argument("--no-bench", action="store_true", help="correctness only")
+    p.add_argument("--env", nargs="+", default=[], metavar="K=V",
+                   help="environment for every entry (e.g. C2T_TMA=auto); an entry's own env wins")
+    return p
+
+
+def main(argv=None) -> int:
+    p = build_parser()
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        entries = load_suite(Path(args.suite), args.tilegym)
+    except HarnessError as exc:
+        print(f"cutile2triton bench: error: {exc}", file=sys.stderr)
+        return 2
+    if args.only:
+        unknown = set(args.only) - {e["name"] for e in entries}
+        if unknown:
+            print(f"cutile2triton bench: error: no entries named {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        entries = [e for e in entries if e["name"] in args.only]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    paths = [str(Path.cwd())]
+    if args.tilegym:
+        paths.append(str(Path(args.tilegym).resolve().parent))
+    for kv in args.env:
+        if "=" not in kv:
+            print(f"cutile2triton bench: error: --env wants K=V, got {kv!r}", file=sys.stderr)
+            return 2
+        k, v = kv.split("=", 1)
+        env[k] = v
+    env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    reports = []
+    for i, e in enumerate(entries, 1):
+        print(f"[{i}/{len(entries)}] {e['name']} ...", file=sys.stderr, flush=True)
+        rep = run_entry(e, out, args, env)
+        reports.append(rep)
+        print(f"[{i}/{len(entries)}] {e['name']}: {rep['status'].upper()} {rep.get('why', '')}"
+              f" ({rep.get('seconds', '-')} s)", file=sys.stderr, flush=True)
+    rows = rows_of(reports)
+    cmd = "cutile2triton bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    md = render_markdown(reports, rows, cmd)
+    (out / "bench.md").write_text(md)
+    (out / "bench.json").write_text(json.dumps({"entries": [{k: v for k, v in r.items() if k != "results"}
+                                                            for r in reports], "rows": rows,
+                                                "checks": checks(rows)}, indent=1, default=str))
+    print(md)
+    skipped = [r["name"] for r in reports if r["status"] == "skipped"]
+    if skipped:
+        print(f"cutile2triton bench: {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} skipped (not "
+              f"passed): {', '.join(skipped)}", file=sys.stderr)
+    return 0 if reports and all(r["status"] == "pass" for r in reports) else 1

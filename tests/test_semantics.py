@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from kernel_util import build, translate
+from kernel_util import build, compile_sm90, translate
 
 
 def test_floor_division_and_modulo_of_negative_runtime_values(tmp_path):
@@ -134,6 +134,56 @@ def test_argmax_ignores_nan_and_ties_go_left(tmp_path):
     """, tmp_path)
     x = torch.tensor([1.0, float("nan"), 5.0, 5.0, -2.0, float("nan"), -2.0, 0.0])
     assert mod.run(x).tolist() == [2, 4]
+
+
+_ARG2D = """
+@ct.kernel
+def k(x, amax0, amin0, amax1, amin1, amax3, T: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(T, T))
+    ct.store(amax0, index=(0,), tile=ct.argmax(t, axis=0))
+    ct.store(amin0, index=(0,), tile=ct.argmin(t, axis=0))
+    ct.store(amax1, index=(0, 0), tile=ct.argmax(t, axis=1, keepdims=True))
+    ct.store(amin1, index=(0,), tile=ct.argmin(t, axis=-1))
+    t3 = ct.reshape(t, (2, T // 2, T))
+    ct.store(amax3, index=(0, 0), tile=ct.argmax(t3, axis=1))
+
+def run(x):
+    T = x.shape[0]
+    outs = [torch.zeros(T, dtype=torch.int32) for _ in range(4)] + [torch.zeros(2, T, dtype=torch.int32)]
+    outs[2] = outs[2].reshape(T, 1)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, *outs, T))
+    return outs
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.bfloat16, torch.int32])
+def test_argmax_argmin_2d_both_axes_ties_nan_and_rank3(tmp_path, dt):
+    mod = build(_ARG2D, tmp_path)
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-3, 4, (8, 8), generator=g).to(dt)          # many ties
+    if dt.is_floating_point:
+        x[1, 2] = float("nan")
+        x[5, :] = float("nan")                                     # an all-NaN row: index 0
+        x[:, 6] = float("nan")                                     # an all-NaN column: index 0
+    a0, i0, a1, i1, a3 = mod.run(x)
+    xf = x.float()
+    clean_max = torch.where(xf.isnan(), -float("inf"), xf)
+    clean_min = torch.where(xf.isnan(), float("inf"), xf)
+
+    def first(t, dim, fn):                                          # smallest index of the extreme value
+        best = fn(t, dim=dim, keepdim=True).values
+        n = t.shape[dim]
+        pos = torch.arange(n).reshape([-1 if d == dim else 1 for d in range(t.dim())])
+        return torch.where(t == best, pos, n).min(dim=dim).values.to(torch.int32)
+    assert torch.equal(a0, first(clean_max, 0, torch.max))
+    assert torch.equal(i0, first(clean_min, 0, torch.min))
+    assert torch.equal(a1.reshape(-1), first(clean_max, 1, torch.max))
+    assert torch.equal(i1, first(clean_min, 1, torch.min))
+    assert torch.equal(a3, first(clean_max.reshape(2, 4, 8), 1, torch.max))
+
+
+def test_argmax_argmin_2d_compile_for_sm90(tmp_path):
+    assert "OK k" in compile_sm90(_ARG2D, "run", "(torch.randn(8, 8),)", tmp_path)
 
 
 def test_fp32_mma_is_full_precision_and_tf32_is_explicit():

@@ -51,7 +51,8 @@ def _capture(mod) -> list:
     """Replace the launched kernels (not the helpers they call) by launch recorders."""
     import re
     text = open(mod.__file__).read()
-    launched = set(re.findall(r"(\w+)\[_c2t_grid\(", text)) | set(re.findall(r"\): (\w+),\n", text))
+    launched = set(re.findall(r"(\w+)\[_c2t_grid\(", text)) | set(re.findall(r"\): (\w+),\n", text)) \
+        | set(re.findall(r"(\w+_batch4)\[", text))
     calls = []
     for name, obj in list(vars(mod).items()):
         if isinstance(obj, JITFunction) and name in launched:
@@ -59,11 +60,21 @@ def _capture(mod) -> list:
     return calls
 
 
+def _restore(mod):
+    """Put the kernels back (a batched twin calls its kernel as a device function)."""
+    for name, obj in list(vars(mod).items()):
+        if isinstance(obj, _Capture):
+            setattr(mod, name, obj.fn)
+
+
 def compile_kernels_of(mod, run) -> list:
     """Run `run()` (host code of the translated module `mod`) with launches intercepted, then
     compile every launched kernel for sm_90; returns one line per distinct kernel signature."""
     calls = _capture(mod)
-    run()
+    try:
+        run()
+    finally:
+        _restore(mod)
     return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t}" for name, n, w, m, t in _compile_calls(calls)]
 
 
@@ -76,6 +87,7 @@ def compile_example(example: Path) -> list:
     for dt in spec["dtypes"]:
         args = make_args(spec["cases"][-1], getattr(torch, dt), 0, "cpu")
         getattr(mod, spec["entry"])(*args)
+    _restore(mod)
     return _compile_calls(calls)
 
 

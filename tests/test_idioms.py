@@ -109,3 +109,86 @@ def test_cutile_autotune_search_runs_on_translated_kernels(tmp_path):
     assert best.T in (16, 32, 64)
     code = open(mod.__file__).read()
     assert "result = _c2t_exhaustive_search(configs" in code and "contextlib.nullcontext()" in code
+
+
+# ---------------------------------------------------------------- batched launches (seed section 5)
+BATCH = """
+@ct.kernel
+def add_k(src, dst, c, T: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(src, index=(i,), shape=(T,))
+    ct.store(dst, index=(i,), tile=t + c)
+
+def run(srcs, dsts, c, tiles):
+    for s, d, t in zip(srcs, dsts, tiles):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(s.shape[0], t),), add_k, (s, d, c, t))
+"""
+
+
+def _count_launches(mod):
+    """Wrap the plain and the batched launcher: list of launch sizes (1 = plain)."""
+    calls = []
+    plain, batch = mod.launch_add_k, mod.launch_add_k_batch4
+    g = mod._c2t_batch_add_k.__globals__
+    g["launch_add_k"] = lambda *a, **k: (calls.append(1), plain(*a, **k))[1]
+    g["launch_add_k_batch4"] = lambda L, **k: (calls.append(len(L)), batch(L, **k))[1]
+    return calls
+
+
+def test_loop_of_launches_becomes_batched_launches(tmp_path):
+    mod = build(BATCH, tmp_path)
+    code = (tmp_path / f"{mod.__name__}.py").read_text()
+    assert "slot = tl.program_id(1)" in code and "def add_k_batch4(" in code
+    assert ".add((triton.cdiv(s.shape[0], t),), s, d, c, t)" in code and ".flush()" in code
+    calls = _count_launches(mod)
+    g = torch.Generator().manual_seed(0)
+    base = torch.randn(2000, generator=g)
+    # ragged sizes, a strided (non-contiguous) input, and outputs that are slices of one tensor
+    srcs = [torch.randn(n, generator=g) for n in (5, 130, 64, 1, 300)] + [base[::3]]
+    out = torch.zeros(sum(s.shape[0] for s in srcs))
+    dsts = list(torch.split(out, [s.shape[0] for s in srcs]))
+    mod.run(srcs, dsts, 0.5, [16] * 6)
+    assert torch.equal(out, torch.cat(srcs) + 0.5)
+    assert calls == [4, 2]                       # six launches in two
+
+
+def test_batched_launches_keep_order_when_launches_share_written_memory(tmp_path):
+    mod = build(BATCH, tmp_path)
+    calls = _count_launches(mod)
+    x = torch.arange(40, dtype=torch.float32)
+    mod.run([x, x, x], [x, x, x], 1.0, [16, 16, 16])          # each launch reads what the last wrote
+    assert torch.equal(x, torch.arange(40, dtype=torch.float32) + 3) and calls == [1, 1, 1]
+    calls.clear()
+    y = torch.zeros(40)
+    mod.run([x, x], [y[:20], y[10:30]], 0.0, [16, 16])          # overlapping outputs: one at a time
+    assert calls == [1, 1]
+
+
+def test_batched_launches_split_groups_on_different_constants(tmp_path):
+    mod = build(BATCH, tmp_path)
+    calls = _count_launches(mod)
+    srcs = [torch.randn(n) for n in (10, 20, 30, 40, 50)]
+    dsts = [torch.empty_like(s) for s in srcs]
+    mod.run(srcs, dsts, 2.0, [16, 16, 32, 32, 32])             # T differs: two specializations
+    assert all(torch.equal(d, s + 2.0) for s, d in zip(srcs, dsts)) and calls == [2, 3]
+
+
+def test_kernel_that_reads_its_grid_is_not_batched_and_says_why(tmp_path):
+    res = translate("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        ct.store(x, index=(ct.bid(0),), tile=ct.full((T,), ct.num_blocks(0), dtype=ct.float32))
+
+    def run(xs):
+        for x in xs:
+            ct.launch(torch.cuda.current_stream(), (2,), k, (x, 4))
+    """)
+    assert res.ok and "k_batch4" not in res.code and "launch_k((2,), x, 4)" in res.code
+    notes = [d for d in res.diagnostics if d.code == "C2T207"]
+    assert notes and "ct.num_blocks" in notes[0].message
+
+
+def test_batched_kernel_compiles_for_sm90(tmp_path):
+    out = compile_sm90(BATCH, "run", "([torch.randn(100), torch.randn(50)], [torch.empty(100), torch.empty(50)], "
+                                     "1.0, [32, 32])", tmp_path)
+    assert "OK add_k_batch4" in out

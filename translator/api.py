@@ -120,7 +120,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
 
     for name, plan in plans.items():
         params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in plan.params]
-        code = emit.render("kernel.py.j2", k=plan, params=params)
+        code = emit.render("kernel.py.j2", k=plan, params=params, **_batch_slots(plan))
         edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, code))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]
@@ -179,6 +179,27 @@ def _drop_ct_aliases(info, uses: dict, text: str, rep) -> list:
 def _version() -> str:
     from . import __version__
     return __version__
+
+
+def _batch_slots(plan) -> dict:
+    """Per-launch parameter names of a batched twin (`x_0, x_0_shape_0, ...` for slot 0)."""
+    from .lower.types import ArrayRef
+    decl, args = {}, {}
+    for p in plan.params:
+        if p.kind == "constexpr" or not plan.batched:
+            continue
+        d, a = [], []
+        for s in range(4):
+            if p.kind == "array":
+                names = ArrayRef.for_param(f"{p.name}_{s}", p.rank or 0).flat()
+                flags = [f"{p.name}_{s}_TMA"] if p.tma_blocks else []
+                d.append(", ".join(names + [f + ": tl.constexpr" for f in flags]))
+                a.append(", ".join(names + flags))
+            else:
+                d.append(f"{p.name}_{s}")
+                a.append(f"{p.name}_{s}")
+        decl[p.name], args[p.name] = d, a
+    return {"slot_params": decl, "slot_args": args}
 
 
 def _imports_and_prelude(info, shared: Shared, text: str) -> list:

@@ -48,6 +48,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "nothing to do unless you relied on it"),
     "C2T206": (WARNING, "name outside cuda.tile 1.7 translated for compatibility",
                "cuTile itself rejects this name when the code is compiled; check the branch is intended"),
+    "C2T207": (INFO, "host loop of launches not batched",
+               "the launches stay one per iteration (correct, but each pays the launch overhead)"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

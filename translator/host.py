@@ -108,9 +108,73 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)
+    batched = _launch_loops(info, text, rep, kernels, skip)
     for n in launches:
-        edits.append(_launch(info, text, rep, kernels, n, inner))
+        if id(n) in batched:
+            edits.extend(_batched_launch(info, text, rep, kernels, n, batched[id(n)], inner))
+        else:
+            edits.append(_launch(info, text, rep, kernels, n, inner))
     return edits
+
+
+def _launch_loops(info, text, rep, kernels, skip) -> dict:
+    """Host `for` loops whose body is one ct.launch of a translated kernel (cat/stack/split/copy
+    style): id(launch call) -> the loop. Their launches are grouped up to four per launch at run
+    time (seed section 5); a loop whose kernel cannot be batched gets a note saying why."""
+    from .lower.kernels import batch_refusal
+    found = {}
+    for st in info.module.body:
+        if isinstance(st, N.FunctionDef) and st.name in skip:
+            continue
+        for n in walk(st):
+            if not (isinstance(n, N.For) and not n.orelse and len(n.body) == 1
+                    and isinstance(n.body[0], N.ExprStmt) and isinstance(n.body[0].value, N.Call)):
+                continue
+            call = n.body[0].value
+            if info.ct_path(call.func) != "launch" or len(call.args) != 4 or call.keywords:
+                continue
+            kern = call.args[2]
+            if not (isinstance(kern, N.Name) and kern.id in kernels):
+                continue
+            plan = kernels[kern.id]
+            why = batch_refusal(plan, info)
+            if why:
+                rep.add("C2T207", f"the loop launches `{kern.id}` once per iteration; they stay separate "
+                                  f"launches because {why}", n.span)
+                continue
+            plan.batched = True
+            plan.batch_consts = tuple(i for i, p in enumerate(plan.params) if p.kind == "constexpr")
+            plan.batch_arrays = tuple(i for i, p in enumerate(plan.params) if p.kind == "array")
+            plan.batch_written = tuple(i for i, p in enumerate(plan.params)
+                                       if p.kind == "array" and p.name in plan.written)
+            found[id(call)] = n
+    if found:
+        HOST_HELPERS_USED.add("batched")
+    return found
+
+
+def _batched_launch(info, text, rep, kernels, call: N.Call, loop: N.For, inner: list) -> list:
+    """`for ...: ct.launch(s, grid, k, args)` -> a _C2TBatch made before the loop, `.add(grid, *args)`
+    in it, `.flush()` after it."""
+    stream, grid, kern, kargs = call.args
+    var = f"_c2t_batch_{loop.span.line}"
+    line_start = text.rfind("\n", 0, loop.span.start) + 1
+    indent = text[line_start:loop.span.start]
+    if indent.strip():                     # `for` not at the start of its line: cannot insert safely
+        indent = None
+    parts = [_part(text, grid, inner)]
+    if isinstance(kargs, N.TupleExpr):
+        parts += [_part(text, a, inner) for a in kargs.elts]
+    else:
+        parts.append("*" + _part(text, kargs, inner))
+    if not _is_current_stream(info, text, stream):
+        parts.append(f"stream={_part(text, stream, inner)}")
+    if indent is None:
+        return [_launch(info, text, rep, kernels, call, inner)]
+    return [Edit(loop.span.start, loop.span.start,
+                 f"{var} = _c2t_batch_{kern.id}()  # this loop's launches run up to four per launch\n{indent}"),
+            Edit(call.span.start, call.span.end, f"{var}.add({', '.join(parts)})"),
+            Edit(loop.span.end, loop.span.end, f"\n{indent}{var}.flush()")]
 
 
 def _part(text: str, e, inner: list) -> str:

@@ -84,6 +84,7 @@ class FunctionLowerer(ExpressionLowering):
         self._emitted: set = set()
         self.returns: list = []
         self.written: set = set()       # arrays this block may have stored to (root names)
+        self.all_written: set = set()   # every array the function stores to (batched launches)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
@@ -463,6 +464,7 @@ class FunctionLowerer(ExpressionLowering):
     def mark_written(self, arr):
         """A store/scatter/atomic to `arr` happened (cuTile orders a block's later reads after it)."""
         self.written.add(self._root(arr))
+        self.all_written.add(self._root(arr))
 
     def before_read(self, arr):
         """A load/gather of `arr`: after a store to the same array, threads of the block must

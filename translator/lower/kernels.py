@@ -53,6 +53,8 @@ class KernelPlan:
     flags: list = field(default_factory=list)       # flag parameter names
     variants: list = field(default_factory=list)    # (kernel name, {flag: value}, lines)
     tma: object = None          # tma.TmaPlan when some array uses descriptors
+    written: set = field(default_factory=set)       # array params the kernel may store to
+    batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -159,6 +161,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
         return ["    pass"]
+    plan.written |= lw.all_written
     if lw.tma is not None and lw.tma.descs:
         lines = _add_tma_prologue(plan, lw.tma, lines)
     return lines
@@ -210,6 +213,32 @@ def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+_GRID_AXIS_OPS = {"bid", "num_blocks"}
+
+
+def batch_refusal(plan: KernelPlan, info) -> str:
+    """Why launches of this kernel cannot share one launch ("" when they can): the batched twin
+    puts the launch index on grid axis 1, so the kernel must be 1-D (bid(0) only, no num_blocks),
+    and it must not call module functions (the stores they make are not tracked)."""
+    from .arrays import walk
+    if not plan.ok:
+        return "the kernel did not translate"
+    if plan.flags:
+        return "it has dual-kernel layout flags"
+    if any(p.kind == "list" for p in plan.params):
+        return "it takes a list of arrays"
+    for n in walk(plan.fd.body):
+        if isinstance(n, N.Call):
+            path = info.ct_path(n.func)
+            if path == "num_blocks":
+                return "it reads ct.num_blocks (the batched grid is wider than each launch's)"
+            if path == "bid" and not (n.args and isinstance(n.args[0], N.Const) and n.args[0].value == 0):
+                return "it uses a block index other than ct.bid(0)"
+            if isinstance(n.func, N.Name) and n.func.id in info.functions:
+                return f"it calls `{n.func.id}` (stores made there are not tracked)"
+    return ""
 
 
 def _warps_expr(plan: KernelPlan, shared: Shared) -> str:

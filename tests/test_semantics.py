@@ -35,7 +35,7 @@ def test_constexpr_floor_division_is_left_to_python(tmp_path):
         ct.store(x, index=(0,), tile=ct.full((T // 2,), a % 3, dtype=ct.int32))
     """)
     assert res.ok
-    assert "a = T // 2" in res.code and "_c2t_floordiv" not in res.code.split("def k(")[1]
+    assert "a: tl.constexpr = T // 2" in res.code and "_c2t_floordiv" not in res.code.split("def k(")[1]
 
 
 @pytest.mark.parametrize("mode,value", [("NEG_INF", -math.inf), ("POS_INF", math.inf), ("NAN", math.nan),
@@ -452,3 +452,58 @@ def test_loop_counters_and_helper_params_mix_with_integer_tiles(tmp_path):
     torch.testing.assert_close(mod.run(x), ref)
     from kernel_util import compile_sm90
     assert "OK k" in compile_sm90(src, "run", "(torch.randn(24),)", tmp_path)
+
+
+_STATIC_LOCAL = """
+@ct.kernel
+def k(X, Y, N: ConstInt, T: ConstInt):
+    nt = ct.cdiv(N, T)
+    check = nt * T != N
+    offs = ct.arange(T, dtype=ct.int32)
+    acc = ct.zeros((T,), dtype=ct.float32)
+    for j in range(0, nt):
+        acc += ct.astype(ct.gather(X, j * T + offs, check_bounds=check), ct.float32)
+    ct.scatter(Y, offs, acc)
+
+def run(x, y, n, t):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, n, t))
+"""
+
+
+def test_locals_computed_from_constants_stay_constexpr(tmp_path):
+    """`check = nt * T != N` feeds check_bounds (a constexpr in the generated helper): it must be
+    emitted as `check: tl.constexpr = ...`, or the sm_90 compiler fails (found on TileGym rms_norm)."""
+    code = translate(_STATIC_LOCAL).code
+    assert "check: tl.constexpr = nt * T != N" in code and "nt: tl.constexpr = " in code
+    mod = build(_STATIC_LOCAL, tmp_path)
+    for n, t in ((64, 16), (70, 16)):
+        x, y = torch.arange(n, dtype=torch.float32), torch.zeros(t)
+        mod.run(x, y, n, t)
+        ref = torch.zeros(t)
+        for j in range(-(-n // t)):
+            ref += torch.nn.functional.pad(x[j * t:(j + 1) * t], (0, t - len(x[j * t:(j + 1) * t])))
+        assert torch.equal(y, ref)
+    assert "OK k" in compile_sm90(_STATIC_LOCAL, "run", "(torch.randn(4096), torch.empty(2048), 4096, 2048)",
+                                  tmp_path)
+
+
+def test_reshape_of_a_full_reduction_to_unit_shape(tmp_path):
+    """ct.reshape of a 0-d tile (a full reduction; its rank is lost after a loop) to (1,): Triton's
+    tl.reshape rejects scalars, so the translation splats it first (TileGym layer_norm's mean)."""
+    mod = build("""
+    @ct.kernel
+    def k(X, Out, N: ConstInt, T: ConstInt):
+        offs = ct.arange(T, dtype=ct.int32)
+        acc = ct.zeros((T,), dtype=ct.float32)
+        for j in range(ct.cdiv(N, T)):
+            acc += ct.gather(X, j * T + offs)
+        s = ct.sum(acc, axis=0)
+        ct.scatter(Out, ct.full((1,), 0, dtype=ct.int32), ct.reshape(s, (1,)))
+
+    def run(x):
+        out = torch.zeros(1)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, x.shape[0], 16))
+        return out
+    """, tmp_path)
+    x = torch.arange(40, dtype=torch.float32)
+    assert mod.run(x).item() == x.sum().item()

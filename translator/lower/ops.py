@@ -488,6 +488,13 @@ def op_reshape(lw, call, args):
     elts = _static_tuple(lw, shape, "reshape shape", call)
     if any(e.known and e.value == -1 for e in elts):
         lw.fail("C2T101", "ct.reshape with -1 is not supported yet; give every extent", call)
+    if (x.kind == T.SCALAR or (x.kind in (T.TILE, T.UNKNOWN) and x.rank in (0, None))) and \
+            elts and all(e.known and e.value == 1 for e in elts):
+        # a 0-d tile (a full reduction) is a Triton scalar, which tl.reshape rejects; its reshapes
+        # are to all-ones shapes. expand_dims splats a scalar to [1] (and adds a unit axis to a
+        # block), so this also holds where the rank was lost (e.g. after a loop).
+        return V(f"tl.reshape(tl.expand_dims({x.code}, 0), {_shape_list(lw, shape, call)})", T.TILE,
+                 rank=len(elts), shape=_shape_codes(shape))
     return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts),
              shape=_shape_codes(shape))
 

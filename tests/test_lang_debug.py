@@ -108,7 +108,7 @@ def test_static_eval_and_ensure_constant(tmp_path):
         ct.launch(torch.cuda.current_stream(), (1,), k, (x, 4))
     """, tmp_path)
     code = open(mod.__file__).read()
-    assert "n = 12" in code and "m = T * 2" in code
+    assert "n: tl.constexpr = 12" in code and "m: tl.constexpr = T * 2" in code
     x = torch.zeros(4, dtype=torch.int32)
     mod.run(x)
     assert x.tolist() == [20] * 4

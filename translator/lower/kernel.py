@@ -239,7 +239,38 @@ class FunctionLowerer(ExpressionLowering):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
                                    value=v.value, known=v.known, shape=v.shape, isint=v.isint)
+        if v.kind == T.STATIC and len(names) == 1 and names[0].isidentifier() and v.code != names[0] \
+                and self._assign_count(names[0]) == 1:
+            # a compile-time value (from Constant parameters and literals): Triton keeps it a
+            # constexpr only when annotated; unannotated it becomes a runtime value, which breaks
+            # constexpr parameters it is passed to (e.g. check_bounds) on the GPU compiler
+            self.emit(depth, f"{names[0]}: tl.constexpr = {v.code}")
+            return
         self.emit(depth, " = ".join(names) + " = " + v.code)
+
+    def _assign_count(self, name: str) -> int:
+        """How many times the function assigns `name` (any form); cached per function."""
+        counts = getattr(self, "_assigned_counts", None)
+        if counts is None:
+            from .arrays import walk
+            counts = {}
+
+            def add(t):
+                for n in walk([t]) if not isinstance(t, N.Name) else [t]:
+                    if isinstance(n, N.Name):
+                        counts[n.id] = counts.get(n.id, 0) + 1
+            for n in walk(self.fd.body):
+                if isinstance(n, N.Assign):
+                    for t in n.targets:
+                        add(t)
+                elif isinstance(n, (N.AugAssign, N.AnnAssign)):
+                    add(n.target)
+                elif isinstance(n, N.For):
+                    add(n.target)
+            for p in getattr(self.fd, "params", []):
+                counts[p.name] = counts.get(p.name, 0) + 1
+            self._assigned_counts = counts
+        return counts.get(name, 0)
 
     def _assign_list_element(self, st, v: V, depth):
         """`A = As[g]`: read the table row once into variables (pointer, extents, strides), so later

@@ -192,3 +192,46 @@ def test_batched_kernel_compiles_for_sm90(tmp_path):
     out = compile_sm90(BATCH, "run", "([torch.randn(100), torch.randn(50)], [torch.empty(100), torch.empty(50)], "
                                      "1.0, [32, 32])", tmp_path)
     assert "OK add_k_batch4" in out
+
+
+def test_dot_kernel_launch_retries_with_fewer_stages_when_shared_memory_runs_out(tmp_path):
+    """A tile config that needs more shared memory than the GPU has at Triton's default pipelining
+    depth compiles again with fewer stages, remembered per Constant arguments."""
+    import triton
+    mod = build("""
+    @ct.kernel
+    def mm(a, b, c, T: ConstInt):
+        acc = ct.mma(ct.load(a, index=(0, 0), shape=(T, T)), ct.load(b, index=(0, 0), shape=(T, T)),
+                     ct.zeros((T, T), dtype=ct.float32))
+        ct.store(c, index=(0, 0), tile=acc)
+
+    def run(a, b, c, t):
+        ct.launch(torch.cuda.current_stream(), (1,), mm, (a, b, c, t))
+    """, tmp_path)
+    tried = []
+
+    class FakeKernel:
+        def __getitem__(self, grid):
+            def launch(*args, num_stages, **kw):
+                tried.append(num_stages)
+                if num_stages > 1:
+                    raise triton.runtime.errors.OutOfResources(300000, 232448, "shared memory")
+            return launch
+    mod.mm = FakeKernel()
+    a = torch.zeros(16, 16)
+    mod.run(a, a, a, 16)
+    assert tried == [3, 2, 1]
+    mod.run(a, a, a, 16)
+    assert tried == [3, 2, 1, 1]                 # remembered for these Constant arguments
+    mod.run(a, a, a, 32)
+    assert tried[-3:] == [3, 2, 1]               # other tiles start again from the default
+
+    class RegistersKernel(FakeKernel):
+        def __getitem__(self, grid):
+            def launch(*args, **kw):
+                raise triton.runtime.errors.OutOfResources(300, 255, "registers")
+            return launch
+    mod.mm = RegistersKernel()
+    import pytest
+    with pytest.raises(triton.runtime.errors.OutOfResources):
+        mod.run(a, a, a, 64)

@@ -212,6 +212,9 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     if "torch" not in have and info.kernels:
         need.append("import torch")
     tma = bool(shared.ranks.get("desc"))
+    dot = any(p.has_dot for p in getattr(shared, "plans", {}).values())
+    if "functools" not in have and dot:
+        need.append("import functools")
     if "os" not in have and tma:
         need.append("import os")
     if "triton" not in have:
@@ -246,7 +249,8 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     if info.kernels:
         from .host import HOST_HELPERS_USED
         lists = any(p.kind == "list" for plan in getattr(shared, "plans", {}).values() for p in plan.params)
-        parts.append(emit.render("host_prelude.py.j2", host_used=set(HOST_HELPERS_USED),
+        used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
+        parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma).strip("\n"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)

@@ -140,19 +140,21 @@ def _c2t_num_warps(elements, dot=False):
 
 
 def _c2t_span(t):
-    """Byte range [lo, hi) a tensor's elements occupy (empty tensors occupy nothing)."""
-    if t.numel() == 0:
-        return (0, 0)
+    """(device index, first byte, end byte) of the memory a tensor's elements occupy (None if empty)."""
+    n = t.numel()
+    if n == 0:
+        return None
+    size, ptr = t.element_size(), t.data_ptr()
+    if t.is_contiguous():
+        return (t.get_device(), ptr, ptr + n * size)
     lo = hi = 0
-    for n, s in zip(t.shape, t.stride()):
-        lo, hi = lo + min(0, (n - 1) * s), hi + max(0, (n - 1) * s)
-    size = t.element_size()
-    return (t.data_ptr() + lo * size, t.data_ptr() + (hi + 1) * size)
+    for d, s in zip(t.shape, t.stride()):
+        lo, hi = lo + min(0, (d - 1) * s), hi + max(0, (d - 1) * s)
+    return (t.get_device(), ptr + lo * size, ptr + (hi + 1) * size)
 
 
 def _c2t_overlap(a, b):
-    (a0, a1), (b0, b1) = _c2t_span(a), _c2t_span(b)
-    return a.device == b.device and a0 < b1 and b0 < a1
+    return a is not None and b is not None and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
 
 class _C2TBatch:
@@ -175,9 +177,10 @@ class _C2TBatch:
             self.flush()
             self.launch(grid, *args, stream=stream)
             return
-        if self.pending and not self._joins(args):
+        spans = {i: _c2t_span(args[i]) for i in self.arrays}      # once per launch, not per pair
+        if self.pending and not self._joins(args, spans):
             self.flush()
-        self.pending.append((grid, args))
+        self.pending.append((grid, args, spans))
         if len(self.pending) == 4:
             self.flush()
 
@@ -186,18 +189,18 @@ class _C2TBatch:
         if len(group) == 1:
             self.launch(group[0][0], *group[0][1], stream=self.stream)
         elif group:
-            self.launch_batch(group, stream=self.stream)
+            self.launch_batch([(grid, args) for grid, args, _ in group], stream=self.stream)
 
     def _alone_ok(self, grid, args):
         return (isinstance(grid, tuple) and 1 <= len(grid) <= 3 and all(g == 1 for g in grid[1:])
                 and all(isinstance(args[i], torch.Tensor) for i in self.arrays))
 
-    def _joins(self, args):
+    def _joins(self, args, spans):
         first = self.pending[0][1]
         if any(type(args[i]) is not type(first[i]) or args[i] != first[i] for i in self.consts):
             return False
-        for _, other in self.pending:
-            for w, r in ((args, other), (other, args)):
+        for _, _, other in self.pending:
+            for w, r in ((spans, other), (other, spans)):
                 if any(_c2t_overlap(w[i], r[j]) for i in self.written for j in self.arrays):
                     return False
         return True

@@ -17,6 +17,7 @@ import math
 import torch
 
 import contextlib
+import functools
 import os
 import triton
 import triton.language as tl
@@ -165,6 +166,34 @@ def _c2t_kernel_object(kernel, launcher):
     return kernel
 
 
+_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory
+_C2T_LAST_LAUNCH = [None]
+
+
+def _c2t_num_stages(kernel, consts):
+    """Software-pipelining depth of a dot kernel: Triton's default (3) until a launch with these
+    Constant arguments ran out of shared memory (see _c2t_fit_shared_memory)."""
+    _C2T_LAST_LAUNCH[0] = (kernel, consts)
+    return _C2T_STAGES.get(_C2T_LAST_LAUNCH[0], 3)
+
+
+def _c2t_fit_shared_memory(launcher):
+    """A dot kernel whose tiles, times the pipelining depth, need more shared memory than the GPU
+    has is compiled again with one stage less (cuTile's compiler sizes its pipeline itself)."""
+    @functools.wraps(launcher)
+    def launch(*args, **kwargs):
+        while True:
+            try:
+                return launcher(*args, **kwargs)
+            except triton.runtime.errors.OutOfResources as exc:
+                key = _C2T_LAST_LAUNCH[0]
+                stages = _C2T_STAGES.get(key, 3)
+                if "shared memory" not in str(exc) or stages <= 1:
+                    raise
+                _C2T_STAGES[key] = stages - 1
+    return launch
+
+
 def _c2t_num_warps(elements, dot=False):
     """Warps per program for a kernel whose largest tile has `elements` elements."""
     if dot:
@@ -257,6 +286,7 @@ def matmul_kernel(
     c_desc_0.store([bm * BM, bn * BN], acc.to(c.dtype.element_ty)) if c_TMA else _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)
 
 
+@_c2t_fit_shared_memory
 def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
     """Launch `matmul_kernel` as cuTile's ct.launch(stream, grid, matmul_kernel, args) did."""
     with _c2t_stream(stream):
@@ -268,6 +298,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
             BN,
             BK,
             num_warps=_c2t_num_warps(max(BM * BN, BM * BK, BK * BN), dot=True),
+            num_stages=_c2t_num_stages("matmul_kernel", (BM, BN, BK)),
         )
 
 

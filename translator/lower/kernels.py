@@ -55,6 +55,7 @@ class KernelPlan:
     tma: object = None          # tma.TmaPlan when some array uses descriptors
     written: set = field(default_factory=set)       # array params the kernel may store to
     batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
+    has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -141,6 +142,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
+    plan.has_dot = shared.has_dot
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
     return plan
 

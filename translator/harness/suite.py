@@ -155,6 +155,18 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def write_reports(out: Path, reports: list[dict], cmd: str, done: bool = True) -> str:
+    rows = rows_of(reports)
+    md = render_markdown(reports, rows, cmd)
+    if not done:
+        md += "\n(run in progress: entries not listed here have not finished yet)\n"
+    (out / "bench.md").write_text(md)
+    (out / "bench.json").write_text(json.dumps({"entries": [{k: v for k, v in r.items() if k != "results"}
+                                                            for r in reports], "rows": rows,
+                                                "checks": checks(rows), "complete": done}, indent=1, default=str))
+    return md
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="cutile2triton bench",
                                 description="Verify and time every entry of a suite (C2T_SUITE) on the GPU, "
@@ -203,19 +215,15 @@ def main(argv=None) -> int:
         env[k] = v
     env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     reports = []
+    cmd = "cutile2triton bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    md = ""
     for i, e in enumerate(entries, 1):
         print(f"[{i}/{len(entries)}] {e['name']} ...", file=sys.stderr, flush=True)
         rep = run_entry(e, out, args, env)
         reports.append(rep)
         print(f"[{i}/{len(entries)}] {e['name']}: {rep['status'].upper()} {rep.get('why', '')}"
               f" ({rep.get('seconds', '-')} s)", file=sys.stderr, flush=True)
-    rows = rows_of(reports)
-    cmd = "cutile2triton bench " + " ".join(argv if argv is not None else sys.argv[1:])
-    md = render_markdown(reports, rows, cmd)
-    (out / "bench.md").write_text(md)
-    (out / "bench.json").write_text(json.dumps({"entries": [{k: v for k, v in r.items() if k != "results"}
-                                                            for r in reports], "rows": rows,
-                                                "checks": checks(rows)}, indent=1, default=str))
+        md = write_reports(out, reports, cmd, done=i == len(entries))   # a cut-short run keeps its table
     print(md)
     skipped = [r["name"] for r in reports if r["status"] == "skipped"]
     if skipped:

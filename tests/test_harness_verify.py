@@ -190,6 +190,7 @@ _USER = '''
 import torch
 import cuda.tile as ct
 from c2tpkg.scale import scale
+from c2tpkg.util import tile_size
 
 
 @ct.kernel
@@ -199,7 +200,7 @@ def double_kernel(x, y, T: ct.Constant[int]):
 
 def double_then_scale(x):
     y = torch.empty_like(x)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), double_kernel, (x, y, 16))
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile_size()),), double_kernel, (x, y, 16))
     return scale(y)
 
 
@@ -224,7 +225,12 @@ def test_names_imported_from_other_cutile_modules_run_their_translation(tmp_path
     (pkg / "__init__.py").write_text("")
     (pkg / "scale.py").write_text(_SCALE)
     (pkg / "user.py").write_text(_USER)
+    # a helper module that only mentions kernels (docstring, annotations) is not translated
+    (pkg / "util.py").write_text('import cuda.tile as ct\n\n\ndef tile_size(k: ct.kernel = None):\n'
+                                 '    """Usage:\n\n        @ct.kernel\n        def k(...): ...\n    """\n'
+                                 '    return 16\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     rep = harness.verify(pkg / "user.py", mode="interp", progress=False)
     assert rep.ok, rep.to_text()
     assert any("`scale` (imported from cuTile module c2tpkg.scale) rebound" in n for n in rep.notes)
+    assert not any("tile_size" in n for n in rep.notes)

@@ -132,13 +132,10 @@ def load_translated(code: str, original_path, *, out_dir: str | None = None):
     return module, str(target)
 
 
-def _is_cutile_source(path) -> bool:
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError):
-        return False
-    # a module that defines kernels (not one that merely mentions ct.kernel in annotations)
-    return "cuda.tile" in text and re.search(r"^\s*@\s*[\w.]*\bkernel\b", text, re.M) is not None
+def _defines_kernels(mod) -> bool:
+    """Whether an imported module defines cuTile kernels (objects of cuda.tile's kernel type)."""
+    return any(type(v).__module__.startswith("cuda.tile") and callable(v) and hasattr(v, "replace_hints")
+               for v in vars(mod).values())
 
 
 def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | None = None) -> list[str]:
@@ -154,7 +151,7 @@ def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | N
             continue
         src_mod = sys.modules.get(obj.__module__)
         src = getattr(src_mod, "__file__", None)
-        if not src or not _is_cutile_source(src):
+        if not src or not _defines_kernels(src_mod):
             continue
         if src not in done:
             code, _ = translate(src)

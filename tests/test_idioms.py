@@ -1,28 +1,26 @@
 """Performance idioms in generated code (issue 4), each also executed under the interpreter."""
 import torch
 
+from pathlib import Path
+
+import pytest
+
+import translator
 from kernel_util import build, compile_sm90, translate
 
-DUAL = """
-ConstBool = ct.Constant[bool]
+IDIOMS = Path(__file__).resolve().parent / "idioms"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "idioms"
 
-@ct.kernel
-def scale_t(x, y, TM: ConstInt, TN: ConstInt, transpose: ConstBool):
-    i = ct.bid(0)
-    if transpose:
-        # x is (N, M): read the transposed tile
-        t = ct.transpose(ct.load(x, index=(0, i), shape=(TN, TM)))
-    else:
-        t = ct.load(x, index=(i, 0), shape=(TM, TN))
-    ct.store(y, index=(i, 0), tile=t * 2.0)
 
-def run(x, transpose):
-    m = x.shape[1] if transpose else x.shape[0]
-    n = x.shape[0] if transpose else x.shape[1]
-    y = torch.empty((m, n), dtype=x.dtype, device=x.device)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(m, 8),), scale_t, (x, y, 8, 16, transpose))
-    return y
-"""
+@pytest.mark.parametrize("src", sorted(IDIOMS.glob("*.py")), ids=lambda p: p.stem)
+def test_idiom_golden(src):
+    """Each idiom's generated Triton is checked in (tests/golden/idioms/, regenerate with
+    `python tests/update_goldens.py`)."""
+    res = translator.translate_file(src, translator.Options(source_name=f"tests/idioms/{src.name}"))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert res.code == (GOLDEN / src.name).read_text(), f"{src.name}: output differs from its golden"
+
+DUAL = (IDIOMS / "dual_layout.py").read_text()
 
 
 def test_layout_flag_gives_two_kernels_and_a_dispatching_launcher():
@@ -111,18 +109,48 @@ def test_cutile_autotune_search_runs_on_translated_kernels(tmp_path):
     assert "result = _c2t_exhaustive_search(configs" in code and "contextlib.nullcontext()" in code
 
 
-# ---------------------------------------------------------------- batched launches (seed section 5)
-BATCH = """
-@ct.kernel
-def add_k(src, dst, c, T: ConstInt):
-    i = ct.bid(0)
-    t = ct.load(src, index=(i,), shape=(T,))
-    ct.store(dst, index=(i,), tile=t + c)
+TUNED = (IDIOMS / "autotune_meta.py").read_text()
 
-def run(srcs, dsts, c, tiles):
-    for s, d, t in zip(srcs, dsts, tiles):
-        ct.launch(torch.cuda.current_stream(), (ct.cdiv(s.shape[0], t),), add_k, (s, d, c, t))
-"""
+
+def test_exhaustive_search_becomes_triton_autotune_with_a_meta_grid(tmp_path, monkeypatch):
+    """The tile size reaches the kernel as META from a triton.Config, and the grid is computed from
+    the config META belongs to (seed section 2): every config's launch covers the whole array."""
+    mod = build(TUNED, tmp_path)
+    code = open(mod.__file__).read()
+    assert "def _c2t_meta_scale(x, y, c, T):" in code and "meta=_c2t_meta_scale" in code
+    assert 'tuned[lambda META: grids[tuple(META[n] for n in names)]](*runtime)' in code
+    seen = []
+    real = mod.triton.autotune
+
+    def spy(configs, key, **kw):
+        seen.append([c.kwargs for c in configs])
+        return real(configs, key, **kw)
+    monkeypatch.setattr(mod.triton, "autotune", spy)
+    grids = []
+    real_kernel_run = mod.scale.run
+
+    def run(*a, grid, **kw):
+        grids.append((kw["T"], grid(dict(kw))))
+        return real_kernel_run(*a, grid=grid, **kw)
+    monkeypatch.setattr(mod.scale, "run", run)
+    x, y = torch.randn(100), torch.zeros(100)
+    res = mod.search(x, y, False)
+    assert seen == [[{"T": 16}, {"T": 32}, {"T": 64}]]
+    assert {(t, g) for t, g in grids} == {(16, (7,)), (32, (4,)), (64, (2,))}   # grid follows META
+    torch.testing.assert_close(y, x * 3.0)                                        # the best config's run
+    assert res.best.config.T in (16, 32, 64) and len(res.successes) == 3 and not res.failures
+
+
+def test_exhaustive_search_with_config_dependent_runtime_args_times_each_launch(tmp_path, monkeypatch):
+    mod = build(TUNED, tmp_path)
+    monkeypatch.setattr(mod.triton, "autotune", lambda *a, **k: (_ for _ in ()).throw(AssertionError("autotuned")))
+    x, y = torch.randn(100), torch.zeros(100)
+    res = mod.search(x, y, True)          # the scalar differs per config: not expressible as one autotune
+    assert len(res.successes) == 3 and res.best.config.T in (16, 32, 64)
+
+
+# ---------------------------------------------------------------- batched launches (seed section 5)
+BATCH = (IDIOMS / "batched_launches.py").read_text()
 
 
 def _count_launches(mod):

@@ -1,4 +1,5 @@
-"""Regenerate tests/golden/*.py from examples/*.py (review the diff before committing)."""
+"""Regenerate tests/golden/*.py from examples/*.py and tests/golden/idioms/*.py from tests/idioms/*.py
+(review the diff before committing)."""
 import sys
 from pathlib import Path
 
@@ -6,11 +7,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import translator  # noqa: E402
 
-for ex in sorted((ROOT / "examples").glob("*.py")):
-    if ex.name == "__init__.py":
-        continue
-    res = translator.translate_file(ex, translator.Options(source_name=f"examples/{ex.name}"))
-    if res.code is None:
-        sys.exit("\n".join(d.format() for d in res.diagnostics))
-    (ROOT / "tests" / "golden" / ex.name).write_text(res.code)
-    print("wrote", ROOT / "tests" / "golden" / ex.name)
+for folder, out in (("examples", "tests/golden"), ("tests/idioms", "tests/golden/idioms")):
+    for ex in sorted((ROOT / folder).glob("*.py")):
+        if ex.name == "__init__.py":
+            continue
+        res = translator.translate_file(ex, translator.Options(source_name=f"{folder}/{ex.name}"))
+        if res.code is None:
+            sys.exit("\n".join(d.format() for d in res.diagnostics))
+        (ROOT / out / ex.name).write_text(res.code)
+        print("wrote", ROOT / out / ex.name)

@@ -55,6 +55,7 @@ class KernelPlan:
     tma: object = None          # tma.TmaPlan when some array uses descriptors
     written: set = field(default_factory=set)       # array params the kernel may store to
     batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
+    tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
 
 

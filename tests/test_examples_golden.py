@@ -28,3 +28,16 @@ def test_translation_is_deterministic_and_idempotent(example):
     again = translator.translate_source(a, "out.py")
     assert again.code == a
     assert [d.code for d in again.diagnostics] == ["C2T001"]
+
+
+def test_generated_modules_define_each_name_once():
+    """A host helper and a device helper with one name would silently replace each other (the
+    host ct.cdiv helper once shadowed the kernels' _c2t_cdiv)."""
+    import ast
+    from collections import Counter
+    goldens = sorted((ROOT / "tests" / "golden").rglob("*.py"))
+    assert len(goldens) >= len(EXAMPLES)
+    for g in goldens:
+        names = Counter(n.name for n in ast.parse(g.read_text()).body
+                        if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+        assert not [n for n, c in names.items() if c > 1], f"{g.name}: defined twice: {names.most_common(3)}"

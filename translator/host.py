@@ -79,7 +79,10 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     launches.append(n)
                     handled.update(id(x) for x in walk(n.func))
                 elif path == "cdiv":
-                    edits.append(Edit(n.func.span.start, n.func.span.end, "triton.cdiv"))
+                    # cuTile's own formula (exact for negative values too), without the cost of
+                    # calling triton.cdiv, a JIT-side function, on the host
+                    edits.append(Edit(n.func.span.start, n.func.span.end,
+                                      "_c2t_host_cdiv" if info.kernels else "(lambda x, y: -((-x) // y))"))
                     handled.update(id(x) for x in walk(n.func))
                 elif path in ("tune.exhaustive_search",):
                     # cuTile's autotuner: the generated module has a do_bench search with its API

@@ -83,6 +83,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -168,21 +173,25 @@ class _C2TBatch:
 
     def __init__(self, launch, launch_batch, *, consts, arrays, written):
         self.launch, self.launch_batch = launch, launch_batch
-        self.consts, self.arrays, self.written = consts, arrays, written
+        self.consts, self.arrays = consts, arrays
+        self.written = [arrays.index(i) for i in written]     # positions among the array arguments
         self.pending, self.stream = [], None
 
     def add(self, grid, *args, stream=None):
         if self.pending and stream is not self.stream:
             self.flush()
         self.stream = stream
-        if not self._alone_ok(grid, args):
+        arrays = [args[i] for i in self.arrays]
+        if type(grid) is not tuple or not 1 <= len(grid) <= 3 or any(g != 1 for g in grid[1:]) \
+                or not all(isinstance(a, torch.Tensor) for a in arrays):
             self.flush()
             self.launch(grid, *args, stream=stream)
             return
-        spans = {i: _c2t_span(args[i]) for i in self.arrays}      # once per launch, not per pair
-        if self.pending and not self._joins(args, spans):
+        spans = [_c2t_span(a) for a in arrays]                 # once per launch, not per pair
+        launch = (grid, args, tuple(args[i] for i in self.consts), spans, [spans[k] for k in self.written])
+        if self.pending and not self._joins(launch):
             self.flush()
-        self.pending.append((grid, args, spans))
+        self.pending.append(launch)
         if len(self.pending) == 4:
             self.flush()
 
@@ -191,20 +200,19 @@ class _C2TBatch:
         if len(group) == 1:
             self.launch(group[0][0], *group[0][1], stream=self.stream)
         elif group:
-            self.launch_batch([(grid, args) for grid, args, _ in group], stream=self.stream)
+            self.launch_batch([(g[0], g[1]) for g in group], stream=self.stream)
 
-    def _alone_ok(self, grid, args):
-        return (isinstance(grid, tuple) and 1 <= len(grid) <= 3 and all(g == 1 for g in grid[1:])
-                and all(isinstance(args[i], torch.Tensor) for i in self.arrays))
-
-    def _joins(self, args, spans):
-        first = self.pending[0][1]
-        if any(type(args[i]) is not type(first[i]) or args[i] != first[i] for i in self.consts):
+    def _joins(self, launch):
+        _, _, consts, spans, written = launch
+        first = self.pending[0][2]
+        if consts != first or any(type(a) is not type(b) for a, b in zip(consts, first)):
             return False
-        for _, _, other in self.pending:
-            for w, r in ((spans, other), (other, spans)):
-                if any(_c2t_overlap(w[i], r[j]) for i in self.written for j in self.arrays):
-                    return False
+        for _, _, _, other_spans, other_written in self.pending:
+            for w, rs in ((written, other_spans), (other_written, spans)):
+                for a in w:
+                    for b in rs:
+                        if _c2t_overlap(a, b):
+                            return False
         return True
 
 
@@ -298,7 +306,7 @@ def concat(tensors: list) -> torch.Tensor:
     tile = 1024
     _c2t_batch_36 = _c2t_batch_copy_kernel()  # this loop's launches run up to four per launch
     for src, dst in zip(tensors, pieces):
-        _c2t_batch_36.add((triton.cdiv(src.shape[0], tile),), src, dst, tile)
+        _c2t_batch_36.add((_c2t_host_cdiv(src.shape[0], tile),), src, dst, tile)
     _c2t_batch_36.flush()
     return out
 

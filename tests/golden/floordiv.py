@@ -149,6 +149,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -276,7 +281,7 @@ def floordiv(x: torch.Tensor, y: torch.Tensor, d: int, lo: int, width: int):
     n = x.shape[0]
     outs = tuple(torch.empty((n,), device=x.device, dtype=torch.int32) for _ in range(6))
     tile = 256 if n <= 4096 else 1024
-    grid = (triton.cdiv(n, tile),)
+    grid = (_c2t_host_cdiv(n, tile),)
     launch_floordiv_kernel(grid, *(x, y) + outs + (d, lo, width, tile))
     return outs
 

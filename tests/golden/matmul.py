@@ -116,6 +116,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -326,7 +331,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     bm = _pick_tile(m, 16, 128 if m >= 512 else 32)
     bn = _pick_tile(n, 16, 128 if n >= 512 else 32)
     bk = _pick_tile(k, 16, 32)
-    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+    grid = (_c2t_host_cdiv(m, bm), _c2t_host_cdiv(n, bn))
     launch_matmul_kernel(grid, a, b, c, bm, bn, bk)
     return c
 

@@ -143,6 +143,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -263,7 +268,7 @@ def row_sum_argmax(x: torch.Tensor):
     tile_n = _next_pow2(n)
     # About 8K elements per block: several rows when rows are short.
     tile_m = max(1, min(_next_pow2(m), 8192 // tile_n))
-    grid = (triton.cdiv(m, tile_m),)
+    grid = (_c2t_host_cdiv(m, tile_m),)
     launch_row_sum_argmax_kernel(grid, x, sums, idx, mx, tile_m, tile_n)
     return sums, idx, mx
 

@@ -119,6 +119,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -283,7 +288,7 @@ def scale_rows(x: torch.Tensor, scale: torch.Tensor, slope: float) -> torch.Tens
     y = torch.empty((m, n), device=x.device, dtype=x.dtype)
     tile_n = min(_next_pow2(n), 512)
     # About four rows per block, capped at 1024 blocks.
-    grid = (min(triton.cdiv(m, 4), 1024),)
+    grid = (min(_c2t_host_cdiv(m, 4), 1024),)
     launch_scale_rows_kernel(grid, x, scale, y, slope, tile_n)
     return y
 

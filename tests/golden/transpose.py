@@ -143,6 +143,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -335,12 +340,12 @@ def transpose(x: torch.Tensor) -> torch.Tensor:
     tn = min(_next_pow2(n), 32)
     if x.ndim == 2:
         y = torch.empty((n, m), device=x.device, dtype=x.dtype)
-        grid = (triton.cdiv(m, tm), triton.cdiv(n, tn))
+        grid = (_c2t_host_cdiv(m, tm), _c2t_host_cdiv(n, tn))
         launch_transpose_2d_kernel(grid, x, y, tm, tn)
     elif x.ndim == 3:
         b = x.shape[0]
         y = torch.empty((b, n, m), device=x.device, dtype=x.dtype)
-        grid = (triton.cdiv(m, tm), triton.cdiv(n, tn), b)
+        grid = (_c2t_host_cdiv(m, tm), _c2t_host_cdiv(n, tn), b)
         launch_transpose_3d_kernel(grid, x, y, tm, tn)
     else:
         raise ValueError("transpose expects a 2-D or 3-D tensor")

@@ -83,6 +83,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -188,7 +193,7 @@ def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((n,), device=a.device, dtype=a.dtype)
     # Small vectors get a single small tile; large ones 1024-element tiles.
     tile = min(_next_pow2(n), 1024)
-    grid = (triton.cdiv(n, tile),)
+    grid = (_c2t_host_cdiv(n, tile),)
     launch_vector_add_kernel(grid, a, b, c, tile)
     return c
 

@@ -80,6 +80,11 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 def _c2t_grid(grid):
     """cuTile grids are tuples of 1 to 3 positive ints."""
     if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
@@ -296,5 +301,5 @@ _c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale)
 def search(x, y, per_config_scalar):
     n = x.shape[0]
     configs = [SimpleNamespace(T=16), SimpleNamespace(T=32), SimpleNamespace(T=64)]
-    return _c2t_exhaustive_search(configs, None, lambda cfg: (triton.cdiv(n, cfg.T),), scale,
+    return _c2t_exhaustive_search(configs, None, lambda cfg: (_c2t_host_cdiv(n, cfg.T),), scale,
                              lambda cfg: (x, y, cfg.T / 16 if per_config_scalar else 3.0, cfg.T), quiet=True)

@@ -61,3 +61,23 @@ def test_project_suite_lists_examples_and_tilegym_entries():
         assert e["bound"] in ("memory", "compute")
         if "spec" in e:
             assert (root / e["spec"]).is_file(), e["spec"]
+    assert sorted(" ".join(ns["PARTS"]).split()) == sorted(names)     # the parts cover the suite once
+
+
+def test_merge_takes_each_entry_from_the_latest_folder(tmp_path):
+    s = tmp_path / "suite.py"
+    s.write_text('C2T_SUITE = [{"name": "a", "file": "a.py", "bound": "memory"},\n'
+                 '             {"name": "b", "file": "b.py", "bound": "compute"},\n'
+                 '             {"name": "c", "file": "c.py", "bound": "memory"}]\n')
+    for folder, names, ratio in (("r1", ["a", "b"], 0.5), ("r2", ["a"], 2.0)):
+        (tmp_path / folder).mkdir()
+        for n in names:
+            rep = _rep(n, None, [("N=1", ratio, 1.0, 100.0, {})])
+            rep.pop("name"), rep.pop("status")
+            (tmp_path / folder / f"{n}.json").write_text(json.dumps(rep))
+    rc = suite.main([str(s), "--merge", str(tmp_path / "r1"), str(tmp_path / "r2"), "--out", str(tmp_path / "m")])
+    data = json.loads((tmp_path / "m" / "bench.json").read_text())
+    assert rc == 1                                          # c is missing
+    assert [(r["kernel"], r["ratio"]) for r in data["rows"]] == [("a", 2.0), ("b", 0.5)]
+    assert [e["status"] for e in data["entries"]] == ["pass", "pass", "missing"]
+    assert data["rows"][0]["bound"] == "memory"

@@ -1,5 +1,10 @@
 """The benchmark suite of issue 4: `cutile2triton bench tests/gpu/suite.py --tilegym <TileGym>/src/tilegym`.
 
+One device call is limited to 10 minutes, and the whole suite takes longer (cuTile compiles every
+autotune config of the GEMMs), so run it in the parts of PARTS, one call each:
+    cutile2triton bench tests/gpu/suite.py --tilegym .corpus/src/tilegym --only <PARTS[k]> --out OUT_k
+and merge the per-entry JSON reports (docs/gpu-runs/bench-2026-11-29.md was made that way).
+
 The examples carry their own C2T_SPEC; TileGym originals are translated at run time from a fetched
 checkout (never committed) with the specs in tests/gpu/tilegym/. "bound" picks the acceptance
 check: memory-bound rows are held to the copy bandwidth, compute-bound ones to the ratio only.
@@ -10,10 +15,20 @@ _TG = [("softmax", "memory"), ("rms_norm", "memory"), ("layer_norm_legacy", "mem
        ("dropout", "memory"), ("matmul", "compute"), ("bmm", "compute"), ("group_gemm", "compute"),
        ("attention", "compute"), ("flash_decode", "memory"), ("mla_decoding", "memory")]
 
+# seconds per entry: the autotuned GEMMs and attention compile many configs on both sides
+_TIMEOUT = {"matmul": 420, "bmm": 300, "group_gemm": 300, "attention": 300}
 # GEMMs: the anchor dtypes only (cuTile's fp32 matmul is full precision and 30x slower: not a fair row)
 _DTYPES = {"matmul": ["float16", "bfloat16"], "bmm": ["float16"], "group_gemm": ["float16"]}
 
 C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
               **({"dtypes": _DTYPES[n]} if n in _DTYPES else {})} for n, b in _EX] + [
     {"name": f"tg_{n}", "file": f"{{tilegym}}/ops/cutile/{n}.py", "spec": f"tests/gpu/tilegym/{n}_spec.py",
-     "bound": b, **({"dtypes": _DTYPES[n]} if n in _DTYPES else {})} for n, b in _TG]
+     "bound": b, **({"dtypes": _DTYPES[n]} if n in _DTYPES else {}),
+     **({"timeout": _TIMEOUT[n]} if n in _TIMEOUT else {})} for n, b in _TG]
+
+PARTS = [
+    " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
+    "tg_flash_decode tg_mla_decoding tg_attention",
+    "tg_matmul",
+    "tg_bmm tg_group_gemm",
+]

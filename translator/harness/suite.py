@@ -74,9 +74,9 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
     env.update({k: str(v) for k, v in (e.get("env") or {}).items()})
     t0 = time.time()
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=e.get("timeout", args.timeout))
     except subprocess.TimeoutExpired:
-        return {"name": name, "status": "timeout", "why": f"no result within {args.timeout} s"}
+        return {"name": name, "status": "timeout", "why": f"no result within {e.get('timeout', args.timeout)} s"}
     (out / f"{name}.txt").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
     rep_path = out / f"{name}.json"
     if not rep_path.is_file():
@@ -155,6 +155,23 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
+    """One table from the per-entry JSON reports of several runs (split to fit device-call limits)."""
+    found = {}
+    for k, folder in enumerate(folders, 1):
+        for e in entries:
+            f = Path(folder) / f"{e['name']}.json"
+            if f.is_file():
+                rep = json.loads(f.read_text())
+                rep.update(name=e["name"], status="pass" if rep["ok"] else "fail",
+                           bound=e.get("bound") or rep.get("bound"), why=f"from {folder}")
+                found[e["name"]] = rep
+    reports = [found.get(e["name"]) or {"name": e["name"], "status": "missing", "why": "in none of the folders"}
+               for e in entries]
+    print(write_reports(out, reports, cmd))
+    return 0 if all(r["status"] == "pass" for r in reports) else 1
+
+
 def write_reports(out: Path, reports: list[dict], cmd: str, done: bool = True) -> str:
     rows = rows_of(reports)
     md = render_markdown(reports, rows, cmd)
@@ -177,8 +194,11 @@ def build_parser():
     p.add_argument("--only", nargs="+", help="names of the entries to run")
     p.add_argument("--seeds", nargs="+", type=int, default=[0])
     p.add_argument("--dtypes", nargs="+", help="override every entry's dtypes")
-    p.add_argument("--timeout", type=int, default=300, help="seconds per entry")
+    p.add_argument("--timeout", type=int, default=300, help="seconds per entry (an entry's own 'timeout' wins)")
     p.add_argument("--no-bench", action="store_true", help="correctness only")
+    p.add_argument("--merge", nargs="+", metavar="DIR",
+                   help="run nothing: merge the per-entry reports of earlier --out folders (a later folder wins "
+                        "for an entry) into one table in --out")
     p.add_argument("--env", nargs="+", default=[], metavar="K=V",
                    help="environment for every entry (e.g. C2T_TMA=auto); an entry's own env wins")
     return p
@@ -203,6 +223,9 @@ def main(argv=None) -> int:
         entries = [e for e in entries if e["name"] in args.only]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        return merge(entries, args.merge, out, "cutile2triton bench " + " ".join(argv if argv is not None
+                                                                              else sys.argv[1:]))
     env = dict(os.environ)
     paths = [str(Path.cwd())]
     if args.tilegym:

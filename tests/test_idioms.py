@@ -263,3 +263,34 @@ def test_dot_kernel_launch_retries_with_fewer_stages_when_shared_memory_runs_out
     import pytest
     with pytest.raises(triton.runtime.errors.OutOfResources):
         mod.run(a, a, a, 64)
+
+
+def test_exhaustive_search_autotunes_the_variant_a_layout_flag_picks(tmp_path, monkeypatch):
+    mod = build(DUAL + """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+def search(x, transpose):
+    m = x.shape[1] if transpose else x.shape[0]
+    n = x.shape[0] if transpose else x.shape[1]
+    y = torch.empty((m, n), dtype=x.dtype)
+    configs = [SimpleNamespace(TM=8), SimpleNamespace(TM=16)]
+    res = exhaustive_search(configs, torch.cuda.current_stream(), lambda cfg: (ct.cdiv(m, cfg.TM),), scale_t,
+                            lambda cfg: (x, y, cfg.TM, 16, transpose), quiet=True)
+    return res, y
+""", tmp_path)
+    seen = []
+    real = mod.triton.autotune
+
+    def spy(configs, key, **kw):
+        seen.append([c.kwargs for c in configs])
+        return lambda fn: (seen.append(fn.__name__ if hasattr(fn, "__name__") else fn.fn.__name__),
+                           real(configs, key, **kw)(fn))[1]
+    monkeypatch.setattr(mod.triton, "autotune", spy)
+    x = torch.randn(13, 11)
+    res, y = mod.search(x, False)
+    torch.testing.assert_close(y, x * 2)
+    res, y = mod.search(x.t().contiguous(), True)
+    torch.testing.assert_close(y, x * 2)
+    assert seen == [[{"TM": 8, "TN": 16}, {"TM": 16, "TN": 16}], "scale_t_not_transpose",
+                    [{"TM": 8, "TN": 16}, {"TM": 16, "TN": 16}], "scale_t_transpose"]

@@ -92,8 +92,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                         # the current stream needs no code (and this also runs on CPU tensors)
                         edits.append(Edit(n.args[1].span.start, n.args[1].span.end, "None"))
                     HOST_HELPERS_USED.add("exhaustive_search")
-                    if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels \
-                            and not kernels[n.args[3].id].flags:
+                    if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels:
                         kernels[n.args[3].id].tuned = True      # the search autotunes it with META
                 elif path == "compiler_timeout":
                     # a limit on cuTile's compiler; Triton compiles on first launch without one

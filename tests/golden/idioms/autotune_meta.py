@@ -180,8 +180,9 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     meta_of = getattr(kernel, "c2t_meta", None)
     if meta_of is not None and space:
         split = [meta_of(*args_fn(cfg)) for cfg in space]
-        if all(_c2t_same_args(s[0], split[0][0]) for s in split):
-            return _c2t_autotune(space, split, stream, grid_fn, kernel, quiet)
+        jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
+        if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
+            return _c2t_autotune(space, [s[1:] for s in split], stream, grid_fn, jit, quiet)
     return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, quiet)
 
 
@@ -282,9 +283,10 @@ def launch_scale(grid, x, y, c, T, *, stream=None):
 
 
 def _c2t_meta_scale(x, y, c, T):
-    """`scale`'s launch for @triton.autotune: (runtime arguments, Constant arguments by name:
-    the META of a triton.Config, launch options)."""
+    """`scale`'s launch for @triton.autotune: (the @triton.jit kernel, runtime arguments,
+    Constant arguments by name: the META of a triton.Config, launch options)."""
     return (
+        scale,
         (
             *_c2t_array(x, 1, "x"),
             *_c2t_array(y, 1, "y"),

@@ -294,3 +294,17 @@ def search(x, transpose):
     torch.testing.assert_close(y, x * 2)
     assert seen == [[{"TM": 8, "TN": 16}, {"TM": 16, "TN": 16}], "scale_t_not_transpose",
                     [{"TM": 8, "TN": 16}, {"TM": 16, "TN": 16}], "scale_t_transpose"]
+
+
+def test_autotune_failure_falls_back_to_timing_each_launch_with_a_warning(tmp_path, monkeypatch):
+    import pytest
+    mod = build(TUNED, tmp_path)
+
+    def broken(*a, **k):
+        raise RuntimeError("a config the autotuner cannot skip")
+    monkeypatch.setattr(mod.triton, "autotune", broken)
+    x, y = torch.randn(100), torch.zeros(100)
+    with pytest.warns(UserWarning, match="timing each config's launch instead"):
+        res = mod.search(x, y, False)
+    assert len(res.successes) == 3
+    torch.testing.assert_close(y, x * 3.0)

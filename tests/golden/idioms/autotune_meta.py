@@ -182,7 +182,12 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         split = [meta_of(*args_fn(cfg)) for cfg in space]
         jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
         if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
-            return _c2t_autotune(space, [s[1:] for s in split], stream, grid_fn, jit, quiet)
+            try:
+                return _c2t_autotune(space, [s[1:] for s in split], stream, grid_fn, jit, quiet)
+            except Exception as exc:  # Triton's autotuner skips only out-of-resources configs
+                import warnings
+                warnings.warn(f"exhaustive_search: triton.autotune failed ({type(exc).__name__}: {exc}); "
+                              f"timing each config's launch instead, which reports failing configs")
     return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, quiet)
 
 

@@ -9,6 +9,7 @@ This catches what the interpreter accepts but the compiler rejects. Prints one l
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,19 +23,34 @@ import triton  # noqa: E402
 import triton.language  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from triton.runtime.jit import JITFunction, mangle_type  # noqa: E402
+from triton.runtime.jit import JITFunction  # noqa: E402
 
 from run_example import original_module, translated_module  # noqa: E402
 
 
-def compile_for_h200(fn, args, kwargs):
+_H200 = GPUTarget("cuda", 90, 32)
+
+
+def specialize_for_h200(fn, args, kwargs):
+    """What a launch on the H200 would compile: Triton's own launch-time specialization of these
+    arguments (ints equal to 1 become constants, ints divisible by 16 and 16-byte aligned pointers
+    get divisibility attributes: the facts cuTile's dispatcher derives), and the launch options
+    (num_warps, num_stages). Returns (cache key, ASTSource, options)."""
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
     while not isinstance(fn, JITFunction):
         fn = fn.fn
-    vals = dict(zip(fn.arg_names, args))
-    vals.update(kwargs)
-    sig = {n: ("constexpr" if p.is_constexpr else mangle_type(vals[n])) for n, p in zip(fn.arg_names, fn.params)}
-    const = {n: vals[n] for n, p in zip(fn.arg_names, fn.params) if p.is_constexpr}
-    return triton.compile(ASTSource(fn, sig, const), target=GPUTarget("cuda", 90, 32))
+    backend = make_backend(_H200)
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound_args, specialization, options = binder(*args, **kwargs)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    key = (fn.__name__, repr(specialization), repr(sorted(kwargs.items())))
+    return key, ASTSource(fn, signature, constexprs, attrs), options
+
+
+def compile_for_h200(fn, args, kwargs):
+    _, src, options = specialize_for_h200(fn, args, kwargs)
+    return triton.compile(src, target=_H200, options=options.__dict__)
 
 
 class _Capture:
@@ -75,7 +91,8 @@ def compile_kernels_of(mod, run) -> list:
         run()
     finally:
         _restore(mod)
-    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t}" for name, n, w, m, t in _compile_calls(calls)]
+    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t} vec_ld={v}"
+            for name, n, w, m, t, v in _compile_calls(calls)]
 
 
 def compile_example(example: Path) -> list:
@@ -94,15 +111,14 @@ def compile_example(example: Path) -> list:
 def _compile_calls(calls) -> list:
     results, seen = [], set()
     for name, fn, args, kwargs in calls:
-        # bools are constexpr flags (e.g. `<array>_TMA`): each value is its own specialization
-        key = (name, tuple(repr(a) if isinstance(a, (bool, triton.language.dtype)) else "int" if isinstance(a, int)
-                           else mangle_type(a) for a in args))
+        key, src, options = specialize_for_h200(fn, args, kwargs)
         if key in seen:
             continue
         seen.add(key)
-        k = compile_for_h200(fn, args, kwargs)
+        k = triton.compile(src, target=_H200, options=options.__dict__)
         ptx = k.asm.get("ptx", "")
-        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx))
+        vec = len(re.findall(r"ld\.global[\w.]*\.v[24]\.", ptx))     # vectorized global loads
+        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx, vec))
     return results
 
 
@@ -110,7 +126,7 @@ if __name__ == "__main__":
     ok = True
     for p in sys.argv[1:]:
         try:
-            for name, n, wgmma, mma, tma in compile_example(Path(p)):
+            for name, n, wgmma, mma, tma, _ in compile_example(Path(p)):
                 print(f"OK {p} {name} ptx={n}B wgmma={wgmma} mma.sync={mma} tma={tma}")
         except Exception as e:  # report and keep going
             ok = False

@@ -62,6 +62,9 @@ class _Capture:
             self.calls.append((self.name, self.fn, args, kwargs))
         return launch
 
+    def __getattr__(self, attr):          # c2t_launch, c2t_meta, replace_hints... of the kernel
+        return getattr(self.fn, attr)
+
 
 def _capture(mod) -> list:
     """Replace the launched kernels (not the helpers they call) by launch recorders."""

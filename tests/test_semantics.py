@@ -507,3 +507,24 @@ def test_reshape_of_a_full_reduction_to_unit_shape(tmp_path):
     """, tmp_path)
     x = torch.arange(40, dtype=torch.float32)
     assert mod.run(x).item() == x.sum().item()
+
+
+def test_bf16_constants_in_the_interpreter(tmp_path):
+    """A bf16 tile plus a float Constant, and a bf16 full: the interpreter's builder has no bf16
+    constant of its own (found on TileGym dropout/layer_norm bf16); the numerics patch adds it."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()          # what verify --mode interp runs with
+    mod = build("""
+    @ct.kernel
+    def k(x, y, S: ct.Constant[float], T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(y, index=(0,), tile=t + S + ct.full((T,), 0.25, dtype=ct.bfloat16))
+
+    def run(x, s):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, s, 16))
+        return y
+    """, tmp_path)
+    x = torch.randn(16).to(torch.bfloat16)
+    ref = ((x.float() + 1.5).to(torch.bfloat16).float() + 0.25).to(torch.bfloat16)
+    torch.testing.assert_close(mod.run(x, 1.5), ref, rtol=8e-3, atol=8e-3)

@@ -109,6 +109,10 @@ def install() -> bool:
     builder.create_dot, builder.create_fma = create_dot, create_fma
     builder.cast_impl, builder.create_fp_to_fp = cast_impl, create_fp_to_fp
 
+    def get_bf16(self, value):                       # a bf16 constant (the stock builder has none)
+        return TensorHandle(bf16_bits(np.array([value], dtype=np.float32)), tl.bfloat16)
+    builder.get_bf16 = get_bf16
+
     def in_fp32(fn):                                 # bf16 reductions/scans: fp32, rounded once
         def wrapper(self, x, *args, **kwargs):
             if x.dtype.scalar != tl.bfloat16:

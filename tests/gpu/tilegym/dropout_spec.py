@@ -29,7 +29,7 @@ C2T_SPEC = {
     "reference": "reference",
     "make_args": "make_args",
     "op_class": "elementwise",
-    "dtypes": ["float32", "float16"],
+    "dtypes": ["float32", "float16", "bfloat16"],
     "cases": [
         {"shape": [3000], "seed": 42, "p": 0.5},                  # 3 programs, the last ragged
         {"shape": [7, 300], "seed": 7, "p": 0.25},                 # 2-D input, scale 4/3 in x's dtype

@@ -29,7 +29,7 @@ C2T_SPEC = {
     "reference": "reference",
     "make_args": "make_args",
     "op_class": "reduction",
-    "dtypes": ["float16"],
+    "dtypes": ["float16", "bfloat16"],
     "cases": [
         {"M": 4, "N": 37},
         {"M": 3, "N": 128},

@@ -308,3 +308,27 @@ def test_autotune_failure_falls_back_to_timing_each_launch_with_a_warning(tmp_pa
         res = mod.search(x, y, False)
     assert len(res.successes) == 3
     torch.testing.assert_close(y, x * 3.0)
+
+
+def test_loop_whose_arguments_may_read_array_data_is_not_batched():
+    """Batched launches are deferred until a group is full, so a loop whose iterable, grid or
+    arguments could read array contents (int(t), .item(), a torch call...) keeps one launch per
+    iteration, with a note (C2T207)."""
+    base = BATCH.split("def run(")[0]
+    for loop in ("for s, d, t in zip(srcs, dsts, tiles):\n"
+                 "        ct.launch(torch.cuda.current_stream(), (int(s.sum()),), add_k, (s, d, c, t))",
+                 "for s, d in zip(torch.split(srcs, 4), dsts):\n"
+                 "        ct.launch(torch.cuda.current_stream(), (1,), add_k, (s, d, c, 4))"):
+        res = translate(base + f"def run(srcs, dsts, c, tiles):\n    {loop}\n")
+        assert res.ok and "def add_k_batch4" not in res.code and ".flush()" not in res.code
+        notes = [d.message for d in res.diagnostics if d.code == "C2T207"]
+        assert notes and "may read array data" in notes[0]
+
+
+def test_dropped_autotune_hints_are_reported():
+    res = translate(TUNED.replace("quiet=True)", "lambda cfg: {'occupancy': 2}, quiet=True)") + """
+def retune():
+    return scale.replace_hints(num_ctas=2)
+""")
+    msgs = [d.message for d in res.diagnostics if d.code == "C2T204"]
+    assert any("hints function" in m for m in msgs) and any("scale.replace_hints" in m for m in msgs)

@@ -4,6 +4,7 @@ import math
 import pytest
 import torch
 
+import translator
 from kernel_util import build, compile_sm90, translate
 
 
@@ -528,3 +529,14 @@ def test_bf16_constants_in_the_interpreter(tmp_path):
     x = torch.randn(16).to(torch.bfloat16)
     ref = ((x.float() + 1.5).to(torch.bfloat16).float() + 0.25).to(torch.bfloat16)
     torch.testing.assert_close(mod.run(x, 1.5), ref, rtol=8e-3, atol=8e-3)
+
+
+def test_host_cdiv_in_a_module_without_kernels(tmp_path):
+    """ct.cdiv on the host is cuTile's formula (also exact for negative operands) and is defined
+    even when the module has no kernel (no host prelude)."""
+    res = translator.translate_source("import cuda.tile as ct\n\n\ndef grid(n, t):\n    return (ct.cdiv(n, t),)\n",
+                                      "host_only.py")
+    assert res.ok and "def _c2t_host_cdiv(" in res.code
+    ns = {}
+    exec(compile(res.code, "host_only_t.py", "exec"), ns)
+    assert [ns["grid"](n, t) for n, t in ((10, 4), (8, 4), (-7, 2), (7, -2))] == [(3,), (2,), (-3,), (-3,)]

@@ -252,6 +252,10 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma).strip("\n"))
+    else:
+        from .host import HOST_HELPERS_USED
+        if "cdiv" in HOST_HELPERS_USED:       # a host-only module (no kernels) using ct.cdiv
+            parts.append(emit.render("host_cdiv.py.j2"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)
         pos = 0

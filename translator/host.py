@@ -74,6 +74,10 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             if id(n) in handled:
                 continue
             if isinstance(n, N.Call):
+                if isinstance(n.func, N.Attr) and n.func.attr == "replace_hints" \
+                        and isinstance(n.func.value, N.Name) and n.func.value.id in kernels:
+                    rep.add("C2T204", f"`{n.func.value.id}.replace_hints(...)`: cuTile compiler hints have no "
+                                      "Triton equivalent; the translated kernel object returns itself", n.span)
                 path = info.ct_path(n.func)
                 if path == "launch":
                     launches.append(n)
@@ -81,8 +85,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 elif path == "cdiv":
                     # cuTile's own formula (exact for negative values too), without the cost of
                     # calling triton.cdiv, a JIT-side function, on the host
-                    edits.append(Edit(n.func.span.start, n.func.span.end,
-                                      "_c2t_host_cdiv" if info.kernels else "(lambda x, y: -((-x) // y))"))
+                    edits.append(Edit(n.func.span.start, n.func.span.end, "_c2t_host_cdiv"))
+                    HOST_HELPERS_USED.add("cdiv")
                     handled.update(id(x) for x in walk(n.func))
                 elif path in ("tune.exhaustive_search",):
                     # cuTile's autotuner: the generated module has a do_bench search with its API
@@ -94,6 +98,12 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     HOST_HELPERS_USED.add("exhaustive_search")
                     if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels:
                         kernels[n.args[3].id].tuned = True      # the search autotunes it with META
+                    hints = n.args[5] if len(n.args) > 5 else next(
+                        (k.value for k in n.keywords if k.name == "hints_fn"), None)
+                    if hints is not None and not (isinstance(hints, N.Const) and hints.value is None):
+                        rep.add("C2T204", "exhaustive_search: the hints function (num_ctas, occupancy, ...) "
+                                          "has no Triton equivalent and is not applied; configs differ only in "
+                                          "their arguments (num_warps comes from the tile sizes)", hints.span)
                 elif path == "compiler_timeout":
                     # a limit on cuTile's compiler; Triton compiles on first launch without one
                     edits.append(Edit(n.span.start, n.span.end, "contextlib.nullcontext()"))
@@ -116,16 +126,39 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
     batched = _launch_loops(info, text, rep, kernels, skip)
     for n in launches:
         if id(n) in batched:
-            edits.extend(_batched_launch(info, text, rep, kernels, n, batched[id(n)], inner))
+            edits.extend(_batched_launch(info, text, kernels, n, batched[id(n)], inner))
         else:
             edits.append(_launch(info, text, rep, kernels, n, inner))
     return edits
 
 
+# Calls a batched loop may make while it runs: they read only metadata, never array contents
+# (launches are deferred until a group is full, so a data read could see memory before a launch
+# cuTile would already have made). Anything else in the loop keeps its launches one by one.
+_METADATA_CALLS = {"zip", "enumerate", "range", "reversed", "len", "min", "max"}
+_METADATA_METHODS = {"size", "stride", "dim", "numel", "element_size", "data_ptr"}
+
+
+def _reads_only_metadata(info, e) -> bool:
+    for n in walk(e):
+        if isinstance(n, (N.Lambda, N.Comprehension)):
+            return False
+        if isinstance(n, N.Call):
+            f = n.func
+            if info.ct_path(f) == "cdiv":
+                continue
+            if isinstance(f, N.Name) and f.id in _METADATA_CALLS:
+                continue
+            if isinstance(f, N.Attr) and f.attr in _METADATA_METHODS:
+                continue
+            return False
+    return True
+
+
 def _launch_loops(info, text, rep, kernels, skip) -> dict:
     """Host `for` loops whose body is one ct.launch of a translated kernel (cat/stack/split/copy
     style): id(launch call) -> the loop. Their launches are grouped up to four per launch at run
-    time (seed section 5); a loop whose kernel cannot be batched gets a note saying why."""
+    time (seed section 5); a loop that cannot be batched gets a note saying why."""
     from .lower.kernels import batch_refusal
     found = {}
     for st in info.module.body:
@@ -142,7 +175,14 @@ def _launch_loops(info, text, rep, kernels, skip) -> dict:
             if not (isinstance(kern, N.Name) and kern.id in kernels):
                 continue
             plan = kernels[kern.id]
+            line_start = text.rfind("\n", 0, n.span.start) + 1
             why = batch_refusal(plan, info)
+            if not why and text[line_start:n.span.start].strip():
+                why = "the `for` does not start its line"
+            if not why and not all(_reads_only_metadata(info, e) for e in (n.iter, call.args[1], call.args[3])):
+                why = ("the loop's iterable, grid or arguments call something that may read array data "
+                       "(only zip/enumerate/range/len/min/max, ct.cdiv and size/stride/... are known not to), "
+                       "and batched launches are deferred")
             if why:
                 rep.add("C2T207", f"the loop launches `{kern.id}` once per iteration; they stay separate "
                                   f"launches because {why}", n.span)
@@ -158,15 +198,12 @@ def _launch_loops(info, text, rep, kernels, skip) -> dict:
     return found
 
 
-def _batched_launch(info, text, rep, kernels, call: N.Call, loop: N.For, inner: list) -> list:
+def _batched_launch(info, text, kernels, call: N.Call, loop: N.For, inner: list) -> list:
     """`for ...: ct.launch(s, grid, k, args)` -> a _C2TBatch made before the loop, `.add(grid, *args)`
     in it, `.flush()` after it."""
     stream, grid, kern, kargs = call.args
     var = f"_c2t_batch_{loop.span.line}"
-    line_start = text.rfind("\n", 0, loop.span.start) + 1
-    indent = text[line_start:loop.span.start]
-    if indent.strip():                     # `for` not at the start of its line: cannot insert safely
-        indent = None
+    indent = text[text.rfind("\n", 0, loop.span.start) + 1:loop.span.start]
     parts = [_part(text, grid, inner)]
     if isinstance(kargs, N.TupleExpr):
         parts += [_part(text, a, inner) for a in kargs.elts]
@@ -174,8 +211,6 @@ def _batched_launch(info, text, rep, kernels, call: N.Call, loop: N.For, inner: 
         parts.append("*" + _part(text, kargs, inner))
     if not _is_current_stream(info, text, stream):
         parts.append(f"stream={_part(text, stream, inner)}")
-    if indent is None:
-        return [_launch(info, text, rep, kernels, call, inner)]
     return [Edit(loop.span.start, loop.span.start,
                  f"{var} = _c2t_batch_{kern.id}()  # this loop's launches run up to four per launch\n{indent}"),
             Edit(call.span.start, call.span.end, f"{var}.add({', '.join(parts)})"),

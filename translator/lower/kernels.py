@@ -55,6 +55,9 @@ class KernelPlan:
     tma: object = None          # tma.TmaPlan when some array uses descriptors
     written: set = field(default_factory=set)       # array params the kernel may store to
     batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
+    batch_consts: tuple = ()    # positions of the Constant, array and stored-to array parameters
+    batch_arrays: tuple = ()    # (for _C2TBatch's run-time grouping checks)
+    batch_written: tuple = ()
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
 
@@ -216,9 +219,6 @@ def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-
-
-_GRID_AXIS_OPS = {"bid", "num_blocks"}
 
 
 def batch_refusal(plan: KernelPlan, info) -> str:

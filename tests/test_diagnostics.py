@@ -156,3 +156,20 @@ def test_mutated_cutile_programs_never_crash_the_translator():
                 [d.format() for d in res.diagnostics if d.code == "C2T003"]
             n += 1
     assert n == 12 * len(EXAMPLES)
+
+
+def test_imports_from_other_cutile_modules_are_warned(tmp_path):
+    """A name imported from a sibling module that defines kernels would still run cuTile in the
+    translation: C2T208, for absolute and relative imports; a plain helper module is fine."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "scale.py").write_text(HEADER + "\n@ct.kernel\ndef k(x):\n    pass\n\n\ndef scale(x):\n    return x\n")
+    (pkg / "util.py").write_text("def tile_size():\n    return 16\n")
+    for line in ("from pkg.scale import scale", "from .scale import scale"):
+        (pkg / "user.py").write_text(HEADER + f"{line}\nfrom pkg.util import tile_size\n\n\n"
+                                              "def run(x):\n    return scale(x)\n")
+        res = translator.translate_file(pkg / "user.py")
+        warned = [d for d in res.diagnostics if d.code == "C2T208"]
+        assert res.ok and len(warned) == 1 and "`scale` imported from" in warned[0].message, line
+        assert warned[0].severity == "warning" and warned[0].line == HEADER.count("\n") + 1

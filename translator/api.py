@@ -9,6 +9,7 @@ from typing import Optional
 from . import emit
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
+from .imports import check_cutile_imports
 from .host import Edit, apply_edits, host_name_uses, kernel_helpers, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module
@@ -102,6 +103,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         rep.add("C2T001", "no `import cuda.tile` found; the file is returned unchanged")
         return Result(text if text == parsed.text else text, rep.sorted(), [], filename)
 
+    check_cutile_imports(info, filename, rep)
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)

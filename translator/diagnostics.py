@@ -50,6 +50,9 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "cuTile itself rejects this name when the code is compiled; check the branch is intended"),
     "C2T207": (INFO, "host loop of launches not batched",
                "the launches stay one per iteration (correct, but each pays the launch overhead)"),
+    "C2T208": (WARNING, "name imported from another cuTile module",
+               "translate that module too and import its translation instead (`cutile2triton verify` "
+               "does this by itself when it runs the translation)"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

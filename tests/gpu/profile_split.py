@@ -1,0 +1,73 @@
+"""GPU experiment (not part of the product): for the rows of the bench suite that fall short, is the
+time spent on the host (launch work) or in the kernels? For each case, both sides (cuTile original
+and its translation) are run 50 times back to back and measured three ways:
+
+  wall    host time per call of 50 calls issued back to back, then one synchronize (about
+          max(host work, GPU work) per call);
+  gpu     the sum of the CUDA kernels' own durations per call (torch.profiler), with their names;
+  bench   do_bench's median (what the suite reports; the L2 is flushed before each call).
+
+    python tests/gpu/profile_split.py tg_flash_decode:0 tg_rms_norm:0 ex_concat   (GPU)
+
+An argument is a suite entry name (tests/gpu/suite.py), optionally `:k` for its k-th bench case
+only; each case runs in the entry's first dtype.
+"""
+import os
+import sys
+import time
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+from triton.testing import do_bench
+
+sys.path.insert(0, ".")
+sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
+from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from translator.harness.runner import clone_args  # noqa: E402
+from translator.harness.verify import load_modules, make_args, select_dtypes, set_cuda_allocator  # noqa: E402
+
+
+def measure(fn, n=50):
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - t0) / n * 1e6
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+    kernels = {}
+    for ev in prof.events():
+        if ev.device_type == torch.autograd.DeviceType.CUDA:
+            kernels[ev.name] = kernels.get(ev.name, 0.0) + ev.device_time / n
+    bench = do_bench(fn, return_mode="median") * 1e3
+    return wall, sum(kernels.values()), bench, kernels
+
+
+def main():
+    set_cuda_allocator("cuda")
+    for arg in sys.argv[1:]:
+        name, _, which = arg.partition(":")
+        entry = next(e for e in C2T_SUITE if e["name"] == name)
+        path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
+                                                                 "tilegym"))
+        orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
+        dt = select_dtypes(sp, entry.get("dtypes"))[0]
+        cases = sp.bench_cases if not which else [sp.bench_cases[int(which)]]
+        for case in cases:
+            args = make_args(sp, case, dt, 0, "cuda")
+            print(f"== {name} {case} {str(dt)[6:]}", flush=True)
+            for side, mod in (("cuTile", orig), ("Triton", trans)):
+                fn = getattr(mod, sp.entry)
+                a = clone_args(args)
+                wall, gpu, bench, kernels = measure(lambda: fn(*a))
+                top = ", ".join(f"{k[:60]} {v:.1f}" for k, v in sorted(kernels.items(), key=lambda kv: -kv[1])[:4])
+                print(f"  {side:6s} wall {wall:8.1f} us/call | gpu {gpu:8.1f} us/call | do_bench {bench:8.1f} us"
+                      f" | {top}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

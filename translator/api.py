@@ -217,7 +217,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     dot = any(p.has_dot for p in getattr(shared, "plans", {}).values())
     if "functools" not in have and dot:
         need.append("import functools")
-    if "os" not in have and tma:
+    if "os" not in have and (tma or info.kernels):
         need.append("import os")
     if "triton" not in have:
         need.append("import triton")

@@ -8,11 +8,16 @@ and its translation) are run 50 times back to back and measured three ways:
   bench   do_bench's median (what the suite reports; the L2 is flushed before each call).
 
     python tests/gpu/profile_split.py tg_flash_decode:0 tg_rms_norm:0 ex_concat   (GPU)
+    python tests/gpu/profile_split.py --cprofile tg_rope:0      (also: where the host time of each
+                                                                 side goes, by function)
 
 An argument is a suite entry name (tests/gpu/suite.py), optionally `:k` for its k-th bench case
 only; each case runs in the entry's first dtype.
 """
+import cProfile
+import io
 import os
+import pstats
 import sys
 import time
 
@@ -47,9 +52,22 @@ def measure(fn, n=50):
     return wall, sum(kernels.values()), bench, kernels
 
 
+def host_profile(fn, n=200):
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    pr.disable()
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(22)
+    return "\n".join("      " + line for line in s.getvalue().splitlines()[6:] if line.strip())
+
+
 def main():
     set_cuda_allocator("cuda")
-    for arg in sys.argv[1:]:
+    with_cprofile = "--cprofile" in sys.argv
+    for arg in [a for a in sys.argv[1:] if not a.startswith("--")]:
         name, _, which = arg.partition(":")
         entry = next(e for e in C2T_SUITE if e["name"] == name)
         path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
@@ -67,6 +85,8 @@ def main():
                 top = ", ".join(f"{k[:60]} {v:.1f}" for k, v in sorted(kernels.items(), key=lambda kv: -kv[1])[:4])
                 print(f"  {side:6s} wall {wall:8.1f} us/call | gpu {gpu:8.1f} us/call | do_bench {bench:8.1f} us"
                       f" | {top}", flush=True)
+                if with_cprofile:
+                    print(host_profile(lambda: fn(*a)), flush=True)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,8 @@ class FunctionLowerer(ExpressionLowering):
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
+        self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
+        self.plan_prefetch_comment_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -207,6 +209,12 @@ class FunctionLowerer(ExpressionLowering):
             fd = lambda_as_def(st.targets[0].id, st.value)
             self.local_funcs[fd.name] = fd
             self.env[fd.name] = V(fd.name, T.HELPER, value=("localfunc", fd))
+            return
+        plan = self.prefetch.get(id(st))
+        if plan is not None:
+            from . import prefetch
+            v = prefetch.emit_in_loop(self, st, plan, *plan.loop, depth)
+            self.env[plan.target] = V(plan.target, v.kind, rank=v.rank, shape=v.shape, isint=v.isint)
             return
         v = self.expr(st.value)
         if v.kind == T.ARRAY and v.array.from_list:
@@ -409,6 +417,13 @@ class FunctionLowerer(ExpressionLowering):
         args = [self.expr(a) for a in it.args]
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
+        from . import prefetch
+        loads = prefetch.candidates(self, st, args[2]) if len(args) == 3 else []
+        if loads:
+            plans = prefetch.emit_before_loop(self, loads, st.target.id, args[0].code, depth)
+            for p in plans.values():
+                p.loop = (st.target.id, args[2].code)
+            self.prefetch.update(plans)
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
         # not `isint`: the interpreter runs range() loops with Python ints, not tensors
         self.env[st.target.id] = V(st.target.id, T.SCALAR)

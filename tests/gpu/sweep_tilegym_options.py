@@ -1,0 +1,99 @@
+"""GPU experiment (not part of the product): time launch-option variants (num_warps, num_stages,
+TMA descriptors) of a translated TileGym op against its cuTile original, per bench case, to choose
+what the translator should emit. Each variant's output is checked against the original's.
+
+    python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:0,2 --warps 4,8 --stages 2,3,4 --tma off,auto
+
+`op:i,j` picks bench cases i, j of tests/gpu/tilegym/<op>_spec.py (all when omitted); the first
+dtype of the spec is used. TileGym is read from $TILEGYM_SRC (default .corpus/src)."""
+import argparse
+import itertools
+import os
+import re
+import sys
+
+import torch
+from triton.testing import do_bench
+
+sys.path.insert(0, ".")
+SRC = os.environ.get("TILEGYM_SRC", ".corpus/src")
+sys.path.insert(0, SRC)
+from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate  # noqa: E402
+from translator.harness.runner import clone_args  # noqa: E402
+from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
+from translator.harness.verify import make_args, set_cuda_allocator  # noqa: E402
+
+
+def variant_code(code, warps, stages, tma):
+    code = re.sub(r"\n\s*num_stages=_c2t_num_stages\([^\n]*\),", "", code)
+    code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
+    return code + f"""
+
+def _x_opts(*a, **k):
+    o = {{"num_warps": {warps!r} or _c2t_num_warps(*a, **k)}}
+    if {stages!r}:
+        o["num_stages"] = {stages!r}
+    return o
+
+
+_C2T_TMA_MODE = {tma!r}
+"""
+
+
+def first_tensor(out):
+    if isinstance(out, torch.Tensor):
+        return out
+    for o in out:
+        if isinstance(o, torch.Tensor):
+            return o
+    raise TypeError("no tensor output")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ops", nargs="+")
+    ap.add_argument("--warps", default="0")
+    ap.add_argument("--stages", default="0")
+    ap.add_argument("--tma", default="off")
+    ns = ap.parse_args()
+    set_cuda_allocator("cuda")
+    grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
+                                  [int(s) or None for s in ns.stages.split(",")], ns.tma.split(",")))
+    for arg in ns.ops:
+        op, _, which = arg.partition(":")
+        path = f"{SRC}/tilegym/ops/cutile/{op}.py"
+        orig = load_module(path)
+        sp = load_spec(orig, f"tests/gpu/tilegym/{op}_spec.py")
+        code, _ = translate(path)
+        mods = []
+        for w, s, t in grid:
+            m, _ = load_translated(variant_code(code, w, s, t), path)
+            rebind_cutile_imports(m)
+            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t}", m))
+        cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
+        dt = torch_dtype(sp.dtypes[0])
+        for case in cases:
+            args = make_args(sp, case, dt, 0, "cuda")
+            f0 = getattr(orig, sp.entry)
+            ref = first_tensor(f0(*clone_args(args))).float()
+            a = clone_args(args)
+            t0 = do_bench(lambda: f0(*a), return_mode="median") * 1e3
+            peers = ""
+            for label, pfn in (sp.peers or {}).items():
+                a = clone_args(args)
+                peers += f", {label} {do_bench(lambda: pfn(*a), return_mode='median') * 1e3:.1f} us"
+            print(f"== {op} {case} {str(dt)[6:]}: cuTile {t0:.1f} us{peers}", flush=True)
+            for label, m in mods:
+                fn = getattr(m, sp.entry)
+                try:
+                    out = first_tensor(fn(*clone_args(args))).float()
+                    err = (out - ref).abs().max().item()
+                    a = clone_args(args)
+                    t = do_bench(lambda: fn(*a), return_mode="median") * 1e3
+                    print(f"  {label:32s} {t:9.1f} us  ratio {t0 / t:5.2f}  max|diff| {err:.3g}", flush=True)
+                except Exception as exc:      # noqa: BLE001 - a variant that fails is reported, not fatal
+                    print(f"  {label:32s} FAILED {type(exc).__name__}: {str(exc)[:150]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

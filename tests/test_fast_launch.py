@@ -1,0 +1,112 @@
+"""The launchers' cached launch path (_c2t_run): a launch whose specialization was seen before calls
+the compiled kernel's own launcher, skipping Triton's Python dispatch; anything that could make
+Triton pick another compiled kernel goes through Triton's dispatch again.
+
+The GPU is not needed: a real (non-interpreted) JITFunction gets a stand-in `run` (Triton's
+dispatch) and the compiled kernel it returns records its launches; the driver is a stand-in too."""
+import types
+
+import pytest
+import torch
+import triton
+from triton.runtime.jit import JITFunction
+
+from kernel_util import build
+
+SRC = """
+@ct.kernel
+def add_k(x, y, n: int, T: ConstInt):
+    i = ct.bid(0)
+    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(T,)) + n)
+
+def run(x, y, n, t):
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], t),), add_k, (x, y, n, t))
+"""
+
+
+class _Compiled:
+    """What JITFunction.run returns: the compiled kernel, with its C launcher as `run`."""
+
+    def __init__(self, log):
+        self.log, self.function, self.packed_metadata = log, "fn-handle", "meta"
+
+    def launch_metadata(self, grid, stream, *args):
+        return None
+
+    def run(self, g0, g1, g2, stream, function, packed, meta, enter, exit_, *args):
+        self.log.append(("fast", (g0, g1, g2), stream, args))
+
+
+@pytest.fixture
+def fast(tmp_path, monkeypatch):
+    mod = build(SRC, tmp_path)
+    log = []
+    kernel = JITFunction(mod.add_k.fn)          # as @triton.jit makes it without TRITON_INTERPRET
+    compiled = _Compiled(log)
+
+    def dispatch(*args, grid, warmup, **kw):    # Triton's own dispatch: binder, cache, launch
+        log.append(("triton", grid, args, kw))
+        return compiled
+    kernel.run = dispatch
+    monkeypatch.setattr(mod, "add_k", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    mod._C2T_COMPILED.clear()
+    return mod, log
+
+
+def test_second_launch_with_the_same_specialization_skips_triton_dispatch(fast):
+    mod, log = fast
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    mod.run(torch.zeros(64), torch.zeros(64), 3, 32)      # new tensors, same dtype and alignment
+    assert [e[0] for e in log] == ["triton", "fast"]
+    kind, grid, stream, args = log[1]
+    assert grid == (2, 1, 1) and stream == 1234
+    assert args[1:] == (64, 1, args[3], 64, 1, 3, 32) and isinstance(args[0], torch.Tensor)
+
+
+@pytest.mark.parametrize("change", ["dtype", "alignment", "int_value", "bool_for_int", "constexpr"])
+def test_what_triton_specializes_on_goes_through_its_dispatch(fast, change):
+    mod, log = fast
+    x, y = torch.zeros(65), torch.zeros(65)
+    mod.run(x[:64], y[:64], 3, 32)
+    args = {"dtype": (x[:64].double(), y[:64].double(), 3, 32),
+            "alignment": (x[1:], y[1:], 3, 32),               # 4 bytes past a 16-byte boundary
+            "int_value": (x[:64], y[:64], 1, 32),             # Triton makes an int equal to 1 a constant
+            "bool_for_int": (x[:64], y[:64], True, 32),
+            "constexpr": (x[:64], y[:64], 3, 16)}[change]
+    mod.run(*args)
+    assert [e[0] for e in log] == ["triton", "triton"]
+    mod.run(*args)
+    assert [e[0] for e in log] == ["triton", "triton", "fast"]
+
+
+def test_switched_off_or_with_pre_run_hooks_it_always_dispatches(fast, monkeypatch):
+    mod, log = fast
+    x, y = torch.zeros(64), torch.zeros(64)
+    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", False)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", True)
+    mod.add_k.pre_run_hooks.append(lambda *a, **k: None)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton"] * 4
+
+
+def test_cache_is_bounded(fast, monkeypatch):
+    mod, log = fast
+    monkeypatch.setattr(mod, "_C2T_COMPILED_MAX", 3)
+    x, y = torch.zeros(64), torch.zeros(64)
+    for n in range(5):            # a different scalar value every launch
+        mod.run(x, y, n + 2, 32)
+    assert len(mod._C2T_COMPILED) <= 3
+
+
+def test_interpreted_kernels_use_the_interpreter(tmp_path):
+    """Under TRITON_INTERPRET=1 (CI) the kernel is not a JITFunction: the launch runs as before."""
+    mod = build(SRC, tmp_path)
+    x, y = torch.arange(70.0), torch.zeros(70)
+    mod.run(x, y, 2, 32)
+    assert torch.equal(y, x + 2) and not mod._C2T_COMPILED

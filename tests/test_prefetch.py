@@ -1,0 +1,89 @@
+"""Register prefetch in persistent (grid-stride) loops (translator/lower/prefetch.py): the next
+iteration's tile is loaded while this one is used, where that cannot change what is read."""
+import pytest
+import torch
+
+from kernel_util import build, compile_sm90, translate
+
+ROWS = """
+@ct.kernel
+def rows_k(x, y, TM: ConstInt, TN: ConstInt):
+    bid = ct.bid(0)
+    nprog = ct.num_blocks(0)
+    for t in range(bid, ct.cdiv(x.shape[0], TM), nprog):
+        xt = ct.load(x, index=(t, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+        xt = ct.astype(xt, ct.float32)
+        s = ct.sum(xt * xt, axis=1, keepdims=True)
+        ct.store(y, index=(t, 0), tile=ct.astype(xt * s, y.dtype))
+
+def run(x, y, tm, tn, programs):
+    ct.launch(torch.cuda.current_stream(), (programs,), rows_k, (x, y, tm, tn))
+"""
+
+
+def _ref(x):
+    xf = x.float()
+    return (xf * (xf * xf).sum(1, keepdim=True)).to(x.dtype)
+
+
+def test_persistent_loop_prefetches_the_next_tile():
+    code = translate(ROWS).code
+    body = code.split("def rows_k(")[1].split("def launch_rows_k")[0]
+    assert "xt_prefetch: tl.constexpr = TM * TN <= 16384" in body
+    pre, loop = body.split("    for t in range(")
+    assert "xt_next = " in pre and ", bid, 0, TM, TN," in pre                     # first tile: t = bid
+    assert "if xt_prefetch:\n            xt = xt_next\n            xt_next = " in loop
+    assert "(t + nprog), 0, TM, TN," in loop                                     # next tile
+    assert "else:\n            xt = " in loop                                     # big tiles: as before
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("rows, tm, tn, programs", [(37, 4, 16, 3),        # ragged, 10 tiles over 3 programs
+                                                    (5, 4, 16, 4),         # programs past the last tile
+                                                    (9, 2, 16384, 2)])     # 32768-element tiles: no prefetch
+def test_prefetched_loop_computes_the_same(tmp_path, dtype, rows, tm, tn, programs):
+    mod = build(ROWS, tmp_path)
+    x = (0.1 * torch.randn(rows, min(tn, 40) if tn < 1000 else tn)).to(dtype)
+    y = torch.zeros_like(x)
+    mod.run(x, y, tm, tn, programs)
+    torch.testing.assert_close(y.float(), _ref(x).float(), rtol=2e-2 if dtype == torch.float16 else 1e-5, atol=1e-3)
+
+
+def test_non_contiguous_input(tmp_path):
+    mod = build(ROWS, tmp_path)
+    x = torch.randn(40, 23)[::2, :20]
+    y = torch.zeros(20, 20)
+    mod.run(x, y, 4, 32, 2)
+    torch.testing.assert_close(y, _ref(x), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("variant, why", [
+    ("ct.store(x, index=(t, 0), tile=ct.astype(xt, x.dtype))", "in place: the next tile may be this store's"),
+    ("row = t\n        xt = ct.load(x, index=(row, 0), shape=(TM, TN))", "index from a name the loop assigns"),
+    ("acc = ct.mma(xt, xt, ct.zeros((TM, TM), dtype=ct.float32))", "dot loop: Triton pipelines it"),
+])
+def test_no_prefetch_where_it_could_change_what_is_read(variant, why):
+    src = ROWS
+    if variant.startswith("ct.store(x"):
+        src = src.replace("ct.store(y, index=(t, 0), tile=ct.astype(xt * s, y.dtype))", variant)
+    elif variant.startswith("row"):
+        src = src.replace("xt = ct.load(x, index=(t, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)", variant)
+    else:
+        src = src.replace("s = ct.sum(", variant + "\n        s = ct.sum(")
+    res = translate(src)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "_prefetch" not in res.code, why
+
+
+def test_fixed_step_loop_is_left_to_triton():
+    src = ROWS.replace("range(bid, ct.cdiv(x.shape[0], TM), nprog)", "range(bid, ct.cdiv(x.shape[0], TM), 1)")
+    assert "_prefetch" not in translate(src).code
+
+
+def test_both_specializations_compile_for_sm90(tmp_path):
+    out = compile_sm90(ROWS, "run", "(torch.randn(64, 4096, dtype=torch.float16), "
+                                    "torch.empty(64, 4096, dtype=torch.float16), 4, 4096, 3)", tmp_path)
+    assert "OK rows_k" in out
+    out = compile_sm90(ROWS, "run", "(torch.randn(64, 8192, dtype=torch.float16), "
+                                    "torch.empty(64, 8192, dtype=torch.float16), 4, 8192, 3)", tmp_path)
+    assert "OK rows_k" in out

@@ -20,6 +20,11 @@ class Timing:
     tflops_cutile: float | None = None
     tflops_triton: float | None = None
     peers: dict = None                  # label -> {"ms": median, "ratio": t_peer / t_Triton}
+    # device time alone: CUDA-graph replays (METHOD.md: how to time short launches); the host's
+    # launch work, which do_bench above includes when it is longer than the kernel, is left out
+    t_cutile_graph_ms: float | None = None
+    t_triton_graph_ms: float | None = None
+    ratio_graph: float | None = None
     error: str = ""
 
     def to_dict(self) -> dict:
@@ -40,6 +45,17 @@ def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> fl
     """Median milliseconds of fn() on the current stream (triton.testing.do_bench)."""
     from triton.testing import do_bench
     return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def graph_time_ms(fn: Callable[[], object]) -> float | None:
+    """Median milliseconds of one call replayed from a captured CUDA graph (device time without
+    the host's launch work); None when the call cannot be captured."""
+    from triton.testing import do_bench_cudagraph
+    try:
+        fn()                              # tuning, compilation and caches before the capture
+        return float(do_bench_cudagraph(fn, return_mode="median"))
+    except Exception:                     # noqa: BLE001 - not capturable: reported as missing
+        return None
 
 
 def copy_bandwidth_gbps(device: str = "cuda", nbytes: int = COPY_BYTES) -> dict:
@@ -76,6 +92,10 @@ def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Calla
         t.error += f"translated failed while timing: {type(exc).__name__}: {exc}"
     if t.t_cutile_ms and t.t_triton_ms:
         t.ratio = t.t_cutile_ms / t.t_triton_ms
+        t.t_cutile_graph_ms = graph_time_ms(lambda: orig_fn(*a1))
+        t.t_triton_graph_ms = graph_time_ms(lambda: trans_fn(*a2))
+        if t.t_cutile_graph_ms and t.t_triton_graph_ms:
+            t.ratio_graph = t.t_cutile_graph_ms / t.t_triton_graph_ms
     t.peers = {}
     for name, fn in (peers or {}).items():
         a3 = clone(args) if clone else args

@@ -98,7 +98,8 @@ def rows_of(reports: list[dict]) -> list[dict]:
                          "t_cutile_ms": t["t_cutile_ms"], "t_triton_ms": t["t_triton_ms"], "ratio": t["ratio"],
                          "gbps_cutile": t.get("gbps_cutile"), "gbps_triton": t.get("gbps_triton"),
                          "tflops_cutile": t.get("tflops_cutile"), "tflops_triton": t.get("tflops_triton"),
-                         "copy_share": share, "peers": t.get("peers") or {}, "error": t.get("error", "")})
+                         "copy_share": share, "peers": t.get("peers") or {}, "error": t.get("error", ""),
+                         "ratio_graph": t.get("ratio_graph")})
     return rows
 
 
@@ -152,6 +153,18 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
                    f"| **{_g(r['ratio'])}** | {rate} | {share} | {peers} |")
     out += ["", "## Acceptance checks", ""]
     out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
+    graph = [r for r in rows if r.get("ratio_graph")]
+    if graph:
+        low = [r for r in graph if r["ratio_graph"] < MIN_RATIO]
+        out += ["", "## Device time alone (CUDA-graph replays; not an acceptance check)", "",
+                "The ratios above include the host's launch work wherever it is longer than the kernel "
+                "(short rows). Replaying each call from a captured CUDA graph times the device work alone:",
+                "", f"- geometric mean over {len(graph)} rows: {geomean(r['ratio_graph'] for r in graph):.3f}",
+                "- below " + str(MIN_RATIO) + ": " + (", ".join(f"{r['kernel']} {r['case']} {r['dtype']} "
+                                                                f"{r['ratio_graph']:.2f}" for r in low) or "none"),
+                "", "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) |", "|---|---|---|---|---|"]
+        out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r['ratio_graph'])} |"
+                for r in graph]
     return "\n".join(out) + "\n"
 
 

@@ -81,3 +81,36 @@ def test_merge_takes_each_entry_from_the_latest_folder(tmp_path):
     assert [(r["kernel"], r["ratio"]) for r in data["rows"]] == [("a", 2.0), ("b", 0.5)]
     assert [e["status"] for e in data["entries"]] == ["pass", "pass", "missing"]
     assert data["rows"][0]["bound"] == "memory"
+
+
+def test_entry_picks_bench_cases_and_seeds(tmp_path, monkeypatch):
+    """A GEMM entry can time a subset of its spec's bench_cases with fewer seeds (to fit a device call)."""
+    import subprocess
+    import types
+    f = tmp_path / "k.py"
+    f.write_text("x = 1\n")
+    seen = []
+
+    def fake_run(cmd, **kw):
+        seen.append(cmd)
+        raise subprocess.TimeoutExpired(cmd, 1)
+    monkeypatch.setattr(suite.subprocess, "run", fake_run)
+    args = types.SimpleNamespace(seeds=[0, 1], dtypes=None, no_bench=False, timeout=5, tilegym=None)
+    rep = suite.run_entry({"name": "mm", "file": str(f), "bench_cases": [0, 2], "seeds": [3]}, tmp_path, args, {})
+    assert rep["status"] == "timeout"
+    cmd = seen[0]
+    assert cmd[cmd.index("--bench-cases") + 1:cmd.index("--bench-cases") + 3] == ["0", "2"]
+    assert cmd[cmd.index("--seeds") + 1] == "3" and "1" not in cmd[cmd.index("--seeds") + 1:cmd.index("--seeds") + 2]
+    suite.run_entry({"name": "all", "file": str(f)}, tmp_path, args, {})
+    assert "--bench-cases" not in seen[1] and seen[1][seen[1].index("--seeds") + 1:][:2] == ["0", "1"]
+
+
+def test_graph_replay_ratios_get_their_own_table():
+    reps = [_rep("copy", "memory", [("N=1", 1.0, 2.0, 3900.0, {})])]
+    reps[0]["timings"][0]["ratio_graph"] = 1.5
+    rows = suite.rows_of(reps)
+    md = suite.render_markdown(reps, rows, "cutile2triton bench x.py")
+    assert "## Device time alone (CUDA-graph replays; not an acceptance check)" in md
+    assert "| copy | N=1 | float16 | 0.5 | 1.5 |" in md and "geometric mean over 1 rows: 1.500" in md
+    # the acceptance checks still use the do_bench ratio
+    assert "- [ ] no kernel below 0.85: copy N=1 float16 0.50" in md

@@ -239,3 +239,8 @@ def test_names_imported_from_other_cutile_modules_run_their_translation(tmp_path
     assert rep.ok, rep.to_text()
     assert any("`scale` (imported from cuTile module c2tpkg.scale) rebound" in n for n in rep.notes)
     assert not any("tile_size" in n for n in rep.notes)
+
+
+def test_bench_case_indices_are_checked_before_any_case_runs():
+    with pytest.raises(HarnessError, match=r"bench case indices \[7\] out of range"):
+        harness.verify(ADD, mode="interp", bench_cases=[7], progress=False)

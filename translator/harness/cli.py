@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtypes", nargs="+", help="subset of the spec's dtypes")
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--no-bench", action="store_true", help="skip timing")
+    p.add_argument("--bench-cases", nargs="+", type=int, metavar="I",
+                   help="time only these bench_cases of the spec (indices from 0; default: all)")
     p.add_argument("--translated", help="use this Triton file instead of translating FILE")
     p.add_argument("--json", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", metavar="OUT", help="write the Markdown report here")
@@ -66,7 +68,7 @@ def main(argv=None) -> int:
         else:
             report = verify(args.file, args.spec, device=args.device or "cuda", translated=args.translated,
                             mode=args.mode, seeds=tuple(args.seeds), cases=args.cases, dtypes=args.dtypes,
-                            bench=not args.no_bench, progress=progress)
+                            bench=not args.no_bench, progress=progress, bench_cases=args.bench_cases)
     except HarnessError as exc:
         print(f"cutile2triton verify: error: {exc}", file=sys.stderr)
         return 2

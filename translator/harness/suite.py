@@ -6,6 +6,8 @@ A suite file defines ``C2T_SUITE``, a list of entries::
         {"name": "softmax", "file": "examples/softmax.py"},                       # spec inside
         {"name": "rms_norm", "file": "{tilegym}/ops/cutile/rms_norm.py",           # fetched checkout
          "spec": "tests/gpu/tilegym/rms_norm_spec.py", "env": {"C2T_TMA": "auto"}},
+        {"name": "matmul_4k", "file": "{tilegym}/ops/cutile/matmul.py", "spec": "...",
+         "bench_cases": [0, 1], "seeds": [0]},     # a subset, to fit one device call
     ]
 
 ``{tilegym}`` is replaced by ``--tilegym DIR`` (the ``src/tilegym`` folder of a TileGym checkout,
@@ -62,8 +64,11 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
         return {"name": name, "status": "skipped", "why": why}
     if e.get("spec") and not Path(e["spec"]).is_file():
         return {"name": name, "status": "skipped", "why": f"no spec {e['spec']}"}
+    seeds = e.get("seeds", args.seeds)
     cmd = [sys.executable, "-m", "translator", "verify", e["file"], "--json", str(out / f"{name}.json"),
-           "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in args.seeds], "--quiet"]
+           "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in seeds], "--quiet"]
+    if e.get("bench_cases") is not None:
+        cmd += ["--bench-cases", *[str(i) for i in e["bench_cases"]]]
     if e.get("spec"):
         cmd += ["--spec", e["spec"]]
     if e.get("dtypes") or args.dtypes:

@@ -121,7 +121,7 @@ def load_modules(path, spec_path, translated, mode: str, translated_dir=None):
 
 def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str = "gpu", seeds=(0, 1),
            cases: str | None = None, dtypes=None, bench: bool = True, progress: bool = True,
-           translated_dir=None) -> Report:
+           translated_dir=None, bench_cases=None) -> Report:
     """Check that the translation of the cuTile module at ``path`` computes what the original does.
 
     mode="gpu": original and translated entries both run on ``device`` (normally "cuda"; any torch
@@ -129,7 +129,8 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
     mode="interp": CPU only; the translated module runs under TRITON_INTERPRET=1 (with the bf16/fp8
     numerics patch) and is compared with the spec's torch reference.
     ``cases`` picks the spec's case list ("cases" or "gpu_cases"; default: gpu_cases for gpu mode,
-    cases for interp).  Raises HarnessError on bad input; mismatches are reported, not raised.
+    cases for interp).  ``bench_cases``: indices of the spec's bench_cases to time (default all).
+    Raises HarnessError on bad input; mismatches are reported, not raised.
     """
     if mode not in MODES:
         raise HarnessError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
@@ -140,6 +141,10 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
         original, sp, tmod, tfile, diags = load_modules(path, spec, translated, mode, translated_dir)
         rep = new_report(path, sp, mode, device, tfile)
         rep.notes += [f"translator: {d}" for d in diags]
+        bad = [i for i in bench_cases or [] if not 0 <= i < len(sp.bench_cases)]
+        if bad:      # checked before any case runs: a typo must not cost a whole device run
+            raise HarnessError(f"bench case indices {bad} out of range: the spec has "
+                               f"{len(sp.bench_cases)} bench_cases")
         if mode == "gpu":
             expected_fn, against = getattr(original, sp.entry), "original"
         else:
@@ -151,7 +156,8 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
         alive = run_cases(rep, sp, expected_fn, getattr(tmod, sp.entry), against, device, seeds, cases, dtypes,
                           mode, progress)
         if mode == "gpu" and bench and alive:
-            run_bench(rep, sp, getattr(original, sp.entry), getattr(tmod, sp.entry), device, dtypes, progress)
+            run_bench(rep, sp, getattr(original, sp.entry), getattr(tmod, sp.entry), device, dtypes, progress,
+                      bench_cases)
         elif mode == "gpu":
             rep.notes.append("timing skipped (--no-bench)")
     _say(f"{'PASS' if rep.ok else 'FAIL'}: {rep.n_passed}/{len(rep.results)} cases", progress)
@@ -187,18 +193,19 @@ def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, devic
     return True
 
 
-def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, progress: bool):
+def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, progress: bool, which=None):
+    chosen = sp.bench_cases if which is None else [sp.bench_cases[i] for i in which]
     if not cuda_ready(device):
         rep.notes.append(f"timing skipped: device {device!r} is not a CUDA device")
         return
-    if not sp.bench_cases:
+    if not chosen:
         rep.notes.append("timing skipped: the spec has no bench_cases")
         return
     _say("measuring device-to-device copy bandwidth (1 GiB clone)...", progress)
     rep.copy_bandwidth = copy_bandwidth_gbps(device)
     dts = select_dtypes(sp, dtypes)
-    total, i = len(sp.bench_cases) * len(dts), 0
-    for case in sp.bench_cases:
+    total, i = len(chosen) * len(dts), 0
+    for case in chosen:
         for dt in dts:
             i += 1
             args = make_args(sp, case, dt, 0, device)

@@ -196,10 +196,6 @@ def _c2t_span(t):
     return (t.get_device(), ptr + lo * size, ptr + (hi + 1) * size)
 
 
-def _c2t_overlap(a, b):
-    return a is not None and b is not None and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
-
-
 class _C2TBatch:
     """Launches of one kernel from a host loop, run up to four per launch (grid axis 1 picks the
     launch). cuTile ran them one after another, so they are only grouped when that cannot be
@@ -218,7 +214,7 @@ class _C2TBatch:
             self.flush()
         self.stream = stream
         arrays = [args[i] for i in self.arrays]
-        if type(grid) is not tuple or not 1 <= len(grid) <= 3 or any(g != 1 for g in grid[1:]) \
+        if type(grid) is not tuple or grid[1:] not in ((), (1,), (1, 1)) or not grid \
                 or not all(isinstance(a, torch.Tensor) for a in arrays):
             self.flush()
             self.launch(grid, *args, stream=stream)
@@ -244,10 +240,13 @@ class _C2TBatch:
         if consts != first or any(type(a) is not type(b) for a, b in zip(consts, first)):
             return False
         for _, _, _, other_spans, other_written in self.pending:
-            for w, rs in ((written, other_spans), (other_written, spans)):
-                for a in w:
-                    for b in rs:
-                        if _c2t_overlap(a, b):
+            for ws, rs in ((written, other_spans), (other_written, spans)):
+                for a in ws:
+                    if a is None:
+                        continue
+                    dev, lo, hi = a
+                    for b in rs:        # same device and [lo, hi) ranges intersect
+                        if b is not None and b[0] == dev and lo < b[2] and b[1] < hi:
                             return False
         return True
 

@@ -35,6 +35,7 @@ class _Compiled:
 
     def run(self, g0, g1, g2, stream, function, packed, meta, enter, exit_, *args):
         self.log.append(("fast", (g0, g1, g2), stream, args))
+        self.hooks = (meta, enter, exit_)
 
 
 @pytest.fixture
@@ -110,3 +111,24 @@ def test_interpreted_kernels_use_the_interpreter(tmp_path):
     x, y = torch.arange(70.0), torch.zeros(70)
     mod.run(x, y, 2, 32)
     assert torch.equal(y, x + 2) and not mod._C2T_COMPILED
+
+
+def test_launch_hooks_are_passed_only_when_installed(fast, monkeypatch):
+    """Profilers install launch hooks (triton.knobs.runtime.launch_enter_hook); empty hook chains
+    are not called around every launch."""
+    mod, log = fast
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    compiled = mod._C2T_COMPILED[next(iter(mod._C2T_COMPILED))][1]
+    assert compiled.hooks == (None, None, None)
+    seen = []
+    chain = triton.knobs.runtime.launch_enter_hook
+    chain.add(seen.append)
+    monkeypatch.setattr(compiled, "launch_metadata", lambda grid, stream, *args: {"grid": grid})
+    try:
+        mod.run(x, y, 3, 32)
+    finally:
+        chain.remove(seen.append)
+    meta, enter, _ = compiled.hooks
+    assert enter is chain and meta == {"grid": (2,)}

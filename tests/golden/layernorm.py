@@ -221,10 +221,13 @@ def _c2t_run(kernel, grid, args, **options):
         return compiled
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
-    hooks = triton.knobs.runtime
+    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
+    if not getattr(enter, "calls", True) and not getattr(leave, "calls", True):
+        enter = leave = metadata = None     # empty hook chains: nothing to call around the launch
+    else:
+        metadata = compiled.launch_metadata(grid, stream, *args)
     compiled.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
-                 compiled.function, compiled.packed_metadata, compiled.launch_metadata(grid, stream, *args),
-                 hooks.launch_enter_hook, hooks.launch_exit_hook, *args)
+                 compiled.function, compiled.packed_metadata, metadata, enter, leave, *args)
     return compiled
 
 

@@ -132,3 +132,17 @@ def test_launch_hooks_are_passed_only_when_installed(fast, monkeypatch):
         chain.remove(seen.append)
     meta, enter, _ = compiled.hooks
     assert enter is chain and meta == {"grid": (2,)}
+
+
+def test_a_changed_global_goes_back_to_triton_dispatch(fast, monkeypatch):
+    """Triton refuses to run a kernel whose global constants changed after it was compiled; the
+    cached path must not hide that."""
+    mod, log = fast
+    x, y = torch.zeros(64), torch.zeros(64)
+    scope = {"SCALE": 2.0}
+    monkeypatch.setattr(mod.add_k, "used_global_vals", {("SCALE", 0): (2.0, scope)})
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    scope["SCALE"] = 3.0
+    mod.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton", "fast", "triton"]

@@ -136,6 +136,9 @@ def _c2t_run(kernel, grid, args, **options):
                 _C2T_COMPILED.clear()
             _C2T_COMPILED[key] = (kernel, compiled)
         return compiled
+    for (name, _), (value, scope) in kernel.used_global_vals.items():
+        if scope.get(name, _C2T_COMPILED) != value:     # a global the kernel read has changed:
+            return kernel[grid](*args, **options)       # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
     enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook

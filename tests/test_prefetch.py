@@ -61,6 +61,7 @@ def test_non_contiguous_input(tmp_path):
     ("ct.store(x, index=(t, 0), tile=ct.astype(xt, x.dtype))", "in place: the next tile may be this store's"),
     ("row = t\n        xt = ct.load(x, index=(row, 0), shape=(TM, TN))", "index from a name the loop assigns"),
     ("acc = ct.mma(xt, xt, ct.zeros((TM, TM), dtype=ct.float32))", "dot loop: Triton pipelines it"),
+    ("acc = xt @ xt", "matmul operator: a dot loop too"),
 ])
 def test_no_prefetch_where_it_could_change_what_is_read(variant, why):
     src = ROWS

@@ -89,7 +89,7 @@ class FunctionLowerer(ExpressionLowering):
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
-        self.plan_prefetch_comment_done = False
+        self.prefetch_comment_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 

@@ -112,10 +112,10 @@ def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
         if not first.shape:
             continue
         buf, flag = f"{target}_next", f"{target}_prefetch"
-        if not lw.plan_prefetch_comment_done:
+        if not lw.prefetch_comment_done:
             lw.emit(depth, "# the next iteration's tile is loaded while this one is used (two tiles in "
                            "flight: cuTile pipelines these loads itself)")
-            lw.plan_prefetch_comment_done = True
+            lw.prefetch_comment_done = True
         elements = " * ".join(f"({d})" if not str(d).isidentifier() and not str(d).isdigit() else str(d)
                               for d in first.shape)
         lw.emit(depth, f"{flag}: tl.constexpr = {elements} <= {PREFETCH_MAX_ELEMENTS}")

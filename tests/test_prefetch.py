@@ -76,6 +76,28 @@ def test_no_prefetch_where_it_could_change_what_is_read(variant, why):
     assert "_prefetch" not in res.code, why
 
 
+LOAD = "xt = ct.load(x, index=(t, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)"
+
+
+@pytest.mark.parametrize("load, why", [
+    ("if t == 3:\n            continue\n        " + LOAD, "a skipped iteration would leave the wrong tile"),
+    (LOAD[:-1] + ", check_bounds=False)", "an unchecked load past the last iteration could fault"),
+    (LOAD[:-1] + ", memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.DEVICE)", "an acquire load must stay in place"),
+])
+def test_no_prefetch_for_loads_that_must_stay_in_their_iteration(load, why):
+    res = translate(ROWS.replace(LOAD, load))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "_prefetch" not in res.code, why
+    assert "_prefetch" in translate(ROWS).code
+
+
+def test_bad_load_call_in_a_persistent_loop_gets_its_diagnostic():
+    """The prefetch planning looks at the call before it is lowered: a call cuTile rejects must
+    still get the lowering's located diagnostic, not an internal error."""
+    res = translate(ROWS.replace("ct.load(x, index=(t, 0)", "ct.load(array=x, index=(t, 0)"))
+    assert [d.code for d in res.diagnostics] == ["C2T109"]
+
+
 def test_fixed_step_loop_is_left_to_triton():
     src = ROWS.replace("range(bid, ct.cdiv(x.shape[0], TM), nprog)", "range(bid, ct.cdiv(x.shape[0], TM), 1)")
     assert "_prefetch" not in translate(src).code

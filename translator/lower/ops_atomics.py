@@ -270,24 +270,9 @@ def ordered_store(lw, call, args):
     _latency(lw, args, "ct.store", call)
     sem, scope = sem_scope(lw, args, "ct.store", call, allowed=("RELAXED", "RELEASE"),
                            default_order="WEAK", default_scope="NONE")
+    from .ops_memory import store_operands
     rank = arr.rank
-    idx = ops._index(lw, args, "index", "store", call, rank)
-    tile = ops._req(lw, "store", args, "tile", call)
-    check = ops._bool_arg(lw, args, "check_bounds", True, call)
-    order = ops._order(lw, args, rank, call)
-    tcode = tile.code
-    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
-        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
-    elif tile.rank is not None and tile.rank != rank:
-        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
-    if order is not None:
-        inv = [0] * rank
-        nat_idx = [None] * rank
-        for k, ax in enumerate(order):
-            inv[ax] = k
-            nat_idx[ax] = idx[k]
-        idx = nat_idx
-        tcode = f"tl.permute({tcode}, {tuple(inv)})"
+    _, idx, tcode, check, _ = store_operands(lw, args, arr, call)
     lw.mark_written(arr)
     lw.s.use("_c2t_st_ordered")
     fn = lw.s.use_rank("store_ordered", rank)

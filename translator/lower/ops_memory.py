@@ -55,24 +55,7 @@ def op_store(lw, call, args):
     arr = _array(lw, args, "array", "store", call)
     _hints(lw, "store", args, call)
     rank = arr.rank
-    idx = _index(lw, args, "index", "store", call, rank)
-    tile = _req(lw, "store", args, "tile", call)
-    check = _bool_arg(lw, args, "check_bounds", True, call)
-    order = _order(lw, args, rank, call)
-    tcode = tile.code
-    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
-        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
-    elif tile.rank is not None and tile.rank != rank:
-        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
-    if order is not None:
-        inv = [0] * rank
-        for k, ax in enumerate(order):
-            inv[ax] = k
-        nat_idx = [None] * rank
-        for k, ax in enumerate(order):
-            nat_idx[ax] = idx[k]
-        idx = nat_idx
-        tcode = f"tl.permute({tcode}, {tuple(inv)})"
+    tile, idx, tcode, check, order = store_operands(lw, args, arr, call)
     fn = lw.s.use_rank("store", rank)
     lw.mark_written(arr)
     code = f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})"
@@ -82,6 +65,29 @@ def op_store(lw, call, args):
             offs = _offsets(idx, tile.shape)
             code = f"{desc}.store([{offs}], {tcode}) if {lw.tma.flag(arr)} else {code}"
     return V(code, T.STATIC)
+
+
+def store_operands(lw, args, arr, call):
+    """What ct.store (plain or ordered) writes: (tile V, indices in array-axis order, tile code
+    shaped and permuted for the array, check_bounds, `order` or None)."""
+    rank = arr.rank
+    idx = _index(lw, args, "index", "store", call, rank)
+    tile = _req(lw, "store", args, "tile", call)
+    check = _bool_arg(lw, args, "check_bounds", True, call)
+    order = _order(lw, args, rank, call)
+    tcode = tile.code
+    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
+        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
+    elif tile.rank is not None and tile.rank != rank:
+        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
+    if order is not None:      # tile axis k walks array axis order[k]
+        inv, nat_idx = [0] * rank, [None] * rank
+        for k, ax in enumerate(order):
+            inv[ax] = k
+            nat_idx[ax] = idx[k]
+        idx = nat_idx
+        tcode = f"tl.permute({tcode}, {tuple(inv)})"
+    return tile, idx, tcode, check, order
 
 
 def _offsets(idx: list, shape: list) -> str:

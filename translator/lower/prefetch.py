@@ -4,7 +4,7 @@ cuTile pipelines the loads of `for t in range(bid, n, num_blocks)` loops itself 
 hints); Triton 3.6 does not pipeline pointer loads outside dot loops, so with one program per SM
 each program has a single tile in flight and a memory-bound kernel stalls on every load
 (TileGym's static-persistent RMSNorm: 72% of the copy bandwidth against cuTile's 93%). Loading
-the next iteration's tile while this one is used (two tiles in flight) closes that gap: 96% on the
+the next iteration's tile while this one is used (two tiles in flight) closes that gap: 95% on the
 H200 (tests/gpu/exp_loop_prefetch.py, docs/gpu-runs/).
 
 A load qualifies when moving it one iteration earlier cannot change what it reads:
@@ -13,7 +13,10 @@ A load qualifies when moving it one iteration earlier cannot change what it read
 - the statement is `name = ct.load(array, ...)` at the top of the loop body;
 - the kernel never writes `array` (a store in this iteration could change the next tile), and
   only the loop variable and names the loop body does not assign appear in the call;
-- the load is bounds-checked (ct.load always is), so loading past the last iteration is safe.
+- the load is bounds-checked (no `check_bounds=False`), so loading past the last iteration is
+  safe, and has no `memory_order` (an acquire load must stay where it is);
+- `continue`/`break` before the load turn it into a guarded statement (passes/loop_exits.py), which
+  is no longer at the top of the loop body, so it is not prefetched.
 Two tiles in registers only pay off for small tiles: a constexpr picks the prefetch for tiles of
 at most PREFETCH_MAX_ELEMENTS elements (measured: 4x4096 gains, 4x8192 bf16 loses).
 """
@@ -46,12 +49,6 @@ def _assigned(body) -> set:
     return names
 
 
-def _load_array(call):
-    if call.args:
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg == "array"), None)
-
-
 def candidates(lw, st, step: V) -> list:
     """The top-level `name = ct.load(...)` statements of loop `st` that may be loaded one
     iteration early (see the module docstring)."""
@@ -74,7 +71,12 @@ def candidates(lw, st, step: V) -> list:
         if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], N.Name)
                 and isinstance(s.value, N.Call) and info.ct_path(s.value.func) == "load"):
             continue
-        arr = _load_array(s.value)
+        kws = {k.name: k.value for k in s.value.keywords}
+        if len(s.value.args) > 3 or "memory_order" in kws or "memory_scope" in kws or (
+                "check_bounds" in kws and not (isinstance(kws["check_bounds"], N.Const)
+                                               and kws["check_bounds"].value is True)):
+            continue
+        arr = s.value.args[0] if s.value.args else None     # ct.load takes the array first
         v = lw.env.get(arr.id) if isinstance(arr, N.Name) else None
         if v is None or v.kind != ARRAY or lw._root(v.array) in written:
             continue

@@ -165,6 +165,8 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
                 "The ratios above include the host's launch work wherever it is longer than the kernel "
                 "(short rows). Replaying each call from a captured CUDA graph times the device work alone:",
                 "", f"- geometric mean over {len(graph)} rows: {geomean(r['ratio_graph'] for r in graph):.3f}",
+                f"- rows without it (a side could not be captured in a CUDA graph, or the row was timed "
+                f"by an older harness): {sum(1 for r in rows if r['ratio'] and not r.get('ratio_graph'))}",
                 "- below " + str(MIN_RATIO) + ": " + (", ".join(f"{r['kernel']} {r['case']} {r['dtype']} "
                                                                 f"{r['ratio_graph']:.2f}" for r in low) or "none"),
                 "", "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) |", "|---|---|---|---|---|"]

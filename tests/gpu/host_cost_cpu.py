@@ -1,0 +1,89 @@
+"""CPU experiment (not part of the product; no GPU): host microseconds of the generated host code
+with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping alone.
+
+    TRITON_INTERPRET=1 python tests/gpu/host_cost_cpu.py
+
+- concat (examples/concat.py golden): 8 parts through the batched launcher (_C2TBatch) vs one
+  launcher call per part;
+- one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
+  path (_c2t_run) with a stand-in compiled kernel.
+Numbers depend on the machine; compare variants within one run.
+"""
+import importlib.util
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.runtime.jit import JITFunction  # noqa: E402
+
+from kernel_util import build  # noqa: E402
+
+
+def per_call_us(fn, n=3000):
+    for _ in range(200):
+        fn()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def concat_costs():
+    spec = importlib.util.spec_from_file_location("c2t_concat_golden", ROOT / "tests/golden/concat.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    m._c2t_run = lambda kernel, grid, args, **options: None
+    parts = [torch.randn(4096 * (k + 1) // 7 + k) for k in range(8)]
+
+    def unbatched():
+        out = torch.empty(sum(t.shape[0] for t in parts))
+        start = 0
+        for t in parts:
+            m.launch_copy_kernel((m._c2t_host_cdiv(t.shape[0], 1024),), t, out[start:start + t.shape[0]], 1024)
+            start += t.shape[0]
+    print(f"concat of 8 parts, batched:   {per_call_us(lambda: m.concat(parts)):.1f} us (launches stubbed)")
+    print(f"concat of 8 parts, unbatched: {per_call_us(unbatched):.1f} us (launches stubbed)")
+
+
+SRC = """
+@ct.kernel
+def k5(a, b, c, d, e, n: int, m: int, s: float, T: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(a, index=(i, 0, 0, 0), shape=(1, 1, 1, T)) + ct.load(b, index=(i, 0, 0, 0), shape=(1, 1, 1, T))
+    t = t + ct.load(c, index=(i, 0, 0, 0), shape=(1, 1, 1, T)) + ct.load(d, index=(i, 0, 0, 0), shape=(1, 1, 1, T))
+    ct.store(e, index=(i, 0, 0, 0), tile=t * s + n + m)
+"""
+
+
+def launcher_cost():
+    mod = build(SRC, Path(tempfile.mkdtemp()))
+
+    class Compiled:      # stands in for the CompiledKernel JITFunction.run returns
+        function, packed_metadata = 1, 2
+
+        def launch_metadata(self, *args):
+            return None
+
+        def run(self, *args):
+            pass
+    compiled = Compiled()
+    kernel = JITFunction(mod.k5.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: compiled
+    mod.k5 = kernel
+    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
+                                                          get_current_stream=lambda device: 0)
+    ts = [torch.empty(4, 8, 16, 32) for _ in range(5)]
+    us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
+    print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
+
+
+if __name__ == "__main__":
+    concat_costs()
+    launcher_cost()

@@ -93,8 +93,8 @@ def compile_kernels_of(mod, run) -> list:
         run()
     finally:
         _restore(mod)
-    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t} vec_ld={v}"
-            for name, n, w, m, t, v in _compile_calls(calls)]
+    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t} vec_ld={v} num_ctas={c}"
+            for name, n, w, m, t, v, c in _compile_calls(calls)]
 
 
 def compile_example(example: Path) -> list:
@@ -120,7 +120,8 @@ def _compile_calls(calls) -> list:
         k = triton.compile(src, target=_H200, options=options.__dict__)
         ptx = k.asm.get("ptx", "")
         vec = len(re.findall(r"ld\.global[\w.]*\.v[24]\.", ptx))     # vectorized global loads
-        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx, vec))
+        results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx, vec,
+                        k.metadata.num_ctas))
     return results
 
 
@@ -128,7 +129,7 @@ if __name__ == "__main__":
     ok = True
     for p in sys.argv[1:]:
         try:
-            for name, n, wgmma, mma, tma, _ in compile_example(Path(p)):
+            for name, n, wgmma, mma, tma, *_ in compile_example(Path(p)):
                 print(f"OK {p} {name} ptx={n}B wgmma={wgmma} mma.sync={mma} tma={tma}")
         except Exception as e:  # report and keep going
             ok = False

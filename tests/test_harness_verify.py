@@ -244,3 +244,23 @@ def test_names_imported_from_other_cutile_modules_run_their_translation(tmp_path
 def test_bench_case_indices_are_checked_before_any_case_runs():
     with pytest.raises(HarnessError, match=r"bench case indices \[7\] out of range"):
         harness.verify(ADD, mode="interp", bench_cases=[7], progress=False)
+
+
+def test_case_where_the_original_raises_is_compared_with_the_reference(tmp_path):
+    """cuTile's own compiler can fail on a case (TileGym sets a 5 s compiler timeout): that case is
+    checked against the spec's torch reference instead, and says so; a wrong translation still fails."""
+    src = Path(ADD).read_text().replace(
+        "def vec_add(x, y):\n    return x + y",
+        "def vec_add(x, y):\n    if x.numel() == 1023:\n        raise TimeoutError('tileiras exceeded 5s')\n"
+        "    return x + y")
+    orig = tmp_path / "add_flaky_orig.py"
+    orig.write_text(src)
+    rep = harness.verify(str(orig), device="cpu", translated=code("add_translated_ok.py"), seeds=(0,),
+                         dtypes=["float32"], progress=False)
+    assert rep.ok, [r.summary() for r in rep.results]
+    vs = {r.label: r.compared_against for r in rep.results}
+    assert vs["N=1000"] == "original"
+    assert vs["N=1023"] == "reference (original raised TimeoutError: tileiras exceeded 5s)"
+    bad = harness.verify(str(orig), device="cpu", translated=code("add_translated_bad_tail.py"), seeds=(0,),
+                         dtypes=["float32"], progress=False)
+    assert not bad.ok and all(not r.passed for r in bad.results)

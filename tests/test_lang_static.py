@@ -191,7 +191,9 @@ def test_by_target_hints_resolve_for_sm90():
     """)
     assert res.ok
     assert res.kernels[0].hints == {"num_ctas": "4", "opt_level": "2"}
-    assert "# cuTile hints: num_ctas=4, opt_level=2" in res.code
+    assert "# cuTile hints: opt_level=2 (no Triton equivalent" in res.code
+    assert "# cuTile hint num_ctas=4: the launcher passes it as Triton's num_ctas" in res.code
+    assert "**_c2t_hint_options(c2t_hints, num_ctas=4)," in res.code
     msgs = [d.message for d in res.diagnostics]
     assert any("occupancy" in m and "no sm_90 entry" in m for m in msgs)
 

@@ -120,9 +120,13 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | {
         h for h in helper_names if not shared.host_uses.get(h)})
 
+    from .host import HOST_HELPERS_USED
+    if any(plan.hints.get("num_ctas") for plan in plans.values()):
+        HOST_HELPERS_USED.add("hints")
+    hints = "hints" in HOST_HELPERS_USED    # launchers take cuTile hints (num_ctas) at run time
     for name, plan in plans.items():
         params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in plan.params]
-        code = emit.render("kernel.py.j2", k=plan, params=params, **_batch_slots(plan))
+        code = emit.render("kernel.py.j2", k=plan, params=params, hints=hints, **_batch_slots(plan))
         edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, code))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]

@@ -56,6 +56,13 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
 HOST_HELPERS_USED: set = set()   # optional host helpers the current module needs (reset per module)
 
 
+def _num_ctas_fate(plan) -> str:
+    if plan.clusters:
+        return "num_ctas reaches the Triton launch (a CTA cluster)"
+    return (f"num_ctas is not applied: `{plan.name}` has tiles of rank 3 or more, for which Triton's num_ctas "
+            "(CTA clusters) miscompiles")
+
+
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
     """Edits for every cuda.tile use outside kernel/helper bodies."""
     HOST_HELPERS_USED.clear()
@@ -76,8 +83,11 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             if isinstance(n, N.Call):
                 if isinstance(n.func, N.Attr) and n.func.attr == "replace_hints" \
                         and isinstance(n.func.value, N.Name) and n.func.value.id in kernels:
-                    rep.add("C2T204", f"`{n.func.value.id}.replace_hints(...)`: cuTile compiler hints have no "
-                                      "Triton equivalent; the translated kernel object returns itself", n.span)
+                    HOST_HELPERS_USED.add("hints")
+                    rep.add("C2T204", f"`{n.func.value.id}.replace_hints(...)`: "
+                                      + _num_ctas_fate(kernels[n.func.value.id])
+                                      + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
+                                        "have no Triton equivalent and are ignored", n.span)
                 path = info.ct_path(n.func)
                 if path == "launch":
                     launches.append(n)
@@ -95,15 +105,19 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     if len(n.args) > 1 and _is_current_stream(info, text, n.args[1]):
                         # the current stream needs no code (and this also runs on CPU tensors)
                         edits.append(Edit(n.args[1].span.start, n.args[1].span.end, "None"))
-                    HOST_HELPERS_USED.add("exhaustive_search")
+                    HOST_HELPERS_USED.update(("exhaustive_search", "hints"))
+                    tuned = None
                     if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels:
-                        kernels[n.args[3].id].tuned = True      # the search autotunes it with META
+                        tuned = kernels[n.args[3].id]
+                        tuned.tuned = True      # the search autotunes it with META
                     hints = n.args[5] if len(n.args) > 5 else next(
                         (k.value for k in n.keywords if k.name == "hints_fn"), None)
                     if hints is not None and not (isinstance(hints, N.Const) and hints.value is None):
-                        rep.add("C2T204", "exhaustive_search: the hints function (num_ctas, occupancy, ...) "
-                                          "has no Triton equivalent and is not applied; configs differ only in "
-                                          "their arguments (num_warps comes from the tile sizes)", hints.span)
+                        rep.add("C2T204", "exhaustive_search: the hints function's "
+                                          + (_num_ctas_fate(tuned) if tuned else
+                                             "num_ctas reaches the launch of a translated kernel")
+                                          + "; its other hints (occupancy, ...) have no Triton equivalent "
+                                            "(num_warps comes from the tile sizes)", hints.span)
                 elif path == "compiler_timeout":
                     # a limit on cuTile's compiler; Triton compiles on first launch without one
                     edits.append(Edit(n.span.start, n.span.end, "contextlib.nullcontext()"))

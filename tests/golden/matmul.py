@@ -156,6 +156,8 @@ def _c2t_run(kernel, grid, args, **options):
         return kernel[grid](*args, **options)
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
+        if options.get("num_stages", 0) > 2 and getattr(compiled, "n_spills", 0) > 0 and _C2T_SPILL_STAGES:
+            _c2t_fewer_stages_if_spilling(kernel, grid, args, options, compiled)
         if compiled is not None and not hasattr(compiled, "result"):
             if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
                 _C2T_COMPILED.clear()
@@ -215,13 +217,13 @@ def _c2t_kernel_object(kernel, launcher, meta=None):
     kernel.c2t_launch = launcher
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
-    # meaning here (C2T201), so it returns the same kernel
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; this module passes no hints,
+    # so it returns the same kernel
     kernel.replace_hints = lambda **hints: kernel
     return kernel
 
 
-_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory
+_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory (and does not spill)
 _C2T_LAST_LAUNCH = [None]
 
 
@@ -230,6 +232,25 @@ def _c2t_num_stages(kernel, consts):
     Constant arguments ran out of shared memory (see _c2t_fit_shared_memory)."""
     _C2T_LAST_LAUNCH[0] = (kernel, consts)
     return _C2T_STAGES.get(_C2T_LAST_LAUNCH[0], 3)
+
+
+# A dot kernel whose pipelined loop spills registers runs up to 2x slower than one stage less that
+# does not (measured on the H200, docs/gpu-runs/clusters-2026-11-29.md: TileGym MLA decoding 710 us
+# at 3 stages with 352 B of spills, 334 us at 2 with none). $C2T_SPILL_STAGES=0 keeps 3 stages.
+_C2T_SPILL_STAGES = os.environ.get("C2T_SPILL_STAGES", "1") != "0"
+
+
+def _c2t_fewer_stages_if_spilling(kernel, grid, args, options, compiled):
+    """After the first launch of a specialization that spilled: compile it with one stage less, and
+    when that spills less, later launches with these Constant arguments use it (_c2t_num_stages)."""
+    key, stages = _C2T_LAST_LAUNCH[0], options["num_stages"]
+    try:
+        leaner = kernel.warmup(*args, grid=grid, **{**options, "num_stages": stages - 1})
+        leaner._init_handles()
+    except Exception:       # noqa: BLE001 - the variant is an optimization; keep the one that runs
+        return
+    if leaner.n_spills < compiled.n_spills and key is not None:
+        _C2T_STAGES[key] = stages - 1
 
 
 def _c2t_fit_shared_memory(launcher):

@@ -204,8 +204,8 @@ def _c2t_kernel_object(kernel, launcher, meta=None):
     kernel.c2t_launch = launcher
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
-    # meaning here (C2T201), so it returns the same kernel
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; this module passes no hints,
+    # so it returns the same kernel
     kernel.replace_hints = lambda **hints: kernel
     return kernel
 

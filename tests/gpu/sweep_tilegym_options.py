@@ -3,12 +3,14 @@ TMA descriptors) of a translated TileGym op against its cuTile original, per ben
 what the translator should emit. Each variant's output is checked against the original's.
 
     python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:0,2 --warps 4,8 --stages 2,3,4 --tma off,auto
-    python tests/gpu/sweep_tilegym_options.py matmul:0,1 bmm:0 --ctas 1,2
+    python tests/gpu/sweep_tilegym_options.py matmul:0,1 bmm:0 --ctas 0,1,2
+    python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:2 --spill on,off
 
-`--ctas 2` launches dot kernels whose largest tile has at least 256x256 elements with Triton's
-`num_ctas=2` (a CTA cluster, what cuTile's `num_ctas=2` configs ask for; the translator drops that
-hint today, C2T201): ptxas compiles a 256x256x64 tile that way without spills (175 registers),
-against 2.3 KB of spills without clusters (docs/gpu-runs/host-and-loops-2026-11-29.md section 6).
+`--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
+num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
+tile has at least 256x256 elements (and drops the hints). `--spill on` is the translator's default:
+a dot kernel that spills registers is compiled again with one stage less
+(docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table).
 
 `op:i,j` picks bench cases i, j of tests/gpu/tilegym/<op>_spec.py (all when omitted); the first
 dtype of the spec is used. TileGym is read from $TILEGYM_SRC (default .corpus/src)."""
@@ -30,24 +32,26 @@ from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
 from translator.harness.verify import make_args, set_cuda_allocator  # noqa: E402
 
 
-def variant_code(code, warps, stages, tma, ctas=1):
-    code = re.sub(r"\n\s*num_stages=_c2t_num_stages\([^\n]*\),", "", code)
+def variant_code(code, warps, stages, tma, ctas=1, spill="on"):
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
-    if stages:
-        code = re.sub(r', "num_stages": _c2t_num_stages\("\w+", \([^()]*\)\)\}', "}", code)
+    if stages:          # a fixed depth replaces the translator's (and its shared-memory/spill retries)
+        code = re.sub(r"\n\s*num_stages=_c2t_num_stages\([^\n]*\),", "", code)
+        code = re.sub(r', "num_stages": _c2t_num_stages\("\w+", \([^()]*\)\)', "", code)
     return code + f"""
 
 def _x_opts(elements, dot=False):
     o = {{"num_warps": {warps!r} or _c2t_num_warps(elements, dot=dot)}}
     if {stages!r}:
         o["num_stages"] = {stages!r}
-    if dot and {ctas!r} > 1 and elements >= 256 * 256:
+    if dot and {ctas!r} > 1 and elements >= 256 * 256:       # forced; 0: none; 1: cuTile's hints
         o["num_ctas"] = {ctas!r}
     return o
 
 
 _C2T_TMA_MODE = {tma!r}
+_C2T_SPILL_STAGES = {spill == "on"!r}
+_C2T_CLUSTERS = {ctas == 1!r}      # cuTile's num_ctas hints (off when forced or 0)
 """
 
 
@@ -66,12 +70,14 @@ def main():
     ap.add_argument("--warps", default="0")
     ap.add_argument("--stages", default="0")
     ap.add_argument("--tma", default="off")
-    ap.add_argument("--ctas", default="1", help="num_ctas for dot tiles of 256x256 and up (1: none)")
+    ap.add_argument("--ctas", default="1", help="num_ctas forced on dot tiles of 256x256 and up "
+                    "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
+    ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
-                                  [int(c) for c in ns.ctas.split(",")]))
+                                  [int(c) for c in ns.ctas.split(",")], ns.spill.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path = f"{SRC}/tilegym/ops/cutile/{op}.py"
@@ -79,10 +85,10 @@ def main():
         sp = load_spec(orig, f"tests/gpu/tilegym/{op}_spec.py")
         code, _ = translate(path)
         mods = []
-        for w, s, t, c in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c), path)
+        for w, s, t, c, spill in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill), path)
             rebind_cutile_imports(m)
-            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c}", m))
+            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill}", m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(sp.dtypes[0])
         for case in cases:

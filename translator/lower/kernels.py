@@ -60,6 +60,11 @@ class KernelPlan:
     batch_written: tuple = ()
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
+    # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
+    # are at most 2-D: on the H200, Triton 3.6 with num_ctas=2 failed to compile TileGym's bmm
+    # (rank-3 tiles) for some configs and computed wrong results for others
+    # (docs/gpu-runs/clusters-2026-11-29.md); 2-D matmul tiles were right and faster
+    clusters: bool = True
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -84,6 +89,8 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                     continue
             s = value.span
             plan.hints[kw.name] = shared.text[s.start:s.end]
+            if kw.name == "num_ctas":
+                continue        # the launcher passes it as Triton's num_ctas (a CTA cluster on sm_90+)
             rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={plan.hints[kw.name]}` "
                               + ("(sm_90 entry of its ct.ByTarget) " if value is not kw.value else "")
                               + "has no direct Triton equivalent and was dropped", kw.span)
@@ -147,6 +154,12 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
     plan.has_dot = shared.has_dot
+    plan.clusters = all(len(shape) <= 2 for shape in shared.tile_shapes)
+    if "num_ctas" in plan.hints and not plan.clusters:
+        kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")
+        rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` was dropped: the kernel "
+                          "has tiles of rank 3 or more, for which Triton's num_ctas (CTA clusters) miscompiles",
+                kw.span, "nothing to do; the kernel runs without clusters")
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
     return plan
 

@@ -177,10 +177,61 @@ def _c2t_kernel_object(kernel, launcher, meta=None):
     kernel.c2t_launch = launcher
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the hints have no Triton
-    # meaning here (C2T201), so it returns the same kernel
-    kernel.replace_hints = lambda **hints: kernel
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
+    # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
+    kernel.replace_hints = lambda **hints: _C2THinted(kernel, hints)
     return kernel
+
+
+class _C2THinted:
+    """`kernel.replace_hints(**hints)`: the translated kernel, whose launches carry these hints."""
+
+    def __init__(self, kernel, hints):
+        self.c2t_kernel, self.c2t_hints = kernel, dict(hints)
+        self.c2t_launch = lambda *args, c2t_hints=None, **kw: kernel.c2t_launch(
+            *args, c2t_hints=self._merged(c2t_hints), **kw)
+        if hasattr(kernel, "c2t_meta"):
+            self.c2t_meta = lambda *args, c2t_hints=None: kernel.c2t_meta(*args, c2t_hints=self._merged(c2t_hints))
+
+    def _merged(self, hints):
+        return {**self.c2t_hints, **hints} if hints else self.c2t_hints
+
+    def replace_hints(self, **hints):
+        return _C2THinted(self.c2t_kernel, {**self.c2t_hints, **hints})
+
+    def __getattr__(self, name):
+        return getattr(self.c2t_kernel, name)
+
+    def __repr__(self):
+        return f"{self.c2t_kernel!r}.replace_hints({', '.join(f'{k}={v!r}' for k, v in self.c2t_hints.items())})"
+
+
+# cuTile's num_ctas hint runs a program as a cluster of CTAs (sm_90+); Triton's num_ctas option is
+# the same thing (its launcher multiplies the grid and sets the cluster size). Measured on the H200
+# (docs/gpu-runs/clusters-2026-11-29.md): TileGym's 256x256 matmul tiles spill registers without
+# it and run 0.85 -> 0.97 of cuTile with it. $C2T_NUM_CTAS=0 drops the hint (for comparisons).
+_C2T_CLUSTERS = os.environ.get("C2T_NUM_CTAS", "1") != "0"
+_C2T_CLUSTER_DEVICES = {}
+
+
+def _c2t_hint_options(hints, **decorator):
+    """Launch options from cuTile kernel hints: those of replace_hints / an exhaustive_search hints
+    function (`hints`) over the @ct.kernel decorator's. num_ctas > 1 becomes Triton's num_ctas on
+    GPUs that have clusters (sm_90+; cuTile configs for older GPUs use 1). occupancy, opt_level and
+    num_worker_warps have no Triton equivalent (reported at translation, C2T201/C2T204)."""
+    n = hints.get("num_ctas", decorator.get("num_ctas")) if hints else decorator.get("num_ctas")
+    if n is None or n == 1 or not _C2T_CLUSTERS:
+        return {}
+    if not isinstance(n, int) or n < 1 or n & (n - 1):
+        raise ValueError(f"num_ctas hint must be a power of two, got {n!r}")
+    if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
+        device = torch.cuda.current_device()
+        ok = _C2T_CLUSTER_DEVICES.get(device)
+        if ok is None:
+            ok = _C2T_CLUSTER_DEVICES[device] = torch.cuda.get_device_capability(device)[0] >= 9
+        if not ok:
+            return {}
+    return {"num_ctas": n}
 
 
 def _c2t_num_warps(elements, dot=False):
@@ -224,11 +275,12 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     tile sizes differ), this is Triton autotuning: one triton.Config per cuTile config, whose
     Constant arguments are the META the autotuner gives the kernel, and a grid `lambda META: ...`
     computed from the config that META came from (see _c2t_autotune). Otherwise every config is
-    launched and timed in turn. Compiler hints (hints_fn) have no Triton meaning."""
+    launched and timed in turn. The hints function's num_ctas reaches each config's launch
+    (_c2t_hint_options); its other hints have no Triton meaning."""
     space = list(search_space)
     meta_of = getattr(kernel, "c2t_meta", None)
     if meta_of is not None and space:
-        split = [meta_of(*args_fn(cfg)) for cfg in space]
+        split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None) for cfg in space]
         jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
         if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
             try:
@@ -237,7 +289,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                 import warnings
                 warnings.warn(f"exhaustive_search: triton.autotune failed ({type(exc).__name__}: {exc}); "
                               f"timing each config's launch instead, which reports failing configs")
-    return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, quiet)
+    return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet)
 
 
 def _c2t_same_args(a, b):
@@ -258,12 +310,25 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
     """exhaustive_search as @triton.autotune: the tile sizes reach the kernel from META."""
     runtime = split[0][0]
     names = sorted(split[0][1])
-    configs = [triton.Config(dict(meta), **opts) for _, meta, opts in split]
-    grids = {tuple(meta[n] for n in names): tuple(grid_fn(cfg)) for cfg, (_, meta, _) in zip(space, split)}
+    metas = [tuple(meta[n] for n in names) for _, meta, _ in split]
     on_gpu = torch.cuda.is_available() and any(getattr(a, "is_cuda", False) for a in runtime)
-    tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
-    with _c2t_stream(stream):
-        tuned[lambda META: grids[tuple(META[n] for n in names)]](*runtime)
+    if len(set(metas)) == len(metas):
+        configs = [triton.Config(dict(meta), **opts) for _, meta, opts in split]
+        grids = dict(zip(metas, (tuple(grid_fn(cfg)) for cfg in space)))
+        tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
+        with _c2t_stream(stream):
+            tuned[lambda META: grids[tuple(META[n] for n in names)]](*runtime)
+    else:
+        # configs that share their META (they differ in hints such as occupancy, which changes the
+        # grid but is no Triton option): each config's pre_hook says which one runs, and the grid
+        # is that config's (a grid looked up by META would time one config with another's grid)
+        running = [0]
+        configs = [triton.Config(dict(meta), **opts, pre_hook=_c2t_mark(running, i))
+                   for i, (_, meta, opts) in enumerate(split)]
+        grids = [tuple(grid_fn(cfg)) for cfg in space]
+        tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
+        with _c2t_stream(stream):
+            tuned[lambda META: grids[running[0]]](*runtime)
     timings = getattr(tuned, "configs_timings", None) or {}
     successes, failures = [], []
     for cfg, config in zip(space, configs):
@@ -282,12 +347,21 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
     return _C2TTuningResult(best, successes, failures)
 
 
-def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, quiet):
+def _c2t_mark(running, i):
+    """A triton.Config pre_hook recording that config `i` is about to run."""
+    def pre_hook(nargs):
+        running[0] = i
+    return pre_hook
+
+
+def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet):
     """Time every config's launch (triton.testing.do_bench on the GPU, one run under the interpreter)."""
     import time
     successes, failures = [], []
     for cfg in space:
         k = kernel(cfg) if not hasattr(kernel, "c2t_launch") else kernel
+        if hints_fn is not None and hasattr(k, "replace_hints"):
+            k = k.replace_hints(**hints_fn(cfg))
         grid, args = tuple(grid_fn(cfg)), tuple(args_fn(cfg))
         try:
             def run():
@@ -324,8 +398,9 @@ def scale(
     _c2t_store_1d(y, y_shape_0, y_stride_0, tl.program_id(0), t * c, True)
 
 
-def launch_scale(grid, x, y, c, T, *, stream=None):
-    """Launch `scale` as cuTile's ct.launch(stream, grid, scale, args) did."""
+def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
+    """Launch `scale` as cuTile's ct.launch(stream, grid, scale, args) did
+    (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
     with _c2t_stream(stream):
         _c2t_run(
             scale, grid, (
@@ -335,10 +410,11 @@ def launch_scale(grid, x, y, c, T, *, stream=None):
                 T,
             ),
             num_warps=_c2t_num_warps(T, dot=False),
+            **_c2t_hint_options(c2t_hints),
         )
 
 
-def _c2t_meta_scale(x, y, c, T):
+def _c2t_meta_scale(x, y, c, T, c2t_hints=None):
     """`scale`'s launch for @triton.autotune: (the @triton.jit kernel, runtime arguments,
     Constant arguments by name: the META of a triton.Config, launch options)."""
     return (
@@ -349,7 +425,7 @@ def _c2t_meta_scale(x, y, c, T):
             c,
         ),
         {"T": T},
-        {"num_warps": _c2t_num_warps(T, dot=False)},
+        {"num_warps": _c2t_num_warps(T, dot=False), **_c2t_hint_options(c2t_hints)},
     )
 
 

@@ -1,0 +1,193 @@
+"""cuTile's num_ctas hint reaches Triton's num_ctas launch option (a CTA cluster on sm_90+), from
+the @ct.kernel decorator, kernel.replace_hints(...) and exhaustive_search's hints function; the
+other hints (occupancy, opt_level, ...) have no Triton equivalent and are reported."""
+import pytest
+import torch
+
+from kernel_util import build, compile_sm90, translate
+
+SCALE = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+@ct.kernel{deco}
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+def run(x, hints=None):
+    y = torch.empty_like(x)
+    k = scale if hints is None else scale.replace_hints(**hints)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+    return y
+
+def search(x, num_ctas):
+    y = torch.empty_like(x)
+    n = x.shape[0]
+    configs = [SimpleNamespace(T=16), SimpleNamespace(T=32)]
+    res = exhaustive_search(configs, torch.cuda.current_stream(), lambda cfg: (ct.cdiv(n, cfg.T),), scale,
+                            lambda cfg: (x, y, cfg.T), lambda cfg: {{"num_ctas": num_ctas, "occupancy": 2}},
+                            quiet=True)
+    return res, y
+"""
+
+
+def _spy_launches(mod, monkeypatch):
+    """Record the launch options of every _c2t_run call (the launch itself still runs)."""
+    seen = []
+    real = mod._c2t_run
+
+    def spy(kernel, grid, args, **options):
+        seen.append(options)
+        return real(kernel, grid, args, **options)
+    monkeypatch.setattr(mod, "_c2t_run", spy)
+    return seen
+
+
+def test_decorator_num_ctas_is_a_launch_option(tmp_path, monkeypatch):
+    res = translate(SCALE.format(deco="(num_ctas=2, occupancy=4)"))
+    assert res.ok
+    assert [d.code for d in res.diagnostics if d.code == "C2T201"] == ["C2T201"]     # occupancy only
+    assert "occupancy=4" in next(d.message for d in res.diagnostics if d.code == "C2T201")
+    assert "**_c2t_hint_options(c2t_hints, num_ctas=2)," in res.code
+    assert "# cuTile hints: occupancy=4 (no Triton equivalent" in res.code
+    mod = build(SCALE.format(deco="(num_ctas=2, occupancy=4)"), tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    assert seen[-1]["num_ctas"] == 2
+    # replace_hints overrides the decorator; num_ctas=1 means no cluster option at all
+    torch.testing.assert_close(mod.run(x, {"num_ctas": 1}), x * 3)
+    assert "num_ctas" not in seen[-1]
+
+
+def test_replace_hints_objects_carry_num_ctas(tmp_path, monkeypatch):
+    mod = build(SCALE.format(deco=""), tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(33)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    assert "num_ctas" not in seen[-1]
+    torch.testing.assert_close(mod.run(x, {"num_ctas": 4, "occupancy": 1}), x * 3)
+    assert seen[-1]["num_ctas"] == 4
+    chained = mod.scale.replace_hints(num_ctas=2).replace_hints(occupancy=1)
+    assert chained.c2t_hints == {"num_ctas": 2, "occupancy": 1}
+    assert "replace_hints(num_ctas=2, occupancy=1)" in repr(chained)
+    assert chained.c2t_launch is not None and chained.fn is mod.scale.fn     # other attributes pass through
+
+
+def test_exhaustive_search_hints_function_reaches_every_config(tmp_path, monkeypatch):
+    mod = build(SCALE.format(deco=""), tmp_path)
+    configs = []
+    real = mod.triton.Config
+
+    def spy(kwargs, **opts):
+        configs.append(opts)
+        return real(kwargs, **opts)
+    monkeypatch.setattr(mod.triton, "Config", spy)
+    x = torch.randn(70)
+    res, y = mod.search(x, 2)
+    torch.testing.assert_close(y, x * 3)
+    assert [c.get("num_ctas") for c in configs] == [2, 2]
+    configs.clear()
+    mod.search(x, 1)
+    assert [c.get("num_ctas") for c in configs] == [None, None]
+
+
+def test_hint_options_checks_and_switches(tmp_path, monkeypatch):
+    mod = build(SCALE.format(deco="(num_ctas=2)"), tmp_path)
+    opts = mod._c2t_hint_options
+    assert opts(None) == {} and opts(None, num_ctas=2) == {"num_ctas": 2}
+    assert opts({"num_ctas": 4}, num_ctas=2) == {"num_ctas": 4}
+    assert opts({"occupancy": 2}, num_ctas=2) == {"num_ctas": 2}      # hints without num_ctas keep the decorator's
+    assert opts({"num_ctas": None}) == {}
+    with pytest.raises(ValueError, match="power of two"):
+        opts({"num_ctas": 3})
+    monkeypatch.setattr(mod, "_C2T_CLUSTERS", False)                   # $C2T_NUM_CTAS=0
+    assert opts(None, num_ctas=2) == {}
+    monkeypatch.setattr(mod, "_C2T_CLUSTERS", True)
+    # a GPU without clusters (sm_80): Triton would raise, cuTile configs there use 1
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
+    monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})
+    assert opts(None, num_ctas=2) == {}
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
+    monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})
+    assert opts(None, num_ctas=2) == {"num_ctas": 2}
+
+
+def test_modules_without_hints_have_plain_launchers():
+    res = translate(SCALE.format(deco="").split("def search")[0].replace("scale.replace_hints(**hints)", "scale"))
+    assert res.ok
+    assert "c2t_hints" not in res.code and "_c2t_hint_options" not in res.code
+    assert "kernel.replace_hints = lambda **hints: kernel" in res.code
+
+
+def test_num_ctas_launch_compiles_for_sm90(tmp_path):
+    out = compile_sm90(SCALE.format(deco="(num_ctas=2)"), "run", "(torch.randn(40),)", tmp_path)
+    assert "OK scale" in out and "num_ctas=2" in out
+
+
+OCC = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+@ct.kernel
+def fill(y, T: ConstInt):
+    # every program writes the grid size it saw into its own tile
+    ct.store(y, index=(ct.bid(0),), tile=ct.full((T,), ct.num_blocks(0), dtype=ct.int32))
+
+def search(y):
+    # TileGym style: two configs share their tile size and differ in occupancy, which scales the grid
+    configs = [SimpleNamespace(T=8, occupancy=1), SimpleNamespace(T=8, occupancy=2)]
+    return exhaustive_search(configs, torch.cuda.current_stream(), lambda cfg: (2 * cfg.occupancy,), fill,
+                             lambda cfg: (y, cfg.T), lambda cfg: {"occupancy": cfg.occupancy}, quiet=True)
+"""
+
+
+def test_configs_sharing_their_meta_keep_their_own_grids(tmp_path, monkeypatch):
+    """A grid looked up by META would give both configs the same grid (and Triton would merge the
+    two equal triton.Configs): each config must be timed with its own grid."""
+    mod = build(OCC, tmp_path)
+    grids = []
+    real_run = mod.fill.run
+
+    def run(*a, grid, **kw):
+        grids.append(grid(dict(kw)))
+        return real_run(*a, grid=grid, **kw)
+    monkeypatch.setattr(mod.fill, "run", run)
+    y = torch.zeros(32, dtype=torch.int32)
+    res = mod.search(y)
+    assert len(res.successes) == 2 and not res.failures
+    assert {(2,), (4,)} <= set(grids)
+    assert {m.config.occupancy for m in res.successes} == {1, 2}
+    best = res.best.config
+    assert y[: 8 * 2 * best.occupancy].eq(2 * best.occupancy).all()     # the last run is the best config's
+
+
+def test_kernels_with_rank3_tiles_run_without_clusters(tmp_path, monkeypatch):
+    """Triton 3.6's num_ctas=2 failed to compile or computed wrong results for TileGym's bmm, whose
+    tiles are 3-D (measured on the H200): such kernels drop the hint, and say so."""
+    src = """
+    @ct.kernel(num_ctas=2)
+    def scale3(x, y, T: ConstInt):
+        t = ct.load(x, index=(ct.bid(0), 0, 0), shape=(1, T, T))
+        ct.store(y, index=(ct.bid(0), 0, 0), tile=t * 3.0)
+
+    def run(x):
+        y = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (x.shape[0],), scale3.replace_hints(num_ctas=4), (x, y, 8))
+        return y
+    """
+    res = translate(src)
+    assert res.ok
+    drop = [d for d in res.diagnostics if d.code == "C2T201"]
+    assert len(drop) == 1 and "rank 3" in drop[0].message and "num_ctas=2" in drop[0].message
+    assert any(d.code == "C2T204" and "num_ctas is not applied" in d.message for d in res.diagnostics)
+    assert "_c2t_hint_options(" not in res.code.split("def launch_scale3")[1]
+    mod = build(src, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(3, 8, 8)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    assert "num_ctas" not in seen[-1]

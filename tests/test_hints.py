@@ -191,3 +191,17 @@ def test_kernels_with_rank3_tiles_run_without_clusters(tmp_path, monkeypatch):
     x = torch.randn(3, 8, 8)
     torch.testing.assert_close(mod.run(x), x * 3)
     assert "num_ctas" not in seen[-1]
+
+
+def test_kernels_taking_lists_of_arrays_run_without_clusters():
+    """Triton 3.6 with num_ctas=2 failed to compile TileGym's group_gemm (lists of arrays) for sm_90."""
+    res = translate("""
+    @ct.kernel(num_ctas=2)
+    def scale_all(Xs, T: ConstInt):
+        x = Xs[ct.bid(0)]
+        ct.store(x, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)) * 2.0)
+    """)
+    assert res.ok
+    drop = [d.message for d in res.diagnostics if d.code == "C2T201"]
+    assert len(drop) == 1 and "lists of arrays" in drop[0]
+    assert "_c2t_hint_options(" not in res.code.split("def launch_scale_all")[1]

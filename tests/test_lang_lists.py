@@ -64,14 +64,54 @@ def test_grouped_gemm_kernel_signature_and_table_reads():
     res = translate(GROUPED_GEMM)
     assert res.ok
     code = res.code
-    assert "As_tbl, As_len, As_DTYPE: tl.constexpr" in code
-    # one table row per array: pointer, 2 extents, 2 strides
-    assert "Ai = tl.load(As_tbl + g * 5).to(tl.pointer_type(As_DTYPE))" in code
-    assert "Ai_stride_1 = tl.load(As_tbl + g * 5 + 4).to(tl.int32)" in code
+    assert "As_tbl, As_len, As_DTYPE: tl.constexpr, As_ALIGNED: tl.constexpr" in code
+    # one table row per array: pointer, 2 extents, 2 strides; what the launcher found aligned is
+    # told to Triton (16-byte base and row stride, unit last stride)
+    assert ("Ai = (tl.multiple_of(tl.load(As_tbl + g * 5).to(tl.pointer_type(As_DTYPE)), 16) if As_ALIGNED "
+            "else tl.load(As_tbl + g * 5).to(tl.pointer_type(As_DTYPE)))") in code
+    assert "Ai_stride_0 = (tl.multiple_of(tl.load(As_tbl + g * 5 + 3).to(tl.int32), As_ALIGNED) if As_ALIGNED" in code
+    assert "Ai_stride_1 = (1 if As_ALIGNED else tl.load(As_tbl + g * 5 + 4).to(tl.int32))" in code
     assert "group_size = As_len" in code
     assert '*_c2t_array_list(As, 2, "As")' in code
     kernel = [k for k in res.kernels if k.name == "grouped_matmul"][0]
     assert kernel.params[:3] == ["As: list[2]", "Bs: list[2]", "Cs: list[2]"]
+
+
+def test_aligned_lists_are_flagged_and_still_compute_right(tmp_path, monkeypatch):
+    mod = build(GROUPED_GEMM, tmp_path)
+    flag = lambda ts: mod._c2t_array_list(ts, 2, "As")[3]        # noqa: E731
+    g = torch.Generator().manual_seed(0)
+    x16 = torch.randn(40, 64, generator=g).half()
+    assert flag([x16, torch.randn(8, 24).half()]) == 8                    # 16 bytes = 8 fp16
+    assert flag([torch.randn(8, 12)]) == 4                                 # 48-byte rows, fp32
+    assert flag([x16, x16[:, 1:]]) == 0                                    # a base 2 bytes past 16
+    assert flag([x16, x16.t()]) == 0                                       # last stride 64
+    assert flag([torch.randn(8, 9)]) == 0                                  # 36-byte rows
+    assert flag([torch.randn(8, 12)[:, :6]]) == 0                          # 24-byte last extent
+    assert mod._c2t_array_list([torch.zeros(4, 4, dtype=torch.bool)], 2, "M")[3] == 0
+    # the aligned path (constant last stride) computes what the general one does
+    seen = []
+    real = mod._c2t_run
+    monkeypatch.setattr(mod, "_c2t_run", lambda k, grid, args, **o: (seen.append(args), real(k, grid, args, **o))[1])
+    As = [torch.randn(m, k, generator=g) for m, k in ((20, 24), (9, 40))]       # ragged, not tile multiples
+    Bs = [torch.randn(k, n, generator=g) for k, n in ((24, 12), (40, 36))]
+    for a, b, c in zip(As, Bs, mod.run(As, Bs, 3)):
+        torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert seen[-1][3] == seen[-1][7] == seen[-1][11] == 4                 # As, Bs, Cs all aligned
+
+
+def test_aligned_list_loads_vectorize_for_sm90(tmp_path):
+    """With 64x64x32 tiles, aligned fp16 lists load every tile with 16-byte cp.async copies (TileGym
+    group_gemm ran at 11 TFLOP/s on the H200 with the scalar loads an unaligned list gets)."""
+    src = GROUPED_GEMM.replace("16, 16, 16, programs", "64, 64, 32, programs")
+    h = "dtype=torch.float16"
+    out = compile_sm90(src, "run", f"[torch.randn(64, 32, {h}), torch.randn(32, 64, {h})], "
+                                   f"[torch.randn(32, 48, {h}), torch.randn(64, 16, {h})]", tmp_path)
+    assert int(out.split("cp_async16=")[1].split()[0]) >= 8 and "vec_ld=0" in out, out
+    # one array with a 33-element row pitch: the list is not aligned, and loads stay narrow
+    out = compile_sm90(src, "run", f"[torch.randn(64, 33, {h})[:, :32], torch.randn(32, 64, {h})], "
+                                   f"[torch.randn(32, 48, {h}), torch.randn(64, 16, {h})]", tmp_path)
+    assert int(out.split("cp_async16=")[1].split()[0]) < 8, out
 
 
 def test_grouped_gemm_compiles_for_sm90(tmp_path):

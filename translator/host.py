@@ -59,8 +59,8 @@ HOST_HELPERS_USED: set = set()   # optional host helpers the current module need
 def _num_ctas_fate(plan) -> str:
     if plan.clusters:
         return "num_ctas reaches the Triton launch (a CTA cluster)"
-    return (f"num_ctas is not applied: `{plan.name}` has tiles of rank 3 or more, for which Triton's num_ctas "
-            "(CTA clusters) miscompiles")
+    return (f"num_ctas is not applied: `{plan.name}`: {plan.no_clusters_why}, and Triton 3.6's num_ctas "
+            "(CTA clusters) miscompiles or fails to compile such kernels")
 
 
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:

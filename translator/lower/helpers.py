@@ -101,8 +101,7 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
         elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
             ref = ListRef(p.name, a.value.rank)
             env[p.name] = V(p.name, T.LIST, value=ref)
-            tbl, n, dt = ref.params()
-            out_params.append(f"{tbl}, {n}, {dt}: tl.constexpr")
+            out_params.append(ref.decl())
         elif a.kind in BIND_ONLY:
             env[p.name] = a          # functions, modules, enum members: bound at translation time
         elif a.kind == T.DTYPE:

@@ -31,8 +31,7 @@ class Param:
                 flat.append(f"{self.name}_TMA: tl.constexpr")
             return ", ".join(flat)
         if self.kind == "list":
-            tbl, n, dt = ListRef(self.name, self.rank).params()
-            return f"{tbl}, {n}, {dt}: tl.constexpr"
+            return ListRef(self.name, self.rank).decl()
         if self.kind == "constexpr":
             return f"{self.name}: tl.constexpr"
         return self.name
@@ -61,10 +60,12 @@ class KernelPlan:
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
-    # are at most 2-D: on the H200, Triton 3.6 with num_ctas=2 failed to compile TileGym's bmm
-    # (rank-3 tiles) for some configs and computed wrong results for others
-    # (docs/gpu-runs/clusters-2026-11-29.md); 2-D matmul tiles were right and faster
+    # are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
+    # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
+    # for others, and failed to compile group_gemm (lists of arrays) for sm_90
+    # (docs/gpu-runs/clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
     clusters: bool = True
+    no_clusters_why: str = ""
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -154,12 +155,16 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
     plan.has_dot = shared.has_dot
-    plan.clusters = all(len(shape) <= 2 for shape in shared.tile_shapes)
+    if any(len(shape) > 2 for shape in shared.tile_shapes):
+        plan.no_clusters_why = "it has tiles of rank 3 or more"
+    elif any(p.kind == "list" for p in plan.params):
+        plan.no_clusters_why = "it takes lists of arrays"
+    plan.clusters = not plan.no_clusters_why
     if "num_ctas" in plan.hints and not plan.clusters:
         kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")
-        rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` was dropped: the kernel "
-                          "has tiles of rank 3 or more, for which Triton's num_ctas (CTA clusters) miscompiles",
-                kw.span, "nothing to do; the kernel runs without clusters")
+        rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` was dropped: "
+                          f"{plan.no_clusters_why}, and Triton 3.6's num_ctas (CTA clusters) miscompiles or fails "
+                          "to compile such kernels", kw.span, "nothing to do; the kernel runs without clusters")
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
     return plan
 

@@ -96,13 +96,16 @@ def test_entry_picks_bench_cases_and_seeds(tmp_path, monkeypatch):
         raise subprocess.TimeoutExpired(cmd, 1)
     monkeypatch.setattr(suite.subprocess, "run", fake_run)
     args = types.SimpleNamespace(seeds=[0, 1], dtypes=None, no_bench=False, timeout=5, tilegym=None)
-    rep = suite.run_entry({"name": "mm", "file": str(f), "bench_cases": [0, 2], "seeds": [3]}, tmp_path, args, {})
+    rep = suite.run_entry({"name": "mm", "file": str(f), "bench_cases": [0, 2], "check_cases": [1], "seeds": [3]},
+                          tmp_path, args, {})
     assert rep["status"] == "timeout"
     cmd = seen[0]
     assert cmd[cmd.index("--bench-cases") + 1:cmd.index("--bench-cases") + 3] == ["0", "2"]
+    assert cmd[cmd.index("--check-cases") + 1:] [:1] == ["1"]
     assert cmd[cmd.index("--seeds") + 1:cmd.index("--seeds") + 2] == ["3"] and cmd[cmd.index("--seeds") + 2] != "1"
     suite.run_entry({"name": "all", "file": str(f)}, tmp_path, args, {})
-    assert "--bench-cases" not in seen[1] and seen[1][seen[1].index("--seeds") + 1:][:2] == ["0", "1"]
+    assert "--bench-cases" not in seen[1] and "--check-cases" not in seen[1]
+    assert seen[1][seen[1].index("--seeds") + 1:][:2] == ["0", "1"]
 
 
 def test_graph_replay_ratios_get_their_own_table():

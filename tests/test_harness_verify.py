@@ -246,6 +246,15 @@ def test_bench_case_indices_are_checked_before_any_case_runs():
         harness.verify(ADD, mode="interp", bench_cases=[7], progress=False)
 
 
+def test_check_cases_picks_cases_and_rejects_bad_indices():
+    rep = harness.verify(ADD, device="cpu", translated=code("add_translated_ok.py"), seeds=(0,),
+                         dtypes=["float32"], check_cases=[1], progress=False)
+    assert rep.ok and [r.label for r in rep.results] == ["N=1023"]
+    assert any("gpu_cases [1] only" in n for n in rep.notes)
+    with pytest.raises(HarnessError, match=r"case indices \[2\] out of range: the spec has 2 gpu_cases"):
+        harness.verify(ADD, device="cpu", translated=code("add_translated_ok.py"), check_cases=[2], progress=False)
+
+
 def test_case_where_the_original_raises_is_compared_with_the_reference(tmp_path):
     """cuTile's own compiler can fail on a case (TileGym sets a 5 s compiler timeout): that case is
     checked against the spec's torch reference instead, and says so; a wrong translation still fails."""

@@ -50,6 +50,10 @@ def member_status(kind: str, member: str) -> str:
 
 
 HINT_STATUS = "accepted; no Triton equivalent: dropped with warning C2T201 (`ct.ByTarget` resolved for sm_90)"
+HINT_STATUSES = {"num_ctas": "translated: Triton's `num_ctas` launch option (a CTA cluster, sm_90+), also from "
+                             "`replace_hints` and exhaustive_search hints; dropped with C2T201 for kernels with "
+                             "rank-3+ tiles or lists of arrays, which Triton 3.6 miscompiles with clusters "
+                             "(`ct.ByTarget` resolved for sm_90)"}
 # enum members whose use is refused (the others translate)
 _ENUM_REFUSED = {
     "RoundingMode.RA": "C2T106: no Triton equivalent", "RoundingMode.RZI": "C2T106: internal to cuTile",
@@ -85,7 +89,7 @@ def build() -> str:
     out += ["", "## Enum members and kernel hints", "", "| member | status |", "| --- | --- |"]
     out += [f"| `{e}.{m}` | {status} |" for e, members in CT.ENUMS.items() for m in members
             for status in [enum_status(e, m)]]
-    out += [f"| `@ct.kernel({h}=...)` | {HINT_STATUS} |" for h in CT.KERNEL_HINTS]
+    out += [f"| `@ct.kernel({h}=...)` | {HINT_STATUSES.get(h, HINT_STATUS)} |" for h in CT.KERNEL_HINTS]
     out += ["", "## Refused names and their codes", ""]
     out += [f"- `{n}`: {d}" for n, s, d in rows if s == REFUSED]
     return "\n".join(out) + "\n"

@@ -21,18 +21,19 @@ _TIMEOUT = {"matmul": 420, "bmm": 420, "group_gemm": 420, "attention": 300}
 # the TileGym GEMMs fp16 only, so that each part fits one device call (bf16 not timed there yet)
 _DTYPES = {"matmul": ["float16", "bfloat16"], "bmm": ["float16"], "group_gemm": ["float16"]}
 _TG_DTYPES = {"matmul": ["float16"], "bmm": ["float16"], "group_gemm": ["float16"]}
-# TileGym GEMMs split by bench case (indices into the spec's bench_cases), so that each entry's
-# autotuning on both sides fits one 10-minute device call (the whole tg_bmm entry ran past 300 s)
-_SPLIT = {"matmul": [("tg_matmul", [0, 1]), ("tg_matmul_8k", [2, 3]), ("tg_matmul_skinny", [4, 5])],
-          "bmm": [("tg_bmm", [0, 2]), ("tg_bmm_tiled", [1, 3])]}
+# TileGym GEMMs split by bench case and correctness case (indices into the spec's bench_cases and
+# gpu_cases; None: all), so that each entry's autotuning on both sides (one search per shape, 18
+# configs for bmm) fits one 10-minute device call: the whole tg_bmm entry ran past 420 s
+_SPLIT = {"matmul": [("tg_matmul", [0, 1], None), ("tg_matmul_8k", [2, 3], [0]), ("tg_matmul_skinny", [4, 5], [0])],
+          "bmm": [("tg_bmm", [0, 2], [0]), ("tg_bmm_tiled", [1, 3], [1, 2])]}
 
 
 def _tg(n, b):
     base = {"file": f"{{tilegym}}/ops/cutile/{n}.py", "spec": f"tests/gpu/tilegym/{n}_spec.py", "bound": b,
             **({"dtypes": _TG_DTYPES[n]} if n in _TG_DTYPES else {}),
             **({"timeout": _TIMEOUT[n]} if n in _TIMEOUT else {})}
-    return [{"name": name, **base, "bench_cases": which} for name, which in _SPLIT[n]] if n in _SPLIT \
-        else [{"name": f"tg_{n}", **base}]
+    return [{"name": name, **base, "bench_cases": which, **({"check_cases": check} if check is not None else {})}
+            for name, which, check in _SPLIT[n]] if n in _SPLIT else [{"name": f"tg_{n}", **base}]
 
 
 C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,

@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-bench", action="store_true", help="skip timing")
     p.add_argument("--bench-cases", nargs="+", type=int, metavar="I",
                    help="time only these bench_cases of the spec (indices from 0; default: all)")
+    p.add_argument("--check-cases", nargs="+", type=int, metavar="I",
+                   help="check only these cases of the case list (indices from 0; default: all)")
     p.add_argument("--translated", help="use this Triton file instead of translating FILE")
     p.add_argument("--json", metavar="OUT", help="write the JSON report here")
     p.add_argument("--md", metavar="OUT", help="write the Markdown report here")
@@ -68,7 +70,8 @@ def main(argv=None) -> int:
         else:
             report = verify(args.file, args.spec, device=args.device or "cuda", translated=args.translated,
                             mode=args.mode, seeds=tuple(args.seeds), cases=args.cases, dtypes=args.dtypes,
-                            bench=not args.no_bench, progress=progress, bench_cases=args.bench_cases)
+                            bench=not args.no_bench, progress=progress, bench_cases=args.bench_cases,
+                            check_cases=args.check_cases)
     except HarnessError as exc:
         print(f"cutile2triton verify: error: {exc}", file=sys.stderr)
         return 2

@@ -7,7 +7,7 @@ A suite file defines ``C2T_SUITE``, a list of entries::
         {"name": "rms_norm", "file": "{tilegym}/ops/cutile/rms_norm.py",           # fetched checkout
          "spec": "tests/gpu/tilegym/rms_norm_spec.py", "env": {"C2T_TMA": "auto"}},
         {"name": "matmul_4k", "file": "{tilegym}/ops/cutile/matmul.py", "spec": "...",
-         "bench_cases": [0, 1], "seeds": [0]},     # a subset, to fit one device call
+         "bench_cases": [0, 1], "check_cases": [0], "seeds": [0]},   # subsets, to fit one device call
     ]
 
 ``{tilegym}`` is replaced by ``--tilegym DIR`` (the ``src/tilegym`` folder of a TileGym checkout,
@@ -69,6 +69,8 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
            "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in seeds], "--quiet"]
     if e.get("bench_cases") is not None:
         cmd += ["--bench-cases", *[str(i) for i in e["bench_cases"]]]
+    if e.get("check_cases") is not None:
+        cmd += ["--check-cases", *[str(i) for i in e["check_cases"]]]
     if e.get("spec"):
         cmd += ["--spec", e["spec"]]
     if e.get("dtypes") or args.dtypes:

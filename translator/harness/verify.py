@@ -121,7 +121,7 @@ def load_modules(path, spec_path, translated, mode: str, translated_dir=None):
 
 def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str = "gpu", seeds=(0, 1),
            cases: str | None = None, dtypes=None, bench: bool = True, progress: bool = True,
-           translated_dir=None, bench_cases=None) -> Report:
+           translated_dir=None, bench_cases=None, check_cases=None) -> Report:
     """Check that the translation of the cuTile module at ``path`` computes what the original does.
 
     mode="gpu": original and translated entries both run on ``device`` (normally "cuda"; any torch
@@ -129,7 +129,8 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
     mode="interp": CPU only; the translated module runs under TRITON_INTERPRET=1 (with the bf16/fp8
     numerics patch) and is compared with the spec's torch reference.
     ``cases`` picks the spec's case list ("cases" or "gpu_cases"; default: gpu_cases for gpu mode,
-    cases for interp).  ``bench_cases``: indices of the spec's bench_cases to time (default all).
+    cases for interp).  ``bench_cases``: indices of the spec's bench_cases to time (default all);
+    ``check_cases``: indices into the chosen case list to check (default all).
     Raises HarnessError on bad input; mismatches are reported, not raised.
     """
     if mode not in MODES:
@@ -154,7 +155,7 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
             expected_fn, against = sp.reference, "reference"
         set_cuda_allocator(device)
         alive = run_cases(rep, sp, expected_fn, getattr(tmod, sp.entry), against, device, seeds, cases, dtypes,
-                          mode, progress, fallback=sp.reference if mode == "gpu" else None)
+                          mode, progress, fallback=sp.reference if mode == "gpu" else None, pick=check_cases)
         if mode == "gpu" and bench and alive:
             run_bench(rep, sp, getattr(original, sp.entry), getattr(tmod, sp.entry), device, dtypes, progress,
                       bench_cases)
@@ -165,11 +166,17 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
 
 
 def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, device: str, seeds, which,
-              dtypes, mode: str, progress: bool, fallback=None) -> bool:
+              dtypes, mode: str, progress: bool, fallback=None, pick=None) -> bool:
     """Run every case x dtype x seed; False when a CUDA error ended the run early. When the original
     raised on a case (e.g. cuTile's compiler timed out) and `fallback` (the spec's torch reference)
     is given, the translation is compared with the reference instead, and the case says so."""
     which, case_list = select_cases(sp, which, mode, rep.notes)
+    if pick is not None:
+        bad = [i for i in pick if not 0 <= i < len(case_list)]
+        if bad:
+            raise HarnessError(f"case indices {bad} out of range: the spec has {len(case_list)} {which}")
+        case_list = [case_list[i] for i in pick]
+        rep.notes.append(f"correctness checked on {which} {list(pick)} only (the others: another entry or run)")
     dts = select_dtypes(sp, dtypes)
     total, i = len(case_list) * len(dts) * len(seeds), 0
     for case in case_list:

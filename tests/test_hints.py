@@ -205,3 +205,55 @@ def test_kernels_taking_lists_of_arrays_run_without_clusters():
     drop = [d.message for d in res.diagnostics if d.code == "C2T201"]
     assert len(drop) == 1 and "lists of arrays" in drop[0]
     assert "_c2t_hint_options(" not in res.code.split("def launch_scale_all")[1]
+
+
+def _stand_in_kernel(mod, monkeypatch, fail):
+    """A real (non-interpreted) JITFunction whose dispatch records the options, failing to compile
+    with `fail` (an exception) when asked for a cluster."""
+    import types
+    import triton
+    from triton.runtime.jit import JITFunction
+    log = []
+
+    class Compiled:
+        function, packed_metadata = "fn", "meta"
+
+        def launch_metadata(self, *a):
+            return None
+
+        def run(self, *a):
+            log.append("fast")
+
+    kernel = JITFunction(mod.scale.fn)
+
+    def dispatch(*args, grid, warmup, **kw):
+        log.append(kw.get("num_ctas"))
+        if kw.get("num_ctas") and fail is not None:
+            raise fail
+        return Compiled()
+    kernel.run = dispatch
+    mod._c2t_kernel_object(kernel, mod.launch_scale)
+    monkeypatch.setattr(mod, "scale", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1))
+    mod._C2T_COMPILED.clear()
+    return log
+
+
+def test_cluster_compile_failure_falls_back_without_clusters_and_warns(tmp_path, monkeypatch):
+    mod = build(SCALE.format(deco="(num_ctas=2)"), tmp_path)
+    log = _stand_in_kernel(mod, monkeypatch, RuntimeError("PassManager::run failed"))
+    x = torch.zeros(32)
+    with pytest.warns(UserWarning, match="could not compile it with num_ctas=2"):
+        mod.run(x)
+    mod.run(x)                       # the cluster-free kernel is cached under the launch's key
+    assert log == [2, None, "fast"]
+
+
+@pytest.mark.parametrize("fail", [RuntimeError("CUDA error: an illegal memory access"), ValueError("bad")])
+def test_other_launch_errors_are_not_retried(tmp_path, monkeypatch, fail):
+    mod = build(SCALE.format(deco="(num_ctas=2)"), tmp_path)
+    log = _stand_in_kernel(mod, monkeypatch, fail)
+    with pytest.raises(type(fail)):
+        mod.run(torch.zeros(32))
+    assert log == [2]

@@ -111,7 +111,7 @@ def _c2t_run(kernel, grid, args, **options):
     """kernel[grid](*args, **options), through the cache of compiled kernels above."""
     grid = _c2t_grid(grid)
     if not _C2T_FAST_LAUNCH or type(kernel) is not triton.runtime.jit.JITFunction or kernel.pre_run_hooks:
-        return kernel[grid](*args, **options)
+        return _c2t_first_launch(kernel, grid, args, options)
     device = triton.runtime.driver.active.get_current_device()
     try:
         key = (id(kernel), device, tuple(map(type, args)), *options.items(),
@@ -120,7 +120,7 @@ def _c2t_run(kernel, grid, args, **options):
     except TypeError:       # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **options)
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
-        compiled = kernel[grid](*args, **options)
+        compiled = _c2t_first_launch(kernel, grid, args, options)
         if compiled is not None and not hasattr(compiled, "result"):
             if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
                 _C2T_COMPILED.clear()
@@ -232,6 +232,24 @@ def _c2t_hint_options(hints, **decorator):
         if not ok:
             return {}
     return {"num_ctas": n}
+
+
+def _c2t_first_launch(kernel, grid, args, options):
+    """kernel[grid](*args, **options), compiled here for the first time. When Triton fails to compile
+    it with a CTA cluster (num_ctas > 1: Triton 3.6 fails on some kernels cuTile runs clustered), it
+    is compiled and launched without one, with a warning: nothing ran before the failure."""
+    try:
+        return kernel[grid](*args, **options)
+    except (triton.compiler.errors.CompilationError, triton.runtime.errors.PTXASError, RuntimeError) as exc:
+        if options.get("num_ctas", 1) == 1 or not (
+                isinstance(exc, triton.runtime.errors.PTXASError) or "PassManager::run failed" in str(exc)
+                or isinstance(exc, triton.compiler.errors.CompilationError)):
+            raise
+        import warnings
+        name = getattr(kernel, "__name__", repr(kernel))
+        warnings.warn(f"`{name}`: Triton could not compile it with num_ctas={options['num_ctas']} (cuTile's "
+                      f"num_ctas hint, {type(exc).__name__}); it runs without a CTA cluster", stacklevel=3)
+        return kernel[grid](*args, **{k: v for k, v in options.items() if k != "num_ctas"})
 
 
 def _c2t_num_warps(elements, dot=False):

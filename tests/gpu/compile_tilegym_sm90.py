@@ -4,6 +4,11 @@ the H200 with Triton's launch-time specialization (tests/compile_sm90.py). Confi
 made to launch every config (triton.autotune is disabled here), so every tuned config compiles.
 
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py softmax rms_norm matmul ...
+    PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas mla_decoding bmm
+
+`--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases;
+`--ptxas` also prints each specialization's registers and spill stores (`ptxas -v` on its PTX):
+spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md).
 
 TileGym is read from .corpus/src (a fetched checkout; never committed)."""
 import os
@@ -27,7 +32,44 @@ def _no_autotune(*args, **kwargs):
     raise RuntimeError("autotune disabled by the compile check: every config is launched instead")
 
 
-def check(op: str) -> str:
+def ptxas_usage(ptx: str) -> tuple:
+    """(registers, spill-store bytes) that ptxas reports for this PTX on sm_90a."""
+    import re
+    import subprocess
+    import tempfile
+    import triton.backends.nvidia as nv
+    ptxas = os.path.join(os.path.dirname(nv.__file__), "bin", "ptxas")
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
+        f.write(ptx)
+        f.flush()
+        out = subprocess.run([ptxas, "-v", "--gpu-name=sm_90a", f.name, "-o", os.devnull],
+                             capture_output=True, text=True).stderr
+    regs = re.search(r"Used (\d+) registers", out)
+    spill = re.search(r"(\d+) bytes spill stores", out)
+    return (int(regs.group(1)) if regs else -1, int(spill.group(1)) if spill else -1)
+
+
+def ptxas_lines(captured) -> list:
+    """One line per distinct specialization: kernel, Constant arguments, options, registers, spills."""
+    lines, seen = [], set()
+    for name, fn, args, kwargs in captured:
+        key, src, options = C.specialize_for_h200(fn, args, kwargs)
+        if key in seen:
+            continue
+        seen.add(key)
+        k = triton.compile(src, target=C._H200, options=options.__dict__)
+        regs, spills = ptxas_usage(k.asm["ptx"])
+        names = fn.arg_names if hasattr(fn, "arg_names") else fn.fn.arg_names
+        consts = {names[k[0]]: v for k, v in src.constants.items()
+                  if len(k) == 1 and names[k[0]].isupper() and isinstance(v, (int, bool))}
+        shared = k.metadata.shared
+        fits = "" if shared <= 232448 else " (over 227 KB: the launcher retries with fewer stages)"
+        lines.append(f"  {name} {consts} warps={options.num_warps} stages={options.num_stages} "
+                     f"ctas={options.num_ctas}: {regs} registers, {spills} B spilled, {shared} B shared{fits}")
+    return lines
+
+
+def check(op: str, bench: bool = False, ptxas: bool = False) -> str:
     path = ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
@@ -37,13 +79,17 @@ def check(op: str) -> str:
     triton.autotune = _no_autotune
     captured = C._capture(mod)
     errors = []
-    for case in sp.cases[:3]:
-        for dt in sp.dtypes:
+    for case in (sp.bench_cases if bench else sp.cases[:3]):
+        for dt in (sp.dtypes[:1] if bench else sp.dtypes):
             try:
                 getattr(mod, sp.entry)(*sp.make_args(case, getattr(torch, dt), 0, "cpu"))
             except Exception as exc:      # noqa: BLE001 - captured launches return nothing; host code may fail after
                 errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
     C._restore(mod)
+    if ptxas:
+        res = ptxas_lines(captured)
+        note = f"; host code raised after the launches: {errors[0]}" if errors else ""
+        return "\n".join([f"{op}: {len(res)} kernel specializations from {len(captured)} launches{note}"] + res)
     res = C._compile_calls(captured)
     note = f"; host code raised after the launches: {errors[0]}" if errors else ""
     return f"{op}: {len(res)} kernel specializations compiled for sm_90 from {len(captured)} launches{note}"
@@ -52,9 +98,10 @@ def check(op: str) -> str:
 if __name__ == "__main__":
     warnings.simplefilter("ignore")
     ok = True
-    for op in sys.argv[1:]:
+    flags = {a for a in sys.argv[1:] if a.startswith("--")}
+    for op in [a for a in sys.argv[1:] if not a.startswith("--")]:
         try:
-            print(check(op), flush=True)
+            print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags), flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on
             ok = False
             print(f"{op}: FAIL {type(exc).__name__}: {str(exc)[-800:]}", flush=True)

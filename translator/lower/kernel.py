@@ -90,6 +90,10 @@ class FunctionLowerer(ExpressionLowering):
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
+        # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement
+        # reshapes to drop unit axes (ops_memory._squeezed_load sets squeeze_done when it could)
+        self.squeeze_request = None
+        self.squeeze_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -111,9 +115,16 @@ class FunctionLowerer(ExpressionLowering):
 
     def block(self, stmts: list, depth: int):
         start = len(self.lines)
-        for st in stmts:
+        skip = None
+        for i, st in enumerate(stmts):
+            if st is skip:      # the reshape a squeezed load already did
+                continue
+            pair = self._load_then_reshape(stmts, i)
+            self.squeeze_request, self.squeeze_done = pair, False
             try:
                 self.stmt(st, depth)
+                if pair is not None and self.squeeze_done:
+                    skip = stmts[i + 1]
             except TranslationError as e:
                 if e.diag not in self.s.reporter.items:
                     self.s.reporter.items.append(e.diag)
@@ -125,6 +136,33 @@ class FunctionLowerer(ExpressionLowering):
                             self.env[n.id] = V(n.id, T.UNKNOWN)
         if len(self.lines) == start:
             self.emit(depth, "pass")
+
+    def _load_then_reshape(self, stmts: list, i: int):
+        """(load call, static reshape target) when stmts[i] is `x = ct.load(...)` and stmts[i + 1]
+        is `x = ct.reshape(x, shape)`: the pair may become one load of the reshaped tile."""
+        st, info = stmts[i], self.s.info
+        if i + 1 >= len(stmts) or id(st) in self.prefetch:
+            return None
+        nxt = stmts[i + 1]
+        for s in (st, nxt):
+            if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], N.Name)
+                    and isinstance(s.value, N.Call)):
+                return None
+        x = st.targets[0].id
+        call = nxt.value
+        if info.ct_path(st.value.func) != "load" or info.ct_path(call.func) != "reshape" \
+                or nxt.targets[0].id != x:
+            return None
+        kws = {k.name: k.value for k in call.keywords}
+        src = call.args[0] if call.args else kws.get("x")
+        shape = call.args[1] if len(call.args) > 1 else kws.get("shape")
+        if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(call.args) + len(kws) != 2:
+            return None
+        try:
+            target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", call)
+        except TranslationError:
+            return None         # the reshape statement reports it when it is lowered
+        return (st.value, target)
 
     def emit(self, depth: int, text: str, node=None):
         self.lines.append("    " * depth + text if text else "")

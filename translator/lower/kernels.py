@@ -60,7 +60,7 @@ class KernelPlan:
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
-    # are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
+    # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
     # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
     # for others, and failed to compile group_gemm (lists of arrays) for sm_90
     # (docs/gpu-runs/clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
@@ -155,8 +155,10 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
     plan.has_dot = shared.has_dot
-    if any(len(shape) > 2 for shape in shared.tile_shapes):
-        plan.no_clusters_why = "it has tiles of rank 3 or more"
+    if any(len(shape) > 2 for shape in shared.tile_shapes) \
+            or any(p.kind == "array" and (p.rank or 0) > 2 for p in plan.params):
+        # (arrays too: squeezed loads make 2-D tiles of 3-D arrays, as in the bmm that failed)
+        plan.no_clusters_why = "it has tiles or arrays of rank 3 or more"
     elif any(p.kind == "list" for p in plan.params):
         plan.no_clusters_why = "it takes lists of arrays"
     plan.clusters = not plan.no_clusters_why

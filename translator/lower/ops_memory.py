@@ -33,6 +33,9 @@ def op_load(lw, call, args):
             nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
         idx, shape = nat_idx, nat_shape
     tile_shape = [x.code for x in (shape if order is None else [shape[ax] for ax in order])]
+    squeezed = _squeezed_load(lw, call, arr, idx, shape, order, pad, check)
+    if squeezed is not None:
+        return squeezed
     fn = lw.s.use_rank("load", rank)
     lw.s.note_tile([x.code for x in shape])
     code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
@@ -46,6 +49,53 @@ def op_load(lw, call, args):
             code = f"{desc}.load([{offs}]) if {lw.tma.flag(arr)} else {code}"
             return V(code, T.TILE, prec=0, rank=rank, shape=tile_shape)
     return V(code, T.TILE, rank=rank, shape=tile_shape)
+
+
+def _is_one(v) -> bool:
+    return (v.known and v.value == 1) or v.code == "1"
+
+
+def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
+    """`x = ct.load(A, ..., shape=(1, N, D))` followed by `x = ct.reshape(x, (N, D))` (cuTile loads
+    have the array's rank, so kernels over batched arrays load unit extents and drop them), as one
+    2-D load of the N x D tile at the unit axes' positions (FunctionLowerer.block finds the pair
+    and sets `squeeze_request`). A 3-D Triton load reshaped afterwards is not pipelined and feeds
+    dots from registers: on sm_90 it left TileGym's MLA decoding at 255 registers with spills,
+    where the 2-D loads compile to 128 registers, none spilled, all three KV loads pipelined
+    (ptxas; docs/gpu-runs/clusters-2026-11-29.md section 5). None when the pair does not match."""
+    req = lw.squeeze_request
+    if req is None or req[0] is not call:
+        return None
+    target, rank = req[1], arr.rank
+    perm = order or list(range(rank))           # tile axis k walks array axis perm[k]
+    unit = [k for k in range(rank) if _is_one(shape[perm[k]])]
+    keep = [k for k in range(rank) if k not in unit]
+    if not unit or not keep or len(target) != len(keep) or any(
+            not (t.code == shape[perm[k]].code or (t.known and shape[perm[k]].known
+                                                    and t.value == shape[perm[k]].value))
+            for t, k in zip(target, keep)):
+        return None
+    keep_arr, unit_arr = sorted(perm[k] for k in keep), sorted(perm[k] for k in unit)
+    base = arr.ptr + "".join(f" + {paren(idx[a], 13)} * {arr.strides[a]}" for a in unit_arr)
+    inside = " & ".join(f"({idx[a].code} < {arr.shapes[a]})" for a in unit_arr)
+    fn = lw.s.use_rank("load_at", len(keep_arr))
+    lw.s.note_tile([shape[a].code for a in keep_arr])
+    code = (f"{fn}({base}, {', '.join(arr.shapes[a] for a in keep_arr)}, "
+            f"{', '.join(arr.strides[a] for a in keep_arr)}, {', '.join(idx[a].code for a in keep_arr)}, "
+            f"{', '.join(shape[a].code for a in keep_arr)}, {pad}, {check}, {inside})")
+    tile_axes = [perm[k] for k in keep]
+    if tile_axes != keep_arr:     # the kept axes in tile order (`order` moved them)
+        code = f"tl.permute({code}, {tuple(keep_arr.index(a) for a in tile_axes)})"
+    out = [t.code for t in target]
+    prec = 100
+    if order is None and lw.tma:
+        desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad)
+        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+            offs = _offsets(idx, [s.code for s in shape])
+            code = f"tl.reshape({desc}.load([{offs}]), [{', '.join(out)}]) if {lw.tma.flag(arr)} else {code}"
+            prec = 0
+    lw.squeeze_done = True
+    return V(code, T.TILE, prec=prec, rank=len(keep), shape=out)
 
 
 def op_store(lw, call, args):

@@ -1,0 +1,210 @@
+"""`x = ct.load(A, ..., shape=(1, N, D))` followed by `x = ct.reshape(x, (N, D))` becomes one 2-D
+load (`_c2t_load_at_2d`): cuTile loads have the array's rank, so kernels over batched arrays load
+unit extents and reshape them away, and a 3-D Triton load reshaped afterwards is neither pipelined
+nor fed to dots from shared memory. Each case runs under the interpreter against torch."""
+import pytest
+import torch
+
+from kernel_util import build, compile_sm90, translate
+
+BATCHED = """
+@ct.kernel
+def rowsum(X, Y, T: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    i = ct.bid(1)
+    x = ct.load(X, index=(b, i, 0), shape=(1, T, D), padding_mode=ct.PaddingMode.NEG_INF)
+    x = ct.reshape(x, (T, D))
+    m = ct.max(x, 1)
+    ct.store(Y, index=(b, i), tile=ct.reshape(m, (1, T)))
+
+def run(x, t=8, d=16, extra_b=0):
+    B, N, _ = x.shape
+    y = torch.full((B, N), 7.0, dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (B + extra_b, ct.cdiv(N, t)), rowsum, (x, y, t, d))
+    return y
+"""
+
+
+def _ref_rowmax(x, d):
+    pad = torch.full((*x.shape[:2], max(0, d - x.shape[2])), -float("inf"), dtype=x.dtype)
+    return torch.cat([x[:, :, :d], pad], dim=2).amax(dim=2)
+
+
+def test_load_then_reshape_is_one_2d_load():
+    code = translate(BATCHED).code
+    body = code.split("def rowsum(")[1].split("def launch_rowsum")[0]
+    assert ("x = _c2t_load_at_2d(X + b * X_stride_0, X_shape_1, X_shape_2, X_stride_1, X_stride_2, i, 0, T, D, "
+            "_C2T_PAD_NEG_INF, True, (b < X_shape_0))") in body
+    assert "_c2t_load_3d" not in body and "tl.reshape(x" not in body
+
+
+@pytest.mark.parametrize("shape", [(3, 20, 16), (2, 8, 11), (1, 5, 30)])
+def test_ragged_tiles_and_padding(tmp_path, shape):
+    mod = build(BATCHED, tmp_path)
+    x = torch.randn(*shape)
+    torch.testing.assert_close(mod.run(x), _ref_rowmax(x, 16))
+
+
+def test_noncontiguous_batched_array(tmp_path):
+    mod = build(BATCHED, tmp_path)
+    base = torch.randn(20, 4, 40)
+    x = base.permute(1, 0, 2)[:, :, ::2]         # strides (40, 160, 2)
+    torch.testing.assert_close(mod.run(x), _ref_rowmax(x, 16))
+
+
+def test_a_unit_axis_past_the_array_edge_reads_padding(tmp_path):
+    """The unit axis's bound check is kept: a program whose batch index is past the array's reads
+    the padding (-inf here); its max is -inf and its store is masked off, so Y keeps its 7s."""
+    src = BATCHED.replace("ct.store(Y, index=(b, i), tile=ct.reshape(m, (1, T)))",
+                          "ct.store(Y, index=(ct.minimum(b, 1), i), tile=ct.reshape(m, (1, T)))")
+    mod = build(src, tmp_path)
+    x = torch.randn(2, 8, 16)
+    y = mod.run(x, extra_b=1)                    # program b=2 reads past X's first axis
+    torch.testing.assert_close(y[0], _ref_rowmax(x, 16)[0])
+    # b=1 and b=2 both store row 1: one of them wrote x's maxima, the other -inf (its padding)
+    assert torch.equal(y[1], _ref_rowmax(x, 16)[1]) or torch.isneginf(y[1]).all()
+
+
+ORDERED = """
+@ct.kernel
+def gather_t(V, Y, T: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    # V is (B, S, D); tile axis k walks array axis order[k]: tile (T, 1, D) over axes (S, B, D)
+    v = ct.load(V, index=(0, b, 0), shape=(T, 1, D), order=(1, 0, 2))
+    v = ct.reshape(v, (T, D))
+    ct.store(Y, index=(b, 0, 0), tile=ct.reshape(v, (1, T, D)))
+
+@ct.kernel
+def gather_tt(V, Y, T: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    # the kept axes come out transposed: tile (D, 1, T) over array axes (D, B, S)
+    v = ct.load(V, index=(0, b, 0), shape=(D, 1, T), order=(2, 0, 1))
+    v = ct.reshape(v, (D, T))
+    ct.store(Y, index=(b, 0, 0), tile=ct.reshape(v, (1, D, T)))
+
+def run(v, t, d, transposed=False):
+    B, S, D = v.shape
+    if transposed:
+        y = torch.zeros((B, d, t), dtype=v.dtype)
+        ct.launch(torch.cuda.current_stream(), (B,), gather_tt, (v, y, t, d))
+    else:
+        y = torch.zeros((B, t, d), dtype=v.dtype)
+        ct.launch(torch.cuda.current_stream(), (B,), gather_t, (v, y, t, d))
+    return y
+"""
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_order_with_a_unit_axis(tmp_path, transposed):
+    code = translate(ORDERED).code
+    assert code.count("_c2t_load_at_2d(V + b * V_stride_0, V_shape_1, V_shape_2") == 2
+    assert "tl.permute(_c2t_load_at_2d(" in code.split("def gather_tt(")[1].split("def launch_")[0]
+    mod = build(ORDERED, tmp_path)
+    v = torch.randn(3, 8, 16)
+    y = mod.run(v, 8, 16, transposed)
+    torch.testing.assert_close(y, v.transpose(1, 2) if transposed else v)
+
+
+FOUR_D = """
+@ct.kernel
+def k4(X, Y, T: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    h = ct.bid(1)
+    x = ct.load(X, index=(b, h, 0, 0), shape=(1, 1, T, D), check_bounds=False)
+    x = ct.reshape(x, (T, D))
+    ct.store(Y, index=(b, h, 0, 0), tile=ct.reshape(x * 2.0, (1, 1, T, D)))
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0], x.shape[1]), k4, (x, y, x.shape[2], x.shape[3]))
+    return y
+"""
+
+
+def test_two_unit_axes_and_unchecked_loads(tmp_path):
+    code = translate(FOUR_D).code
+    assert ("else _c2t_load_at_2d(X + b * X_stride_0 + h * X_stride_1, X_shape_2, X_shape_3, X_stride_2, "
+            "X_stride_3, 0, 0, T, D, _C2T_PAD_ZERO, False, (b < X_shape_0) & (h < X_shape_1))") in code
+    mod = build(FOUR_D, tmp_path)
+    x = torch.randn(2, 3, 8, 16)
+    torch.testing.assert_close(mod.run(x), x * 2)
+
+
+@pytest.mark.parametrize("second", [
+    "x = ct.reshape(x, (D, T))",              # a real reshape (reorders the elements' grouping)
+    "x = ct.reshape(x, (T * D,))",            # flattening
+    "y = ct.reshape(x, (T, D))",              # another name: x stays alive as a 3-D tile
+    "x = ct.reshape(x + 1.0, (T, D))",        # not the plain loaded tile
+])
+def test_other_reshapes_keep_the_full_rank_load(tmp_path, second):
+    src = BATCHED.replace("x = ct.reshape(x, (T, D))", second)
+    if second.startswith("y ="):
+        src = src.replace("m = ct.max(x, 1)", "m = ct.max(y, 1)")
+    res = translate(src)
+    if not res.ok:       # (T * D,) then max over axis 1 does not type-check: only the load matters here
+        return
+    assert "_c2t_load_at_" not in res.code and "_c2t_load_3d(" in res.code
+
+
+def test_a_statement_in_between_keeps_the_full_rank_load():
+    src = BATCHED.replace("x = ct.reshape(x, (T, D))", "z = b + 1\n    x = ct.reshape(x, (T, D))")
+    code = translate(src).code
+    assert "_c2t_load_at_" not in code and "tl.reshape(x, [T, D])" in code
+
+
+def test_descriptor_path_reshapes_the_tma_block(tmp_path, monkeypatch):
+    """With descriptors on (the interpreter runs them too), the TMA branch loads the full-rank
+    block and reshapes it; both branches give the same tile."""
+    src = BATCHED.replace("padding_mode=ct.PaddingMode.NEG_INF", "padding_mode=ct.PaddingMode.ZERO")
+    code = translate(src).code
+    assert "tl.reshape(X_desc_0.load([b, i * T, 0]), [T, D]) if X_TMA else _c2t_load_at_2d(" in code
+    mod = build(src, tmp_path)
+    x = torch.randn(2, 16, 16)
+    want = x.amax(dim=2)
+    for mode in ("off", "on"):
+        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        torch.testing.assert_close(mod.run(x), want)
+
+
+MLA_LIKE = """
+@ct.kernel
+def attn_t(Q, K, V, O, TN: ConstInt, D: ConstInt, H: ConstInt, S: ConstInt):
+    b = ct.bid(0)
+    q = ct.load(Q, index=(b, 0, 0), shape=(1, D, H))
+    q = ct.reshape(q, (D, H))
+    acc = ct.zeros((D, H), dtype=ct.float32)
+    for n in range(S // TN):
+        k = ct.load(K, index=(b, n, 0), shape=(1, TN, D))
+        k = ct.reshape(k, (TN, D))
+        s = ct.mma(k, q, ct.zeros((TN, H), dtype=ct.float32))
+        v = ct.load(V, index=(n, b, 0), shape=(TN, 1, D), order=(1, 0, 2))
+        v = ct.reshape(v, (TN, D))
+        v = ct.transpose(v)
+        acc = ct.mma(v, ct.astype(s, Q.dtype), acc)
+    ct.store(O, index=(b, 0, 0), tile=ct.reshape(ct.astype(acc, O.dtype), (1, D, H)))
+
+def run(q, k, v):
+    o = torch.empty_like(q)
+    ct.launch(torch.cuda.current_stream(), (q.shape[0],), attn_t, (q, k, v, o, 64, 64, 16, k.shape[1]))
+    return o
+"""
+
+
+def test_mla_like_loop_computes_right(tmp_path):
+    mod = build(MLA_LIKE, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(2, 64, 16, generator=g) / 8
+    k = torch.randn(2, 128, 64, generator=g) / 8
+    v = torch.randn(2, 128, 64, generator=g)                                  # (B, S, D), as MLA's V
+    s = k @ q                                                                 # (B, S, H)
+    want = v.transpose(1, 2) @ s                                              # (B, D, H)
+    torch.testing.assert_close(mod.run(q, k, v), want, rtol=1e-4, atol=1e-4)
+
+
+def test_mla_like_loop_pipelines_all_loads_for_sm90(tmp_path):
+    """On sm_90 the squeezed K and V loads are asynchronous 16-byte copies into the pipeline's
+    shared memory (a 3-D load reshaped afterwards is loaded into registers instead)."""
+    h = "dtype=torch.float16"
+    out = compile_sm90(MLA_LIKE, "run", f"torch.randn(2, 64, 16, {h}), torch.randn(2, 256, 64, {h}), "
+                                         f"torch.randn(2, 256, 64, {h})", tmp_path)
+    assert "wgmma=True" in out and int(out.split("cp_async16=")[1].split()[0]) >= 16, out

@@ -146,6 +146,15 @@ def test_other_reshapes_keep_the_full_rank_load(tmp_path, second):
     assert "_c2t_load_at_" not in res.code and "_c2t_load_3d(" in res.code
 
 
+def test_a_reshape_whose_shape_reads_the_loaded_tile_keeps_the_full_rank_load(tmp_path):
+    src = BATCHED.replace("x = ct.reshape(x, (T, D))", "x = ct.reshape(x, (x.shape[1], x.shape[2]))")
+    code = translate(src).code
+    assert "_c2t_load_at_" not in code and "_c2t_load_3d(" in code
+    mod = build(src, tmp_path)
+    x = torch.randn(2, 8, 16)
+    torch.testing.assert_close(mod.run(x), x.amax(dim=2))
+
+
 def test_a_statement_in_between_keeps_the_full_rank_load():
     src = BATCHED.replace("x = ct.reshape(x, (T, D))", "z = b + 1\n    x = ct.reshape(x, (T, D))")
     code = translate(src).code

@@ -158,6 +158,9 @@ class FunctionLowerer(ExpressionLowering):
         shape = call.args[1] if len(call.args) > 1 else kws.get("shape")
         if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(call.args) + len(kws) != 2:
             return None
+        from .arrays import walk
+        if any(isinstance(n, N.Name) and n.id == x for n in walk([shape])):
+            return None         # (the shape is evaluated before the load: it must not read x)
         try:
             target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", call)
         except TranslationError:

@@ -63,3 +63,23 @@ def test_interp_mode_cli(capsys):
                "--dtypes", "bfloat16", "--seeds", "0", "3"])
     out, err = capsys.readouterr()
     assert rc == 0 and "mode: interp" in out and "[4/4]" in err
+
+
+def test_partial_report_is_written_after_each_case_and_removed_at_the_end(tmp_path, monkeypatch):
+    """A run cut off by a timeout keeps what it measured in JSON.partial (the bench suite reads it)."""
+    import translator.harness.cli as cli
+    seen = []
+    real = cli._partial_writer
+
+    def spy(path):
+        write = real(path)
+
+        def wrapped(report):
+            write(report)
+            seen.append(len(json.loads(Path(path + ".partial").read_text())["results"]))
+        return wrapped
+    monkeypatch.setattr(cli, "_partial_writer", spy)
+    rc = main([ADD, "--device", "cpu", "--translated", str(fixture("add_translated_ok.py")), "--seeds", "0",
+               "--dtypes", "float32", "--quiet", "--json", str(tmp_path / "r.json")])
+    assert rc == 0 and seen == [1, 2]
+    assert (tmp_path / "r.json").is_file() and not (tmp_path / "r.json.partial").exists()

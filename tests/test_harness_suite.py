@@ -118,3 +118,27 @@ def test_graph_replay_ratios_get_their_own_table():
     assert "or the row was timed by an older harness): 1" in md          # N=2 has no graph timing
     # the acceptance checks still use the do_bench ratio
     assert "- [ ] no kernel below 0.85: copy N=1 float16 0.50" in md
+
+
+def test_an_entry_cut_off_by_its_timeout_keeps_its_partial_results(tmp_path, monkeypatch):
+    import subprocess
+    import types
+    f = tmp_path / "k.py"
+    f.write_text("x = 1\n")
+    part = _rep("mm", "compute", [("M=1", 1.0, 0.9, None, {})])
+    part["results"] = [{"label": "M=1"}]
+
+    def fake_run(cmd, **kw):
+        (tmp_path / "mm.json.partial").write_text(json.dumps(part))     # what verify wrote so far
+        raise subprocess.TimeoutExpired(cmd, 5, output=b"[1/3] ...", stderr=b"")
+    monkeypatch.setattr(suite.subprocess, "run", fake_run)
+    args = types.SimpleNamespace(seeds=[0], dtypes=None, no_bench=False, timeout=5, tilegym=None)
+    rep = suite.run_entry({"name": "mm", "file": str(f)}, tmp_path, args, {})
+    assert rep["status"] == "timeout" and "cut off at 5 s: 1 cases and 1 timings done" in rep["why"]
+    assert [r["case"] for r in suite.rows_of([rep])] == ["M=1"]
+    assert "[1/3]" in (tmp_path / "mm.txt").read_text()
+    # a merge of that folder takes the partial report too, marked as cut off
+    captured = {}
+    monkeypatch.setattr(suite, "write_reports", lambda out, reps, cmd: captured.setdefault("r", reps) and "")
+    suite.merge([{"name": "mm"}], [str(tmp_path)], tmp_path / "m", "merge")
+    assert captured["r"][0]["status"] == "timeout" and "partial" in captured["r"][0]["why"]

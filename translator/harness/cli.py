@@ -40,6 +40,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _partial_writer(json_path: str):
+    """Write the report so far to JSON_PATH.partial after every result (replaced atomically), so
+    that a run killed by a timeout (a bench suite's per-entry limit) still leaves its results."""
+    partial = Path(json_path + ".partial")
+
+    def write(report):
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        tmp = partial.with_name(partial.name + ".tmp")
+        tmp.write_text(report.to_json())
+        os.replace(tmp, partial)
+    return write
+
+
 def _write(path: str, text: str):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text)
@@ -71,7 +84,8 @@ def main(argv=None) -> int:
             report = verify(args.file, args.spec, device=args.device or "cuda", translated=args.translated,
                             mode=args.mode, seeds=tuple(args.seeds), cases=args.cases, dtypes=args.dtypes,
                             bench=not args.no_bench, progress=progress, bench_cases=args.bench_cases,
-                            check_cases=args.check_cases)
+                            check_cases=args.check_cases,
+                            on_result=_partial_writer(args.json) if args.json else None)
     except HarnessError as exc:
         print(f"cutile2triton verify: error: {exc}", file=sys.stderr)
         return 2
@@ -88,6 +102,7 @@ def main(argv=None) -> int:
     try:
         if args.json:
             _write(args.json, report.to_json())
+            Path(args.json + ".partial").unlink(missing_ok=True)
         if args.md:
             _write(args.md, report.to_markdown())
     except OSError as exc:

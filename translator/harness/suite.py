@@ -80,10 +80,21 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
     env = dict(env_base)
     env.update({k: str(v) for k, v in (e.get("env") or {}).items()})
     t0 = time.time()
+    limit = e.get("timeout", args.timeout)
+    (out / f"{name}.json.partial").unlink(missing_ok=True)
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=e.get("timeout", args.timeout))
-    except subprocess.TimeoutExpired:
-        return {"name": name, "status": "timeout", "why": f"no result within {e.get('timeout', args.timeout)} s"}
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired as exc:
+        text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")   # noqa: E731
+        (out / f"{name}.txt").write_text(text(exc.stdout) + "\n--- stderr ---\n" + text(exc.stderr))
+        partial = out / f"{name}.json.partial"
+        if not partial.is_file():
+            return {"name": name, "status": "timeout", "why": f"no result within {limit} s"}
+        rep = json.loads(partial.read_text())      # what it measured before the limit (verify --json)
+        rep.update(name=name, status="timeout", seconds=limit, bound=e.get("bound") or rep.get("bound"),
+                   why=f"cut off at {limit} s: {len(rep.get('results', []))} cases and "
+                       f"{len(rep.get('timings', []))} timings done")
+        return rep
     (out / f"{name}.txt").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
     rep_path = out / f"{name}.json"
     if not rep_path.is_file():
@@ -183,10 +194,16 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
     for k, folder in enumerate(folders, 1):
         for e in entries:
             f = Path(folder) / f"{e['name']}.json"
+            partial = Path(folder) / f"{e['name']}.json.partial"
             if f.is_file():
                 rep = json.loads(f.read_text())
                 rep.update(name=e["name"], status="pass" if rep["ok"] else "fail",
                            bound=e.get("bound") or rep.get("bound"), why=f"from {folder}")
+                found[e["name"]] = rep
+            elif partial.is_file():     # an entry cut off by its timeout: what it measured before
+                rep = json.loads(partial.read_text())
+                rep.update(name=e["name"], status="timeout", bound=e.get("bound") or rep.get("bound"),
+                           why=f"cut off; partial results from {folder}")
                 found[e["name"]] = rep
     reports = [found.get(e["name"]) or {"name": e["name"], "status": "missing", "why": "in none of the folders"}
                for e in entries]

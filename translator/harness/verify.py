@@ -121,7 +121,7 @@ def load_modules(path, spec_path, translated, mode: str, translated_dir=None):
 
 def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str = "gpu", seeds=(0, 1),
            cases: str | None = None, dtypes=None, bench: bool = True, progress: bool = True,
-           translated_dir=None, bench_cases=None, check_cases=None) -> Report:
+           translated_dir=None, bench_cases=None, check_cases=None, on_result=None) -> Report:
     """Check that the translation of the cuTile module at ``path`` computes what the original does.
 
     mode="gpu": original and translated entries both run on ``device`` (normally "cuda"; any torch
@@ -130,7 +130,9 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
     numerics patch) and is compared with the spec's torch reference.
     ``cases`` picks the spec's case list ("cases" or "gpu_cases"; default: gpu_cases for gpu mode,
     cases for interp).  ``bench_cases``: indices of the spec's bench_cases to time (default all);
-    ``check_cases``: indices into the chosen case list to check (default all).
+    ``check_cases``: indices into the chosen case list to check (default all). ``on_result(report)``
+    is called after every case and every timed bench case (the CLI writes partial reports with it,
+    so that a run cut off by a timeout still leaves what it measured).
     Raises HarnessError on bad input; mismatches are reported, not raised.
     """
     if mode not in MODES:
@@ -155,10 +157,11 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
             expected_fn, against = sp.reference, "reference"
         set_cuda_allocator(device)
         alive = run_cases(rep, sp, expected_fn, getattr(tmod, sp.entry), against, device, seeds, cases, dtypes,
-                          mode, progress, fallback=sp.reference if mode == "gpu" else None, pick=check_cases)
+                          mode, progress, fallback=sp.reference if mode == "gpu" else None, pick=check_cases,
+                          on_result=on_result)
         if mode == "gpu" and bench and alive:
             run_bench(rep, sp, getattr(original, sp.entry), getattr(tmod, sp.entry), device, dtypes, progress,
-                      bench_cases)
+                      bench_cases, on_result=on_result)
         elif mode == "gpu":
             rep.notes.append("timing skipped (--no-bench)")
     _say(f"{'PASS' if rep.ok else 'FAIL'}: {rep.n_passed}/{len(rep.results)} cases", progress)
@@ -166,7 +169,7 @@ def verify(path, spec=None, *, device: str = "cuda", translated=None, mode: str 
 
 
 def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, device: str, seeds, which,
-              dtypes, mode: str, progress: bool, fallback=None, pick=None) -> bool:
+              dtypes, mode: str, progress: bool, fallback=None, pick=None, on_result=None) -> bool:
     """Run every case x dtype x seed; False when a CUDA error ended the run early. When the original
     raised on a case (e.g. cuTile's compiler timed out) and `fallback` (the spec's torch reference)
     is given, the translation is compared with the reference instead, and the case says so."""
@@ -198,6 +201,8 @@ def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, devic
                                  passed=not err and all(c.passed for c in checks), compared_against=vs,
                                  checks=checks, error=err, seconds=sw.seconds)
                 rep.results.append(res)
+                if on_result is not None:
+                    on_result(rep)
                 _say(f"[{i}/{total}] {sp.entry} {label} {res.dtype} seed={seed}: "
                      f"{'PASS' if res.passed else 'FAIL'} ({res.summary()}) {sw.seconds:.2f}s", progress)
                 if err and context_lost(err, device):
@@ -208,7 +213,8 @@ def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, devic
     return True
 
 
-def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, progress: bool, which=None):
+def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, progress: bool, which=None,
+              on_result=None):
     chosen = sp.bench_cases if which is None else [sp.bench_cases[i] for i in which]
     if not cuda_ready(device):
         rep.notes.append(f"timing skipped: device {device!r} is not a CUDA device")
@@ -227,6 +233,8 @@ def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, pro
             t = bench_case(case_label(case), case, dt, orig_fn, trans_fn, args, bytes_fn=sp.bytes_fn,
                            flops_fn=sp.flops_fn, clone=clone_args, peers=sp.peers)
             rep.timings.append(t)
+            if on_result is not None:
+                on_result(rep)
             _say(f"[bench {i}/{total}] {sp.entry} {t.label} {t.dtype}: cuTile {_g(t.t_cutile_ms)} ms, "
                  f"Triton {_g(t.t_triton_ms)} ms, ratio {_g(t.ratio)}"
                  + "".join(f", {k} {_g(v.get('ms'))} ms" for k, v in (t.peers or {}).items())

@@ -1,6 +1,5 @@
 """`cutile2triton bench SUITE.py`: merging per-entry reports and the acceptance checks (CPU)."""
 import json
-import sys
 
 from translator.harness import suite
 

@@ -156,12 +156,13 @@ def _c2t_run(kernel, grid, args, **options):
         return kernel[grid](*args, **options)
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
-        if options.get("num_stages", 0) > 2 and getattr(compiled, "n_spills", 0) > 0 and _C2T_SPILL_STAGES:
-            _c2t_fewer_stages_if_spilling(kernel, grid, args, options, compiled)
+        cached = compiled
+        if "num_stages" in options and getattr(compiled, "n_spills", 0) > 0 and _C2T_SPILL_RETRY:
+            cached = _c2t_leaner_if_spilling(kernel, grid, args, options, compiled)
         if compiled is not None and not hasattr(compiled, "result"):
             if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
                 _C2T_COMPILED.clear()
-            _C2T_COMPILED[key] = (kernel, compiled)
+            _C2T_COMPILED[key] = (kernel, cached)
         return compiled
     for (name, _), (value, scope) in kernel.used_global_vals.items():
         if scope.get(name, _C2T_MISSING) != value:      # a global the kernel read has changed:
@@ -223,7 +224,7 @@ def _c2t_kernel_object(kernel, launcher, meta=None):
     return kernel
 
 
-_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory (and does not spill)
+_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory
 _C2T_LAST_LAUNCH = [None]
 
 
@@ -234,23 +235,34 @@ def _c2t_num_stages(kernel, consts):
     return _C2T_STAGES.get(_C2T_LAST_LAUNCH[0], 3)
 
 
-# A dot kernel whose pipelined loop spills registers runs up to 2x slower than one stage less that
-# does not (measured on the H200, docs/gpu-runs/clusters-2026-11-29.md: TileGym MLA decoding 710 us
-# at 3 stages with 352 B of spills, 334 us at 2 with none). $C2T_SPILL_STAGES=0 keeps 3 stages.
-_C2T_SPILL_STAGES = os.environ.get("C2T_SPILL_STAGES", "1") != "0"
+# A dot kernel whose pipelined loop spills registers runs up to 2x slower than a variant that does
+# not (measured on the H200, docs/gpu-runs/clusters-2026-11-29.md: TileGym MLA decoding 716 us at 4
+# warps / 3 stages with 352 B of spills, 332 us at 2 stages and 284 us at 8 warps, none spilled;
+# flash_decode B=32 168 -> 139 us). $C2T_SPILL_RETRY=0 keeps the first compile.
+_C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
 
 
-def _c2t_fewer_stages_if_spilling(kernel, grid, args, options, compiled):
-    """After the first launch of a specialization that spilled: compile it with one stage less, and
-    when that spills less, later launches with these Constant arguments use it (_c2t_num_stages)."""
-    key, stages = _C2T_LAST_LAUNCH[0], options["num_stages"]
-    try:
-        leaner = kernel.warmup(*args, grid=grid, **{**options, "num_stages": stages - 1})
-        leaner._init_handles()
-    except Exception:       # noqa: BLE001 - the variant is an optimization; keep the one that runs
-        return
-    if leaner.n_spills < compiled.n_spills and key is not None:
-        _C2T_STAGES[key] = stages - 1
+def _c2t_leaner_if_spilling(kernel, grid, args, options, compiled):
+    """After the first launch of a specialization that spilled registers: compile it with one stage
+    less, then with twice the warps (up to 8), and return the first variant that does not spill
+    (else the one that spills least, when it spills less): the cached launch path runs it for
+    later launches with the same arguments. Without tile-level semantics of warps in cuTile, the
+    variants compute the same results."""
+    warps, stages = options.get("num_warps", 4), options["num_stages"]
+    variants = ([{**options, "num_stages": stages - 1}] if stages > 2 else []) \
+        + ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else [])
+    best = compiled
+    for opts in variants:
+        try:
+            leaner = kernel.warmup(*args, grid=grid, **opts)
+            leaner._init_handles()
+        except Exception:   # noqa: BLE001 - a variant is an optimization; keep the one that runs
+            continue
+        if leaner.n_spills < best.n_spills:
+            best = leaner
+        if best.n_spills == 0:
+            break
+    return best
 
 
 def _c2t_fit_shared_memory(launcher):

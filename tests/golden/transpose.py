@@ -183,10 +183,11 @@ def _c2t_run(kernel, grid, args, **options):
         return kernel[grid](*args, **options)
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
+        cached = compiled
         if compiled is not None and not hasattr(compiled, "result"):
             if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
                 _C2T_COMPILED.clear()
-            _C2T_COMPILED[key] = (kernel, compiled)
+            _C2T_COMPILED[key] = (kernel, cached)
         return compiled
     for (name, _), (value, scope) in kernel.used_global_vals.items():
         if scope.get(name, _C2T_MISSING) != value:      # a global the kernel read has changed:

@@ -9,7 +9,7 @@ what the translator should emit. Each variant's output is checked against the or
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
 tile has at least 256x256 elements (and drops the hints). `--spill on` is the translator's default:
-a dot kernel that spills registers is compiled again with one stage less
+a dot kernel that spills registers is compiled again with one stage less or twice the warps
 (docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table).
 
 `op:i,j` picks bench cases i, j of tests/gpu/tilegym/<op>_spec.py (all when omitted); the first
@@ -50,7 +50,7 @@ def _x_opts(elements, dot=False):
 
 
 _C2T_TMA_MODE = {tma!r}
-_C2T_SPILL_STAGES = {spill == "on"!r}
+_C2T_SPILL_RETRY = {spill == "on"!r}
 _C2T_CLUSTERS = {ctas == 1!r}      # cuTile's num_ctas hints (off when forced or 0)
 """
 

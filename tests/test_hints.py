@@ -111,6 +111,8 @@ def test_hint_options_checks_and_switches(tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
     monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})
+    with pytest.warns(UserWarning, match="needs CTA clusters"):      # said once per device
+        assert opts(None, num_ctas=2) == {}
     assert opts(None, num_ctas=2) == {}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
     monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})

@@ -115,7 +115,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     if hints is not None and not (isinstance(hints, N.Const) and hints.value is None):
                         rep.add("C2T204", "exhaustive_search: the hints function's "
                                           + (_num_ctas_fate(tuned) if tuned else
-                                             "num_ctas reaches the launch of a translated kernel")
+                                             "num_ctas reaches the kernel's launch where its kernel allows clusters (see C2T201)")
                                           + "; its other hints (occupancy, ...) have no Triton equivalent "
                                             "(num_warps comes from the tile sizes)", hints.span)
                 elif path == "compiler_timeout":

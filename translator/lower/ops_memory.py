@@ -59,10 +59,11 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
     """`x = ct.load(A, ..., shape=(1, N, D))` followed by `x = ct.reshape(x, (N, D))` (cuTile loads
     have the array's rank, so kernels over batched arrays load unit extents and drop them), as one
     2-D load of the N x D tile at the unit axes' positions (FunctionLowerer.block finds the pair
-    and sets `squeeze_request`). A 3-D Triton load reshaped afterwards is not pipelined and feeds
-    dots from registers: on sm_90 it left TileGym's MLA decoding at 255 registers with spills,
-    where the 2-D loads compile to 128 registers, none spilled, all three KV loads pipelined
-    (ptxas; docs/gpu-runs/clusters-2026-11-29.md section 5). None when the pair does not match."""
+    and sets `squeeze_request`). Triton may keep a 3-D load reshaped afterwards in registers rather
+    than pipeline it: for TileGym's MLA decoding on sm_90 it did (255 registers, spills, V not
+    pipelined), and the 2-D loads compile to 128 registers, none spilled, all three KV loads
+    pipelined; bmm and flash_decode compile the same either way (ptxas;
+    docs/gpu-runs/clusters-2026-11-29.md section 5). None when the pair does not match."""
     req = lw.squeeze_request
     if req is None or req[0] is not call:
         return None

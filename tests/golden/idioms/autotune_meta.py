@@ -230,6 +230,10 @@ def _c2t_hint_options(hints, **decorator):
         ok = _C2T_CLUSTER_DEVICES.get(device)
         if ok is None:
             ok = _C2T_CLUSTER_DEVICES[device] = torch.cuda.get_device_capability(device)[0] >= 9
+            if not ok:
+                import warnings
+                warnings.warn(f"cuTile's num_ctas={n} hint needs CTA clusters (sm_90+); this GPU has none, "
+                              f"so kernels run without them", stacklevel=3)
         if not ok:
             return {}
     return {"num_ctas": n}

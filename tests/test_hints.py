@@ -259,3 +259,15 @@ def test_other_launch_errors_are_not_retried(tmp_path, monkeypatch, fail):
     with pytest.raises(type(fail)):
         mod.run(torch.zeros(32))
     assert log == [2]
+
+
+def test_config_search_times_on_the_device_when_lists_hold_cuda_tensors(tmp_path):
+    """exhaustive_search's launch timing must see CUDA tensors inside lists of arrays (it took
+    TileGym group_gemm's arguments for host ones and timed one call, compile included)."""
+    mod = build(SCALE.format(deco=""), tmp_path)
+
+    class OnDevice:
+        is_cuda = True
+    assert mod._c2t_any_cuda(([OnDevice()], 3))
+    assert mod._c2t_any_cuda(((1, [torch.zeros(1), OnDevice()]),))
+    assert not mod._c2t_any_cuda(([torch.zeros(1)], 3, None))

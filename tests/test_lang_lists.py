@@ -100,6 +100,22 @@ def test_aligned_lists_are_flagged_and_still_compute_right(tmp_path, monkeypatch
     assert seen[-1][3] == seen[-1][7] == seen[-1][11] == 4                 # As, Bs, Cs all aligned
 
 
+def test_equal_tables_are_built_once(tmp_path):
+    """A launch with the same arrays reuses the device table (no host-to-device copy, which waits
+    for the device); a different array, view or extent gets its own table with its own rows."""
+    mod = build(GROUPED_GEMM, tmp_path)
+    mod._C2T_TABLES.clear()
+    a, b = torch.randn(8, 16), torch.randn(4, 8)
+    t1 = mod._c2t_array_list([a, b], 2, "As")[0]
+    assert mod._c2t_array_list([a, b], 2, "As")[0] is t1
+    assert t1.tolist() == [[a.data_ptr(), 8, 16, 16, 1], [b.data_ptr(), 4, 8, 8, 1]]
+    t2 = mod._c2t_array_list([a, b[:2]], 2, "As")[0]
+    assert t2 is not t1 and t2.tolist()[1] == [b.data_ptr(), 2, 8, 8, 1]
+    t3 = mod._c2t_array_list([a.t(), b], 2, "As")[0]
+    assert t3.tolist()[0] == [a.data_ptr(), 16, 8, 1, 16]
+    assert len(mod._C2T_TABLES) == 3
+
+
 def test_aligned_list_loads_vectorize_for_sm90(tmp_path):
     """With 64x64x32 tiles, aligned fp16 lists load every tile with 16-byte cp.async copies (TileGym
     group_gemm ran at 11 TFLOP/s on the H200 with the scalar loads an unaligned list gets)."""

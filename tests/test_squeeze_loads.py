@@ -105,6 +105,24 @@ def test_order_with_a_unit_axis(tmp_path, transposed):
     torch.testing.assert_close(y, v.transpose(1, 2) if transposed else v)
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+def test_order_with_a_unit_axis_on_the_descriptor_path(tmp_path, monkeypatch, transposed):
+    """A squeezed load with `order` (MLA's V) also gets the TMA branch: the descriptor walks the
+    array in its own axis order and the loaded block is permuted as on the pointer path."""
+    code = translate(ORDERED).code
+    t_kernel = code.split("def gather_t(")[1].split("def launch_")[0]
+    tt_kernel = code.split("def gather_tt(")[1].split("def launch_")[0]
+    assert "v = tl.reshape(V_desc_0.load([b, 0, 0]), [T, D]) if V_TMA else _c2t_load_at_2d(" in t_kernel
+    assert "v = tl.permute(tl.reshape(V_desc_0.load([b, 0, 0]), [T, D]), (1, 0)) if V_TMA else " \
+        "tl.permute(_c2t_load_at_2d(" in tt_kernel
+    mod = build(ORDERED, tmp_path)
+    v = torch.randn(3, 8, 16)
+    for mode in ("off", "on"):
+        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        y = mod.run(v, 8, 16, transposed)
+        torch.testing.assert_close(y, v.transpose(1, 2) if transposed else v)
+
+
 FOUR_D = """
 @ct.kernel
 def k4(X, Y, T: ConstInt, D: ConstInt):

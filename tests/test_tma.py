@@ -2,7 +2,8 @@
 
 The generated launcher decides per array and per launch whether the descriptor path is legal
 (`<array>_TMA` constexpr); the interpreter runs both paths on CPU tensors when the module switch
-`_C2T_TMA_MODE` is "on" (the default "off" keeps pointers until the GPU path is verified; "auto" uses descriptors for CUDA tensors only). The
+`_C2T_TMA_MODE` is "on" (the default "small" uses descriptors for CUDA tensors in launches of fewer
+programs than the GPU has SMs, "auto" for all CUDA tensors, "off" never). The
 interpreter enforces the copy engine's alignment rules, so a launcher that let an illegal array
 through would fail these tests instead of killing a GPU context.
 """
@@ -38,8 +39,8 @@ def _spy(mod):
     seen = []
     real = mod._c2t_tma
 
-    def spy(a, blocks):
-        r = real(a, blocks)
+    def spy(a, blocks, grid=None):
+        r = real(a, blocks, grid)
         seen.append(r)
         return r
     mod._c2t_tma = spy
@@ -62,8 +63,8 @@ def test_generated_code_has_descriptor_prologue_and_fallback():
     assert "x_desc_0.load([i * BM, j * BN]) if x_TMA else _c2t_load_2d(" in body
     assert "y_desc_0.store([i * BM, j * BN], " in body and "if y_TMA else _c2t_store_2d(" in body
     launcher = code[code.index("def launch_scale2d"):]
-    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),))' in launcher
-    assert '*_c2t_array(y, 2, "y", tma=((BM, BN),))' in launcher
+    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=grid)' in launcher
+    assert '*_c2t_array(y, 2, "y", tma=((BM, BN),), grid=grid)' in launcher
     assert "import os" in code and "triton.set_allocator(_c2t_tma_scratch)" in code
 
 
@@ -82,14 +83,58 @@ def test_both_paths_match_torch(tiled, dtype, shape):
         assert seen == ([legal, legal] if mode == "on" else [False, False]), (mode, seen)
 
 
-def test_default_mode_keeps_pointers_for_cpu_tensors(tiled):
-    assert tiled._C2T_TMA_MODE == os.environ.get("C2T_TMA", "off")
-    tiled._C2T_TMA_MODE = "auto"
+@pytest.mark.parametrize("mode", ["small", "auto"])
+def test_default_mode_keeps_pointers_for_cpu_tensors(tiled, mode):
+    assert tiled._C2T_TMA_MODE == os.environ.get("C2T_TMA", "small")
+    tiled._C2T_TMA_MODE = mode
     seen = _spy(tiled)
     x = torch.randn(64, 64)
     y = tiled.run(x, torch.empty(64, 64), 32, 32)
     torch.testing.assert_close(y, x * 2 + 1)
     assert seen == [False, False]
+
+
+class _CudaLike:
+    """What _c2t_tma reads of a CUDA tensor (no GPU here): a 64x64 fp16, 16-byte aligned."""
+    device = torch.device("cuda", 0)
+    dtype = torch.float16
+    shape = (64, 64)
+
+    def element_size(self):
+        return 2
+
+    def numel(self):
+        return 64 * 64
+
+    def stride(self, dim=None):
+        return (64, 1) if dim is None else (64, 1)[dim]
+
+    def data_ptr(self):
+        return 1 << 20
+
+
+def test_small_mode_uses_descriptors_only_below_one_program_per_sm(tiled, monkeypatch):
+    """Default "small": a launch of fewer programs than SMs moves legal tiles by TMA (MLA decoding
+    B=1 is one program); a full grid, or a META grid not known to the launcher, keeps pointers."""
+    monkeypatch.setattr(tiled, "_c2t_tma_allocator", lambda: None)
+    monkeypatch.setitem(tiled._C2T_SMS, _CudaLike.device, 132)
+    tiled._C2T_TMA_MODE = "small"
+    a, blocks = _CudaLike(), ((32, 32),)
+    assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (8, 16)) and tiled._c2t_tma(a, blocks, (131,))
+    assert not tiled._c2t_tma(a, blocks, (132,)) and not tiled._c2t_tma(a, blocks, (12, 12))
+    assert not tiled._c2t_tma(a, blocks, lambda meta: (1,)) and not tiled._c2t_tma(a, blocks, None)
+    assert not tiled._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway
+    tiled._C2T_TMA_MODE = "auto"
+    assert tiled._c2t_tma(a, blocks, (132,)) and tiled._c2t_tma(a, blocks, None)
+    tiled._C2T_TMA_MODE = "off"
+    assert not tiled._c2t_tma(a, blocks, (1,))
+
+
+def test_unknown_mode_is_refused(monkeypatch, tmp_path):
+    from kernel_util import build
+    monkeypatch.setenv("C2T_TMA", "fast")
+    with pytest.raises(ValueError, match="C2T_TMA must be small, auto, on or off"):
+        build(TILED, tmp_path)
 
 
 def test_misaligned_view_falls_back(tiled):

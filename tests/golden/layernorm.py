@@ -249,16 +249,17 @@ def _c2t_tensor(a, name):
     return a
 
 
-def _c2t_array(a, rank, name, tma=None):
+def _c2t_array(a, rank, name, tma=None, grid=None):
     """An Array argument as pointer, extents and strides (in elements); with `tma` (the
-    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`)."""
+    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
+    the launch's grid, None when not known here)."""
     a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma))
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid))
     return (a, *a.shape, *a.stride())
 
 
@@ -290,23 +291,47 @@ def _c2t_num_warps(elements, dot=False):
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
-# Tensor descriptors (TMA): "auto" uses them for CUDA tensors that pass the checks below; "on" also
-# for CPU tensors (the Triton interpreter runs descriptors too: tests exercise both paths with it);
-# "off" always keeps masked pointers. Read from $C2T_TMA at import; tests may assign it.
-# The default stays "off" until the descriptor path has been verified against cuTile on a GPU.
-_C2T_TMA_MODE = os.environ.get("C2T_TMA", "off")
+# Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
+# - "small" (the default): for CUDA tensors that pass the checks below, in launches of fewer
+#   programs than the GPU has SMs. There each program's own load rate bounds the kernel, and the
+#   copy engine feeds a program better than its threads' masked loads do (H200, TileGym MLA
+#   decoding B=1, one program: 223 -> 183 us, B=128: 252 -> 240 us; docs/gpu-runs/lists-2026-11-29.md),
+#   while full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
+#   docs/gpu-runs/sweep-2026-11-29.md);
+# - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
+#   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
+_C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
+if _C2T_TMA_MODE not in ("small", "auto", "on", "off"):
+    raise ValueError(f"C2T_TMA must be small, auto, on or off, not {_C2T_TMA_MODE!r}")
 _C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
                    torch.int16, torch.int32, torch.int64,
                    *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
+_C2T_SMS = {}
 
 
-def _c2t_tma(a, blocks):
+def _c2t_small_grid(grid, device):
+    """Whether a launch grid (a tuple or int; a META grid is not known here) has fewer programs
+    than `device` has SMs."""
+    if grid is None or callable(grid):
+        return False
+    n = 1
+    for g in _c2t_grid(grid):
+        n *= g
+    sms = _C2T_SMS.get(device)
+    if sms is None:
+        sms = _C2T_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return n < sms
+
+
+def _c2t_tma(a, blocks, grid=None):
     """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
     the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
     context, so anything not proven legal here keeps the masked-pointer specialization."""
     if _C2T_TMA_MODE == "off":
         return False
     if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
+        return False
+    if _C2T_TMA_MODE == "small" and (a.device.type != "cuda" or not _c2t_small_grid(grid, a.device)):
         return False
     size = a.element_size()
     if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
@@ -392,7 +417,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
     with _c2t_stream(stream):
         _c2t_run(
             layernorm_fwd_kernel, grid, (
-                *_c2t_array(x, 2, "x", tma=((1, TILE_N),)),
+                *_c2t_array(x, 2, "x", tma=((1, TILE_N),), grid=grid),
                 *_c2t_array(weight, 1, "weight"),
                 *_c2t_array(bias, 1, "bias"),
                 *_c2t_array(y, 2, "y"),

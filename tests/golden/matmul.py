@@ -192,16 +192,17 @@ def _c2t_tensor(a, name):
     return a
 
 
-def _c2t_array(a, rank, name, tma=None):
+def _c2t_array(a, rank, name, tma=None, grid=None):
     """An Array argument as pointer, extents and strides (in elements); with `tma` (the
-    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`)."""
+    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
+    the launch's grid, None when not known here)."""
     a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma))
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid))
     return (a, *a.shape, *a.stride())
 
 
@@ -238,19 +239,21 @@ def _c2t_num_stages(kernel, consts):
 # A dot kernel whose pipelined loop spills registers runs up to 2x slower than a variant that does
 # not (measured on the H200, docs/gpu-runs/clusters-2026-11-29.md: TileGym MLA decoding 716 us at 4
 # warps / 3 stages with 352 B of spills, 332 us at 2 stages and 284 us at 8 warps, none spilled;
-# flash_decode B=32 168 -> 139 us). $C2T_SPILL_RETRY=0 keeps the first compile.
+# flash_decode B=32 168 us, 139 at 2 stages, 145 at 8 warps; docs/gpu-runs/lists-2026-11-29.md:
+# group_gemm 128x128x128 384 us at 4 / 3 (32 B spilled), 461 at 4 / 2, 276 at 8 / 3): more warps
+# are tried first. $C2T_SPILL_RETRY=0 keeps the first compile.
 _C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
 
 
 def _c2t_leaner_if_spilling(kernel, grid, args, options, compiled):
-    """After the first launch of a specialization that spilled registers: compile it with one stage
-    less, then with twice the warps (up to 8), and return the first variant that does not spill
+    """After the first launch of a specialization that spilled registers: compile it with twice the
+    warps (up to 8), then with one stage less, and return the first variant that does not spill
     (else the one that spills least, when it spills less): the cached launch path runs it for
     later launches with the same arguments. Without tile-level semantics of warps in cuTile, the
     variants compute the same results."""
     warps, stages = options.get("num_warps", 4), options["num_stages"]
-    variants = ([{**options, "num_stages": stages - 1}] if stages > 2 else []) \
-        + ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else [])
+    variants = ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else []) \
+        + ([{**options, "num_stages": stages - 1}] if stages > 2 else [])
     best = compiled
     for opts in variants:
         try:
@@ -291,23 +294,47 @@ def _c2t_num_warps(elements, dot=False):
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
-# Tensor descriptors (TMA): "auto" uses them for CUDA tensors that pass the checks below; "on" also
-# for CPU tensors (the Triton interpreter runs descriptors too: tests exercise both paths with it);
-# "off" always keeps masked pointers. Read from $C2T_TMA at import; tests may assign it.
-# The default stays "off" until the descriptor path has been verified against cuTile on a GPU.
-_C2T_TMA_MODE = os.environ.get("C2T_TMA", "off")
+# Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
+# - "small" (the default): for CUDA tensors that pass the checks below, in launches of fewer
+#   programs than the GPU has SMs. There each program's own load rate bounds the kernel, and the
+#   copy engine feeds a program better than its threads' masked loads do (H200, TileGym MLA
+#   decoding B=1, one program: 223 -> 183 us, B=128: 252 -> 240 us; docs/gpu-runs/lists-2026-11-29.md),
+#   while full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
+#   docs/gpu-runs/sweep-2026-11-29.md);
+# - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
+#   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
+_C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
+if _C2T_TMA_MODE not in ("small", "auto", "on", "off"):
+    raise ValueError(f"C2T_TMA must be small, auto, on or off, not {_C2T_TMA_MODE!r}")
 _C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
                    torch.int16, torch.int32, torch.int64,
                    *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
+_C2T_SMS = {}
 
 
-def _c2t_tma(a, blocks):
+def _c2t_small_grid(grid, device):
+    """Whether a launch grid (a tuple or int; a META grid is not known here) has fewer programs
+    than `device` has SMs."""
+    if grid is None or callable(grid):
+        return False
+    n = 1
+    for g in _c2t_grid(grid):
+        n *= g
+    sms = _C2T_SMS.get(device)
+    if sms is None:
+        sms = _C2T_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return n < sms
+
+
+def _c2t_tma(a, blocks, grid=None):
     """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
     the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
     context, so anything not proven legal here keeps the masked-pointer specialization."""
     if _C2T_TMA_MODE == "off":
         return False
     if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
+        return False
+    if _C2T_TMA_MODE == "small" and (a.device.type != "cuda" or not _c2t_small_grid(grid, a.device)):
         return False
     size = a.element_size()
     if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
@@ -380,9 +407,9 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
     with _c2t_stream(stream):
         _c2t_run(
             matmul_kernel, grid, (
-                *_c2t_array(a, 2, "a", tma=((BM, BK),)),
-                *_c2t_array(b, 2, "b", tma=((BK, BN),)),
-                *_c2t_array(c, 2, "c", tma=((BM, BN),)),
+                *_c2t_array(a, 2, "a", tma=((BM, BK),), grid=grid),
+                *_c2t_array(b, 2, "b", tma=((BK, BN),), grid=grid),
+                *_c2t_array(c, 2, "c", tma=((BM, BN),), grid=grid),
                 BM,
                 BN,
                 BK,

@@ -29,7 +29,7 @@ sys.path.insert(0, SRC)
 from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
-from translator.harness.verify import make_args, set_cuda_allocator  # noqa: E402
+from translator.harness.verify import make_args, raise_cutile_compiler_timeout, set_cuda_allocator  # noqa: E402
 
 
 def variant_code(code, warps, stages, tma, ctas=1, spill="on"):
@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
+    raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
     grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(",")))

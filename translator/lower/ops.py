@@ -281,6 +281,7 @@ def op_zeros(lw, call, args):
     shape = _req(lw, "zeros", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "zeros", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
     return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 
@@ -288,6 +289,7 @@ def op_ones(lw, call, args):
     shape = _req(lw, "ones", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "ones", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
+    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
     return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 

@@ -85,15 +85,21 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
             f"{', '.join(arr.strides[a] for a in keep_arr)}, {', '.join(idx[a].code for a in keep_arr)}, "
             f"{', '.join(shape[a].code for a in keep_arr)}, {pad}, {check}, {inside})")
     tile_axes = [perm[k] for k in keep]
-    if tile_axes != keep_arr:     # the kept axes in tile order (`order` moved them)
-        code = f"tl.permute({code}, {tuple(keep_arr.index(a) for a in tile_axes)})"
+    permute = f"{tuple(keep_arr.index(a) for a in tile_axes)}" if tile_axes != keep_arr else None
+    if permute:     # the kept axes in tile order (`order` moved them)
+        code = f"tl.permute({code}, {permute})"
     out = [t.code for t in target]
     prec = 100
-    if order is None and lw.tma:
+    if lw.tma:
+        # the descriptor walks the array in its own axis order (shape and idx are in that order
+        # here); `order` only permutes the loaded tile, as on the pointer path
         desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad)
         if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
             offs = _offsets(idx, [s.code for s in shape])
-            code = f"tl.reshape({desc}.load([{offs}]), [{', '.join(out)}]) if {lw.tma.flag(arr)} else {code}"
+            tma = f"tl.reshape({desc}.load([{offs}]), [{', '.join(shape[a].code for a in keep_arr)}])"
+            if permute:
+                tma = f"tl.permute({tma}, {permute})"
+            code = f"{tma} if {lw.tma.flag(arr)} else {code}"
             prec = 0
     lw.squeeze_done = True
     return V(code, T.TILE, prec=prec, rank=len(keep), shape=out)

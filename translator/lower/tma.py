@@ -14,7 +14,9 @@ path (a misaligned descriptor kills the CUDA context, so nothing is left to chan
 
 What keeps the pointer path (decided while translating):
 - loads/stores in tile helpers, of array views (slices, tiled views) or of 1-D arrays;
-- `order=` other than C order; block shapes not written with literals and Constant parameters;
+- `order=` other than C order (except a squeezed load, ops_memory._squeezed_load, whose 2-D
+  tile is permuted after the descriptor load); block shapes not written with literals and
+  Constant parameters;
 - padding modes other than ZERO/UNDETERMINED/NAN (descriptors pad with zero or NaN only);
 - a stored tile whose shape the translator cannot tell;
 - arrays that a kernel both reads and writes, or uses in any other way than ct.load/ct.store

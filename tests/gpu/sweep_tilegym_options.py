@@ -5,6 +5,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:0,2 --warps 4,8 --stages 2,3,4 --tma off,auto
     python tests/gpu/sweep_tilegym_options.py matmul:0,1 bmm:0 --ctas 0,1,2
     python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:2 --spill on,off
+    python tests/gpu/sweep_tilegym_options.py flash_decode:0 --warps 0,4 --stages 0,2 --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -26,6 +27,7 @@ from triton.testing import do_bench
 sys.path.insert(0, ".")
 SRC = os.environ.get("TILEGYM_SRC", ".corpus/src")
 sys.path.insert(0, SRC)
+from translator.harness.bench import graph_time_ms  # noqa: E402
 from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
@@ -72,6 +74,7 @@ def main():
     ap.add_argument("--tma", default="off")
     ap.add_argument("--ctas", default="1", help="num_ctas forced on dot tiles of 256x256 and up "
                     "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
+    ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
@@ -98,11 +101,13 @@ def main():
             ref = first_tensor(f0(*clone_args(args))).float()
             a = clone_args(args)
             t0 = do_bench(lambda: f0(*a), return_mode="median") * 1e3
+            g0 = graph_time_ms(lambda: f0(*a)) if ns.graph else None
             peers = ""
             for label, pfn in (sp.peers or {}).items():
                 a = clone_args(args)
                 peers += f", {label} {do_bench(lambda: pfn(*a), return_mode='median') * 1e3:.1f} us"
-            print(f"== {op} {case} {str(dt)[6:]}: cuTile {t0:.1f} us{peers}", flush=True)
+            g = f", graph {g0 * 1e3:.1f} us" if g0 else ""
+            print(f"== {op} {case} {str(dt)[6:]}: cuTile {t0:.1f} us{g}{peers}", flush=True)
             for label, m in mods:
                 fn = getattr(m, sp.entry)
                 try:
@@ -110,7 +115,9 @@ def main():
                     err = (out - ref).abs().max().item()
                     a = clone_args(args)
                     t = do_bench(lambda: fn(*a), return_mode="median") * 1e3
-                    print(f"  {label:32s} {t:9.1f} us  ratio {t0 / t:5.2f}  max|diff| {err:.3g}", flush=True)
+                    gv = graph_time_ms(lambda: fn(*a)) if ns.graph else None
+                    g = f"  graph {gv * 1e3:.1f} us ratio {g0 / gv:5.2f}" if gv and g0 else ""
+                    print(f"  {label:32s} {t:9.1f} us  ratio {t0 / t:5.2f}{g}  max|diff| {err:.3g}", flush=True)
                 except Exception as exc:      # noqa: BLE001 - a variant that fails is reported, not fatal
                     print(f"  {label:32s} FAILED {type(exc).__name__}: {str(exc)[:150]}", flush=True)
 

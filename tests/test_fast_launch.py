@@ -83,6 +83,20 @@ def test_what_triton_specializes_on_goes_through_its_dispatch(fast, change):
     assert [e[0] for e in log] == ["triton", "triton", "fast"]
 
 
+def test_tensor_subclasses_are_keyed_by_dtype_and_alignment(fast):
+    """The cached path finds the tensors among the arguments from their types (looked up once per
+    argument types): a Parameter is keyed like a tensor, and another Parameter of the same dtype and
+    alignment reuses the compiled kernel."""
+    mod, log = fast
+    p = lambda: torch.nn.Parameter(torch.zeros(64), requires_grad=False)       # noqa: E731
+    mod.run(p(), torch.zeros(64), 3, 32)
+    mod.run(p(), torch.zeros(64), 3, 32)
+    mod.run(p().double(), torch.zeros(64).double(), 3, 32)      # a plain tensor again, float64
+    assert [e[0] for e in log] == ["triton", "fast", "triton"]
+    types_seen = list(mod._C2T_TENSOR_AT)
+    assert all(mod._C2T_TENSOR_AT[t] == (0, 3) for t in types_seen) and len(types_seen) == 2
+
+
 def test_switched_off_or_with_pre_run_hooks_it_always_dispatches(fast, monkeypatch):
     mod, log = fast
     x, y = torch.zeros(64), torch.zeros(64)

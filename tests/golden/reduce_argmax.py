@@ -168,6 +168,7 @@ _C2T_FAST_LAUNCH = os.environ.get("C2T_FAST_LAUNCH", "1") != "0"
 _C2T_COMPILED = {}
 _C2T_COMPILED_MAX = 4096    # many distinct scalar values (a seed per call) must not grow it forever
 _C2T_MISSING = object()
+_C2T_TENSOR_AT = {}         # argument types -> positions of the tensors among them
 
 
 def _c2t_run(kernel, grid, args, **options):
@@ -177,8 +178,19 @@ def _c2t_run(kernel, grid, args, **options):
         return kernel[grid](*args, **options)
     device = triton.runtime.driver.active.get_current_device()
     try:
-        key = (id(kernel), device, tuple(map(type, args)), *options.items(),
-               *[(a.dtype, a.data_ptr() & 15) if isinstance(a, torch.Tensor) else a for a in args])
+        # the specialization: argument types, then each value, with tensors as (dtype, alignment);
+        # where the tensors are depends on the types only, and is looked up rather than scanned
+        types = tuple(map(type, args))
+        where = _C2T_TENSOR_AT.get(types)
+        if where is None:
+            if len(_C2T_TENSOR_AT) >= _C2T_COMPILED_MAX:
+                _C2T_TENSOR_AT.clear()
+            where = _C2T_TENSOR_AT[types] = tuple(i for i, t in enumerate(types) if issubclass(t, torch.Tensor))
+        values = list(args)
+        for i in where:
+            a = values[i]
+            values[i] = (a.dtype, a.data_ptr() & 15)
+        key = (id(kernel), device, types, *options.items(), *values)
         kernel_and_compiled = _C2T_COMPILED.get(key)
     except TypeError:       # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **options)
@@ -220,7 +232,8 @@ def _c2t_tensor(a, name):
 
 def _c2t_array(a, rank, name):
     """An Array argument as pointer, extents and strides (in elements)."""
-    a = _c2t_tensor(a, name)
+    if type(a) is not torch.Tensor:
+        a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
         return (a,)
     if a.dim() != rank:

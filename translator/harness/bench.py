@@ -25,6 +25,10 @@ class Timing:
     t_cutile_graph_ms: float | None = None
     t_triton_graph_ms: float | None = None
     ratio_graph: float | None = None
+    # short rows (either side under SHORT_MS): each side timed REPEATS times, alternately, and the
+    # medians reported; the smallest and largest ratio of the paired runs show the noise
+    repeats: int = 1
+    ratio_spread: list | None = None
     error: str = ""
 
     def to_dict(self) -> dict:
@@ -75,6 +79,30 @@ def _rate(amount, ms, scale):
     return float(amount) / (ms * 1e-3) / scale
 
 
+SHORT_MS = 0.1          # a call this short is bound by the host's Python, whose jitter is large
+REPEATS = 5             # do_bench runs per side for a short row, cuTile and Triton alternating
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _repeat_short(t: Timing, orig, trans):
+    """A short row's timing again, REPEATS runs per side, alternating which side goes first, so
+    that drift (clocks, the host's load) falls on both; the medians replace the single runs."""
+    cut, tri = [t.t_cutile_ms], [t.t_triton_ms]
+    for k in range(1, REPEATS):
+        pair = (trans, orig) if k % 2 else (orig, trans)
+        ms = [time_ms(f) for f in pair]
+        cut.append(ms[1] if k % 2 else ms[0])
+        tri.append(ms[0] if k % 2 else ms[1])
+    ratios = [c / r for c, r in zip(cut, tri)]
+    t.t_cutile_ms, t.t_triton_ms, t.repeats = _median(cut), _median(tri), REPEATS
+    t.ratio_spread = [min(ratios), max(ratios)]
+
+
 def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Callable, args: tuple,
                *, bytes_fn=None, flops_fn=None, clone=None, peers=None) -> Timing:
     """Time the original, the translated entry and each peer (label -> fn) on their own copies of args."""
@@ -91,6 +119,8 @@ def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Calla
     except Exception as exc:          # noqa: BLE001
         t.error += f"translated failed while timing: {type(exc).__name__}: {exc}"
     if t.t_cutile_ms and t.t_triton_ms:
+        if min(t.t_cutile_ms, t.t_triton_ms) < SHORT_MS:
+            _repeat_short(t, lambda: orig_fn(*a1), lambda: trans_fn(*a2))
         t.ratio = t.t_cutile_ms / t.t_triton_ms
         t.t_cutile_graph_ms = graph_time_ms(lambda: orig_fn(*a1))
         t.t_triton_graph_ms = graph_time_ms(lambda: trans_fn(*a2))

@@ -117,7 +117,7 @@ def rows_of(reports: list[dict]) -> list[dict]:
                          "gbps_cutile": t.get("gbps_cutile"), "gbps_triton": t.get("gbps_triton"),
                          "tflops_cutile": t.get("tflops_cutile"), "tflops_triton": t.get("tflops_triton"),
                          "copy_share": share, "peers": t.get("peers") or {}, "error": t.get("error", ""),
-                         "ratio_graph": t.get("ratio_graph")})
+                         "ratio_graph": t.get("ratio_graph"), "ratio_spread": t.get("ratio_spread")})
     return rows
 
 
@@ -158,6 +158,9 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
         out.append(f"| {r['name']} | {r['status'].upper()} | {s.get('passed', '-')}/{s.get('cases', '-')} | "
                    f"{r.get('why', '')} |")
     out += ["", "## Timing (median of do_bench; ratio = t_cuTile / t_Triton, > 1: Triton faster)", "",
+            "Rows where a side takes under 0.1 ms are timed 5 times per side, the sides alternating; the "
+            "medians are shown, and the range of the 5 paired ratios after the ratio (host-bound rows "
+            "vary from run to run).", "",
             "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | peers: t_peer / t_Triton |",
             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -167,8 +170,10 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
         share = f"{r['copy_share']:.0%}" if r["copy_share"] is not None else "-"
         peers = "; ".join(f"{k} {_g(p.get('ms'))} ms ({_g(p.get('ratio'))})" if p.get("ms") else f"{k}: failed"
                           for k, p in r["peers"].items()) or "-"
+        spread = r.get("ratio_spread")
+        rng = f" ({spread[0]:.2f}-{spread[1]:.2f})" if spread else ""
         out.append(f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['t_cutile_ms'])} | {_g(r['t_triton_ms'])} "
-                   f"| **{_g(r['ratio'])}** | {rate} | {share} | {peers} |")
+                   f"| **{_g(r['ratio'])}**{rng} | {rate} | {share} | {peers} |")
     out += ["", "## Acceptance checks", ""]
     out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
     graph = [r for r in rows if r.get("ratio_graph")]

@@ -113,16 +113,16 @@ class _CudaLike:
         return 1 << 20
 
 
-def test_small_mode_uses_descriptors_only_when_half_the_sms_would_idle(tiled, monkeypatch):
-    """Default "small": a launch of at most half as many programs as SMs moves legal tiles by TMA
-    (MLA decoding B=1 is one program); fuller grids (flash_decode's 128 programs on 132 SMs), or a
-    META grid not known to the launcher, keep pointers."""
+def test_small_mode_uses_descriptors_only_below_one_program_per_sm(tiled, monkeypatch):
+    """Default "small": a launch of fewer programs than SMs moves legal tiles by TMA (MLA decoding
+    B=1 is one program, B=128 128 programs); a full grid, or a META grid not known to the launcher,
+    keeps pointers."""
     monkeypatch.setattr(tiled, "_c2t_tma_allocator", lambda: None)
     monkeypatch.setitem(tiled._C2T_SMS, _CudaLike.device, 132)
     tiled._C2T_TMA_MODE = "small"
     a, blocks = _CudaLike(), ((32, 32),)
-    assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (2, 33)) and tiled._c2t_tma(a, blocks, (66,))
-    assert not tiled._c2t_tma(a, blocks, (67,)) and not tiled._c2t_tma(a, blocks, (1, 8, 16))
+    assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (8, 16)) and tiled._c2t_tma(a, blocks, (131,))
+    assert not tiled._c2t_tma(a, blocks, (132,)) and not tiled._c2t_tma(a, blocks, (12, 12))
     assert not tiled._c2t_tma(a, blocks, lambda meta: (1,)) and not tiled._c2t_tma(a, blocks, None)
     assert not tiled._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway
     tiled._C2T_TMA_MODE = "auto"

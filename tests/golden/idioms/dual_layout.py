@@ -222,13 +222,12 @@ def _c2t_num_warps(elements, dot=False):
 
 
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
-# - "small" (the default): for CUDA tensors that pass the checks below, in launches of at most
-#   half as many programs as the GPU has SMs. There each program's own load rate bounds the kernel,
-#   and the copy engine feeds a program better than its threads' masked loads do (H200, TileGym MLA
-#   decoding B=1, one program: 223 -> 183 us), while in fuller grids descriptors, which each
-#   program makes at its start, ran no faster or slower (flash_decode B=1, 128 programs of 2 KV
-#   tiles: device time 0.84 -> 0.61 of cuTile's; docs/gpu-runs/lists-2026-11-29.md; matmul no
-#   gain, transposes 0.3-0.7x: docs/gpu-runs/sweep-2026-11-29.md);
+# - "small" (the default): for CUDA tensors that pass the checks below, in launches of fewer
+#   programs than the GPU has SMs. There each program's own load rate bounds the kernel, and the
+#   copy engine feeds a program better than its threads' masked loads do (H200, TileGym MLA
+#   decoding B=1, one program: 223 -> 183 us; B=128, 128 programs: device time 0.85 -> 0.90 of
+#   cuTile's; docs/gpu-runs/lists-2026-11-29.md), while full grids ran no faster with descriptors
+#   (matmul) or slower (transposes 0.3-0.7x: docs/gpu-runs/sweep-2026-11-29.md);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
@@ -241,8 +240,8 @@ _C2T_SMS = {}
 
 
 def _c2t_small_grid(grid, device):
-    """Whether a launch grid (a tuple; a META grid is not known here) has at most half as many
-    programs as `device` has SMs."""
+    """Whether a launch grid (a tuple; a META grid is not known here) has fewer programs than
+    `device` has SMs."""
     if grid is None or callable(grid):
         return False
     n = 1
@@ -251,7 +250,7 @@ def _c2t_small_grid(grid, device):
     sms = _C2T_SMS.get(device)
     if sms is None:
         sms = _C2T_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return 2 * n <= sms
+    return n < sms
 
 
 def _c2t_tma(a, blocks, grid=None):

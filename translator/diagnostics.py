@@ -39,7 +39,9 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T109": (ERROR, "wrong number of arguments",
                "check the call against the cuTile signature"),
     "C2T201": (WARNING, "kernel hint has no Triton equivalent and was dropped",
-               "tune num_warps/num_stages instead (autotuning support will map it)"),
+               "Triton has no such launch option; the launcher picks num_warps from the tile sizes and "
+               "num_stages from shared memory and register spills (edit them in the generated launcher "
+               "to tune further)"),
     "C2T202": (INFO, "scheduling hint dropped",
                "latency/allow_tma hints do not change results; Triton picks its own pipelining"),
     "C2T203": (INFO, "approximate math mode: Triton's fast form is used",

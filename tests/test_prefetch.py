@@ -49,6 +49,43 @@ def test_prefetched_loop_computes_the_same(tmp_path, dtype, rows, tm, tn, progra
     torch.testing.assert_close(y.float(), _ref(x).float(), rtol=2e-2 if dtype == torch.float16 else 1e-5, atol=1e-3)
 
 
+GATHER_ROWS = """
+@ct.kernel
+def softmax_rows(y, x, N_ROWS: ConstInt, T: ConstInt):
+    # TileGym's static-persistent softmax: one row per iteration, read with ct.gather
+    pid = ct.bid(0)
+    nprog = ct.num_blocks(0)
+    offs = ct.arange(T, dtype=ct.int32)
+    for r in range(pid, N_ROWS, nprog):
+        row = ct.gather(x, (r, offs), check_bounds=True, padding_value=-math.inf)
+        row = ct.astype(row, ct.float32)
+        e = ct.exp(row - ct.max(row, 0, keepdims=True))
+        ct.scatter(y, (r, offs), ct.astype(e / ct.sum(e, 0, keepdims=True), y.dtype), check_bounds=True)
+
+def run(x, t, programs):
+    y = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), softmax_rows, (y, x, x.shape[0], t))
+    return y
+"""
+
+
+def test_persistent_gather_prefetches_the_next_row():
+    """A ct.gather whose indices are the loop variable and loop-invariant tiles is prefetched like
+    a ct.load (its shape is the broadcast of its index tiles' shapes); past the last row the
+    bounds check pads, as it does for the loop's own last rows."""
+    code = translate("import math\n" + GATHER_ROWS).code
+    body = code.split("def softmax_rows(")[1].split("def launch_softmax_rows")[0]
+    assert "row_prefetch: tl.constexpr = T <= 16384" in body
+    assert "row_next = _c2t_gather_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, (r + nprog), offs," in body
+
+
+@pytest.mark.parametrize("rows, cols, t, programs", [(9, 37, 64, 4), (3, 16, 16, 5)])
+def test_prefetched_gather_loop_computes_the_same(tmp_path, rows, cols, t, programs):
+    mod = build("import math\n" + GATHER_ROWS, tmp_path)
+    x = torch.randn(rows, cols)
+    torch.testing.assert_close(mod.run(x, t, programs), torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+
+
 def test_non_contiguous_input(tmp_path):
     mod = build(ROWS, tmp_path)
     x = torch.randn(40, 23)[::2, :20]

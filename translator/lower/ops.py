@@ -259,12 +259,13 @@ def op_arange(lw, call, args):
         start = lw.expr(args["start"]).code if "start" in args else "0"
         step = lw.expr(args["step"]).code if "step" in args else "1"
         return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1,
-                 isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1")
+                 isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1", shape=[n.code])
     lw.s.note_tile([n.code])
     code = f"tl.arange(0, {n.code})"
     if dt.code != "tl.int32":
         code += f".to({dt.code})"
-    return V(code, T.TILE, rank=1, isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1")
+    return V(code, T.TILE, rank=1, isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1",
+             shape=[n.code])
 
 
 def op_full(lw, call, args):

@@ -180,7 +180,22 @@ def op_gather(lw, call, args):
     rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
     kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
-             kind, rank=rank)
+             kind, rank=rank, shape=_broadcast_shape([i for i in idx if i.kind == T.TILE]))
+
+
+def _broadcast_shape(tiles) -> list | None:
+    """The broadcast shape of index tiles whose shapes are known (source texts), else None: the
+    shape of what ct.gather returns (the persistent-loop prefetch sizes its buffer from it)."""
+    if not tiles or any(t.shape is None for t in tiles):
+        return None
+    rank = max(len(t.shape) for t in tiles)
+    out = []
+    for k in range(rank):
+        dims = {t.shape[k - rank + len(t.shape)] for t in tiles if k - rank + len(t.shape) >= 0} - {"1"}
+        if len(dims) > 1:
+            return None
+        out.append(dims.pop() if dims else "1")
+    return out
 
 
 def op_scatter(lw, call, args):

@@ -10,7 +10,9 @@ H200 (tests/gpu/exp_loop_prefetch.py, docs/gpu-runs/).
 A load qualifies when moving it one iteration earlier cannot change what it reads:
 - the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), without
   nested loops or matrix products (Triton pipelines dot loops itself);
-- the statement is `name = ct.load(array, ...)` at the top of the loop body;
+- the statement is `name = ct.load(array, ...)` or `name = ct.gather(array, indices, ...)` at
+  the top of the loop body (a gather's tile shape is the broadcast of its index tiles' shapes;
+  TileGym's persistent softmax reads its rows so; not timed on the GPU);
 - the kernel never writes `array` (a store in this iteration could change the next tile), and
   only the loop variable and names the loop body does not assign appear in the call;
 - the load is bounds-checked (no `check_bounds=False`), so loading past the last iteration is
@@ -50,7 +52,7 @@ def _assigned(body) -> set:
 
 
 def candidates(lw, st, step: V) -> list:
-    """The top-level `name = ct.load(...)` statements of loop `st` that may be loaded one
+    """The top-level `name = ct.load(...)` / `ct.gather(...)` statements of loop `st` that may be loaded one
     iteration early (see the module docstring)."""
     info = lw.s.info
     if len(st.iter.args) != 3 or step.is_static or not isinstance(st.target, N.Name):
@@ -69,7 +71,7 @@ def candidates(lw, st, step: V) -> list:
     out = []
     for s in st.body:
         if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], N.Name)
-                and isinstance(s.value, N.Call) and info.ct_path(s.value.func) == "load"):
+                and isinstance(s.value, N.Call) and info.ct_path(s.value.func) in ("load", "gather")):
             continue
         kws = {k.name: k.value for k in s.value.keywords}
         if len(s.value.args) > 3 or "memory_order" in kws or "memory_scope" in kws or (

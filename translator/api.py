@@ -256,8 +256,9 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         from .host import HOST_HELPERS_USED
         lists = any(p.kind == "list" for plan in getattr(shared, "plans", {}).values() for p in plan.params)
         used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
+        alias = any(p.same_as for plan in getattr(shared, "plans", {}).values() for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
-                                 lists=lists, tma=tma).strip("\n"))
+                                 lists=lists, tma=tma, alias=alias).strip("\n"))
     else:
         from .host import HOST_HELPERS_USED
         if "cdiv" in HOST_HELPERS_USED:       # a host-only module (no kernels) using ct.cdiv

@@ -93,6 +93,15 @@ class FunctionLowerer(ExpressionLowering):
         # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement
         # reshapes to drop unit axes (ops_memory._squeezed_load sets squeeze_done when it could)
         self.squeeze_request = None
+        # aliased-load reuse: tiles loaded in straight-line code, by their load code with the array
+        # written as "@" -> (array, variable holding the tile, names the load code reads); a later
+        # load of another array with the same code may take that tile when the launcher finds the
+        # two arrays to be the same memory (`<array>_IS_<other>`; see _reuse_aliased_load)
+        self.same_loads: dict = {}
+        self.aliases: dict = {}         # array parameter -> [array parameters its loads may reuse]
+        self.fd_is_kernel = False       # set for kernel bodies (helpers take no alias flags)
+        self.param_arrays: set = set()  # the kernel's array parameters
+        self.loop_depth = 0             # loops around the statement being lowered
         self.squeeze_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
@@ -116,6 +125,7 @@ class FunctionLowerer(ExpressionLowering):
     def block(self, stmts: list, depth: int):
         start = len(self.lines)
         skip = None
+        outer_loads = dict(self.same_loads)     # tiles loaded in this block do not outlive it
         for i, st in enumerate(stmts):
             if st is skip:      # the reshape a squeezed load already did
                 continue
@@ -136,6 +146,39 @@ class FunctionLowerer(ExpressionLowering):
                             self.env[n.id] = V(n.id, T.UNKNOWN)
         if len(self.lines) == start:
             self.emit(depth, "pass")
+        self.same_loads = {k: e for k, e in outer_loads.items() if self.same_loads.get(k) is e}
+
+    def _forget_loads(self, names: set):
+        """Assignments to `names` end the tiles recorded under them or read through them."""
+        if names and self.same_loads:
+            self.same_loads = {k: e for k, e in self.same_loads.items()
+                               if e[1] not in names and not (e[2] & names)}
+
+    def _reuse_aliased_load(self, name: str, v: V) -> V:
+        """`name = ct.load(B, ...)` (v) in a loop: when an earlier statement of this straight-line
+        code loaded array A with the same load code (B written for A), the tile is still in its
+        variable, and the kernel writes neither array, then B's tile is A's whenever the launcher
+        finds B and A to be the same memory (same pointer, extents, strides and dtype: TileGym's
+        MLA decoding passes its latent cache as both K and V): `v = k if V_IS_K else <load>`.
+        The loaded tiles are recorded for later loads either way."""
+        import re
+        b = v.load_of
+        pat = re.compile(rf"\b{re.escape(b)}(_shape_\d+|_stride_\d+|_TMA|_desc_\d+)?\b")
+        norm = pat.sub(r"@\1", v.code)
+        prev = self.same_loads.get(norm)
+        if prev is not None and prev[0] != b:
+            a = prev[0]
+            written = self._loop_writes(self.fd.body)
+            if a not in written and b not in written and {a, b} <= self.param_arrays:
+                others = self.aliases.setdefault(b, [])
+                if a not in others:
+                    others.append(a)
+                other = f"({v.code})" if v.prec == 0 else v.code
+                return V(f"{prev[1]} if {b}_IS_{a} else {other}", v.kind, prec=0, rank=v.rank,
+                         shape=v.shape, isint=v.isint)
+        if prev is None:
+            self.same_loads[norm] = (b, name, set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", norm)))
+        return v
 
     def _load_then_reshape(self, stmts: list, i: int):
         """(load call, static reshape target) when stmts[i] is `x = ct.load(...)` and stmts[i + 1]
@@ -203,17 +246,23 @@ class FunctionLowerer(ExpressionLowering):
             self.lines.append("")
         self._flush_comments(st.span.line, depth)
         n0 = len(self.lines)
+        if self.same_loads:
+            from .prefetch import _assigned
+            self._forget_loads(_assigned([st]))
         fn = getattr(self, "st_" + type(st).__name__, None)
         if fn is None:
             kind = getattr(st, "kind", type(st).__name__)
             self.fail("C2T103", f"statement `{kind}` is not supported in kernel code", st)
         outer, self.pre_lines = self.pre_lines, []
+        looped = isinstance(st, (N.For, N.While))
+        self.loop_depth += looped
         try:
             fn(st, depth)
             if self.pre_lines:      # e.g. a barrier the statement (or a compound header) needs first
                 self.lines[n0:n0] = ["    " * depth + ln for ln in self.pre_lines]
         finally:
             self.pre_lines = outer
+            self.loop_depth -= looped
         tr = self._trailing(st.span.line)
         if tr and len(self.lines) > n0:
             self.lines[n0] += tr
@@ -277,6 +326,9 @@ class FunctionLowerer(ExpressionLowering):
                     self.fail("C2T103", "cannot unpack this value", t)
                 self.env[t.id] = v
             return
+        if v.load_of and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) and self.fd_is_kernel \
+                and self.loop_depth:    # (in loops, where a reused tile saves a load per iteration)
+            v = self._reuse_aliased_load(st.targets[0].id, v)
         names = [self._bind(t, v, st) for t in st.targets]
         for nm in names:
             var = self.env.get(nm)

@@ -23,12 +23,16 @@ class Param:
     rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
     tma_blocks: str = ""        # arrays on the descriptor path: their block shapes (host tuple)
+    # arrays whose tiles this array's loads may reuse when both are the same memory: one
+    # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
+    same_as: list = field(default_factory=list)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
             flat = ArrayRef.for_param(self.name, self.rank or 0).flat()
             if self.tma_blocks:
                 flat.append(f"{self.name}_TMA: tl.constexpr")
+            flat += [f"{self.name}_IS_{o}: tl.constexpr" for o in self.same_as]
             return ", ".join(flat)
         if self.kind == "list":
             return ListRef(self.name, self.rank).decl()
@@ -175,6 +179,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
     """One lowering of the kernel body (one per dual-kernel variant), with its TMA prologue."""
     from ..passes import prepare
     lw = FunctionLowerer(shared, prepare(fd), env)
+    lw.fd_is_kernel, lw.param_arrays = True, {p.name for p in plan.params if p.kind == "array"}
     consts = {p.name for p in plan.params if p.kind == "constexpr"}
     cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in plan.params if p.kind == "array"})
     lw.tma = TmaPlan(cands, consts) if cands else None
@@ -188,6 +193,10 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         shared.reporter.items.append(e.diag)
         return ["    pass"]
     plan.written |= lw.all_written
+    for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)
+        for other in lw.aliases.get(kp.name, []):
+            if other not in kp.same_as:
+                kp.same_as.append(other)
     if lw.tma is not None and lw.tma.descs:
         lines = _add_tma_prologue(plan, lw.tma, lines)
     return lines

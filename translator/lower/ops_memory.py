@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import registry
 from . import types as T
 from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _static_tuple)
-from .types import V, paren
+from .types import ArrayRef, V, paren
 
 # ---------------------------------------------------------------- memory
 def op_load(lw, call, args):
@@ -13,6 +13,14 @@ def op_load(lw, call, args):
     if is_ordered(lw, args):          # memory_order=RELAXED/ACQUIRE
         return ordered_load(lw, call, args)
     arr = _array(lw, args, "array", "load", call)
+    v = _tile_load(lw, call, args, arr)
+    if v.kind == T.TILE and arr.flat() == ArrayRef.for_param(arr.ptr, arr.rank).flat() \
+            and not arr.from_list:
+        v.load_of = arr.ptr      # a tile of a whole array parameter (kernel.py: aliased-load reuse)
+    return v
+
+
+def _tile_load(lw, call, args, arr):
     _hints(lw, "load", args, call)
     shape = _static_tuple(lw, _req(lw, "load", args, "shape", call), "load `shape`", call)
     rank = arr.rank

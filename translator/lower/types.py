@@ -102,6 +102,7 @@ class V:
     known: bool = False             # `value` holds the python value of a static
     shape: Optional[list] = None    # tile shape as constexpr source expressions, when known
     isint: bool = False             # an integer *tensor* in every mode (program ids, int aranges...)
+    load_of: Optional[str] = None   # a ct.load tile of this array parameter (aliased-load reuse)
 
     @property
     def is_static(self) -> bool:

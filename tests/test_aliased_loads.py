@@ -8,29 +8,7 @@ import pytest
 import torch
 
 from kernel_util import build, compile_sm90, translate
-
-MLA_LIKE = """
-@ct.kernel
-def attn_t(Q, K, V, O, TN: ConstInt, D: ConstInt, H: ConstInt, S: ConstInt):
-    b = ct.bid(0)
-    q = ct.load(Q, index=(b, 0, 0), shape=(1, D, H))
-    q = ct.reshape(q, (D, H))
-    acc = ct.zeros((D, H), dtype=ct.float32)
-    for n in range(S // TN):
-        k = ct.load(K, index=(b, n, 0), shape=(1, TN, D))
-        k = ct.reshape(k, (TN, D))
-        s = ct.mma(k, q, ct.zeros((TN, H), dtype=ct.float32))
-        v = ct.load(V, index=(n, b, 0), shape=(TN, 1, D), order=(1, 0, 2))
-        v = ct.reshape(v, (TN, D))
-        v = ct.transpose(v)
-        acc = ct.mma(v, ct.astype(s, Q.dtype), acc)
-    ct.store(O, index=(b, 0, 0), tile=ct.reshape(ct.astype(acc, O.dtype), (1, D, H)))
-
-def run(q, k, v):
-    o = torch.empty_like(q)
-    ct.launch(torch.cuda.current_stream(), (q.shape[0],), attn_t, (q, k, v, o, 64, 64, 16, k.shape[1]))
-    return o
-"""
+from test_squeeze_loads import MLA_LIKE   # K and V loaded at the same index each iteration
 
 
 def _mla_inputs(seed=0):

@@ -135,3 +135,30 @@ def test_aliased_launch_loads_one_tile_less_for_sm90(tmp_path):
                                           f"torch.randn(2, 256, 64, {h})", tmp_path)
     copies = lambda out: int(out.split("cp_async16=")[1].split()[0])      # noqa: E731
     assert copies(aliased) < copies(apart), (aliased, apart)
+
+
+BATCHED = """
+@ct.kernel
+def pair_sum(A, B, Y, T: ConstInt):
+    for j in range(2):
+        a = ct.load(A, index=(ct.bid(0) * 2 + j,), shape=(T,))
+        b = ct.load(B, index=(ct.bid(0) * 2 + j,), shape=(T,))
+        ct.store(Y, index=(ct.bid(0) * 2 + j,), tile=a + b)
+
+def sums(xs, ys, outs):
+    for x, y, o in zip(xs, ys, outs):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 32),), pair_sum, (x, y, o, 16))
+"""
+
+
+def test_batched_launches_carry_one_flag_per_launch(tmp_path):
+    """A host loop's launches run four per launch (batched twin); each slot has its own `B_IS_A`."""
+    code = translate(BATCHED).code
+    assert "B_0, B_0_shape_0, B_0_stride_0, B_0_IS_A: tl.constexpr," in code
+    mod = build(BATCHED, tmp_path)
+    xs = [torch.randn(n) for n in (64, 40, 96, 33, 70)]
+    ys = [xs[0], torch.randn(40), xs[2], torch.randn(33), xs[4]]        # launches 0, 2, 4 aliased
+    outs = [torch.empty_like(x) for x in xs]
+    mod.sums(xs, ys, outs)
+    for x, y, o in zip(xs, ys, outs):
+        torch.testing.assert_close(o, x + y)

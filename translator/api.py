@@ -198,7 +198,7 @@ def _batch_slots(plan) -> dict:
         for s in range(4):
             if p.kind == "array":
                 names = ArrayRef.for_param(f"{p.name}_{s}", p.rank or 0).flat()
-                flags = [f"{p.name}_{s}_TMA"] if p.tma_blocks else []
+                flags = ([f"{p.name}_{s}_TMA"] if p.tma_blocks else []) + [f"{p.name}_{s}_IS_{o}" for o in p.same_as]
                 d.append(", ".join(names + [f + ": tl.constexpr" for f in flags]))
                 a.append(", ".join(names + flags))
             else:

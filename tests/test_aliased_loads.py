@@ -98,6 +98,24 @@ def test_no_reuse_where_the_tile_could_differ(between, bidx, store, why):
     assert "_IS_" not in code, why
 
 
+HELPER = """
+def touch(X, i, T):
+    ct.store(X, index=(i, 0), tile=ct.zeros((T, 8), dtype=ct.float32))
+
+"""
+
+
+@pytest.mark.parametrize("store, why", [
+    ("touch(B, i, T)", "a module function gets B (it may store to it)"),
+    ("bv = B.tiled_view((T, 8))\n        bv.store((i, 0), a)", "B stored to through a tiled view"),
+    ("bv = B.tiled_view((T, 8))\n        bv.atomic_store_add((i, 0), a)", "B updated through a tiled view"),
+])
+def test_no_reuse_when_the_kernel_may_write_either_array(store, why):
+    res = translate((HELPER if "touch" in store else "") + _rows(store=store))
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "_IS_" not in res.code, why
+
+
 def test_no_reuse_outside_loops_or_out_of_a_nested_block():
     straight = """
 @ct.kernel

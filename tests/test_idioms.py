@@ -226,16 +226,8 @@ def test_dot_kernel_launch_retries_with_fewer_stages_when_shared_memory_runs_out
     """A tile config that needs more shared memory than the GPU has at Triton's default pipelining
     depth compiles again with fewer stages, remembered per Constant arguments."""
     import triton
-    mod = build("""
-    @ct.kernel
-    def mm(a, b, c, T: ConstInt):
-        acc = ct.mma(ct.load(a, index=(0, 0), shape=(T, T)), ct.load(b, index=(0, 0), shape=(T, T)),
-                     ct.zeros((T, T), dtype=ct.float32))
-        ct.store(c, index=(0, 0), tile=acc)
-
-    def run(a, b, c, t):
-        ct.launch(torch.cuda.current_stream(), (1,), mm, (a, b, c, t))
-    """, tmp_path)
+    from test_spill_retry import SRC as ONE_DOT     # one T x T dot tile (mm) and its host `run`
+    mod = build(ONE_DOT, tmp_path)
     tried = []
 
     class FakeKernel:

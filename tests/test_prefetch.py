@@ -86,6 +86,25 @@ def test_prefetched_gather_loop_computes_the_same(tmp_path, rows, cols, t, progr
     torch.testing.assert_close(mod.run(x, t, programs), torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("store", [
+    "xv = x.tiled_view((TM, TN))\n        xv.store((t, 0), xt)",
+    "touch(x, t, TM, TN)",
+])
+def test_no_prefetch_of_an_array_the_kernel_may_write(store):
+    """A store through a tiled view, or in a module function the array is passed to, could change
+    the next iteration's tile: no prefetch."""
+    src = ("""
+def touch(X, t, TM, TN):
+    ct.store(X, index=(t, 0), tile=ct.zeros((TM, TN), dtype=ct.float32))
+
+""" if "touch" in store else "") + ROWS.replace("        ct.store(y, index=(t, 0), tile=ct.astype(xt * s, y.dtype))",
+                   "        ct.store(y, index=(t, 0), tile=ct.astype(xt * s, y.dtype))\n        " + store)
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    body = res.code.split("def rows_k(")[1]
+    assert "xt_next" not in body and "xt_prefetch" not in body
+
+
 def test_non_contiguous_input(tmp_path):
     mod = build(ROWS, tmp_path)
     x = torch.randn(40, 23)[::2, :20]

@@ -154,7 +154,7 @@ class FunctionLowerer(ExpressionLowering):
             self.same_loads = {k: e for k, e in self.same_loads.items()
                                if e[1] not in names and not (e[2] & names)}
 
-    def _reuse_aliased_load(self, name: str, v: V) -> V:
+    def _reuse_aliased_load(self, name: str, v: V, depth: int) -> V:
         """`name = ct.load(B, ...)` (v) in a loop: when an earlier statement of this straight-line
         code loaded array A with the same load code (B written for A), the tile is still in its
         variable, and the kernel writes neither array, then B's tile is A's whenever the launcher
@@ -174,6 +174,8 @@ class FunctionLowerer(ExpressionLowering):
                 if a not in others:
                     others.append(a)
                 other = f"({v.code})" if v.prec == 0 else v.code
+                self.emit(depth, f"# when the launcher finds {b} and {a} to be the same memory "
+                                 f"(`{b}_IS_{a}`), this tile is `{prev[1]}`")
                 return V(f"{prev[1]} if {b}_IS_{a} else {other}", v.kind, prec=0, rank=v.rank,
                          shape=v.shape, isint=v.isint)
         if prev is None:
@@ -328,7 +330,7 @@ class FunctionLowerer(ExpressionLowering):
             return
         if v.load_of and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) and self.fd_is_kernel \
                 and self.loop_depth:    # (in loops, where a reused tile saves a load per iteration)
-            v = self._reuse_aliased_load(st.targets[0].id, v)
+            v = self._reuse_aliased_load(st.targets[0].id, v, depth)
         names = [self._bind(t, v, st) for t in st.targets]
         for nm in names:
             var = self.env.get(nm)
@@ -612,21 +614,46 @@ class FunctionLowerer(ExpressionLowering):
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
 
     def _loop_writes(self, body):
-        """Arrays a loop body stores to: a read at the top of the next iteration follows them."""
+        """Arrays `body` may store to: a read at the top of a loop's next iteration follows them,
+        and a load of them may not move (prefetch) nor be shared (aliased-load reuse). Counted:
+        ct.store/scatter/atomics (their array comes first), `view.store(...)` and
+        `view.atomic_*(...)` of a tiled view, and, not knowing what they do, every array passed to
+        a module or local function."""
         from .arrays import walk
         names = set()
+        # names bound in `body` (not yet in env while a loop header is lowered): a view made there
+        # (`v = A.tiled_view(...)`) stands for its array
+        bound = {}
         for n in walk(body):
-            if isinstance(n, N.Call) and n.args and isinstance(n.args[0], (N.Name, N.Subscript)):
-                path = self.s.info.ct_path(n.func)
-                if path in ("store", "scatter") or (path or "").startswith("atomic_"):
-                    a = n.args[0]
-                    if isinstance(a, N.Subscript):      # ct.store(Cs[g], ...)
-                        a = a.value
-                        if not isinstance(a, N.Name):
-                            continue
-                    v = self.env.get(a.id)
-                    if v is not None and v.kind == T.ARRAY:
-                        names.add(self._root(v.array))
-                    elif v is not None and v.kind == T.LIST:
-                        names.add(v.value.name)
+            if isinstance(n, N.Assign):
+                for t in n.targets:
+                    if isinstance(t, N.Name):
+                        bound.setdefault(t.id, []).append(n.value)
+
+        def add(node, seen=()):
+            if isinstance(node, N.Subscript):       # ct.store(Cs[g], ...)
+                node = node.value
+            if not isinstance(node, N.Name):
+                return
+            v = self.env.get(node.id)
+            if v is not None and v.kind == T.LIST:
+                names.add(v.value.name)
+            elif v is not None and getattr(v, "array", None) is not None:
+                names.add(self._root(v.array))
+            elif node.id in bound and node.id not in seen:
+                for value in bound[node.id]:        # `v = A.tiled_view(...)`, `v = A`
+                    base = value.func.value if isinstance(value, N.Call) and isinstance(value.func, N.Attr) \
+                        else value
+                    add(base, (*seen, node.id))
+        for n in walk(body):
+            if not isinstance(n, N.Call):
+                continue
+            path = self.s.info.ct_path(n.func) or ""
+            if path in ("store", "scatter", "store_advanced_indexing") or path.startswith("atomic_"):
+                add(n.args[0] if n.args else None)
+            elif isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
+                add(n.func.value)
+            elif isinstance(n.func, N.Name) and (n.func.id in self.s.info.functions or n.func.id in self.local_funcs):
+                for a in list(n.args) + [k.value for k in n.keywords]:
+                    add(a)
         return names

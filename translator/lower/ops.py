@@ -273,7 +273,7 @@ def op_full(lw, call, args):
     dt = _dtype(lw, args, "dtype", "full", call)
     val = _req(lw, "full", args, "fill_value", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
+    lw.s.note_tile(_shape_codes(shape))
     return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32,
              shape=_shape_codes(shape))
 
@@ -282,7 +282,7 @@ def op_zeros(lw, call, args):
     shape = _req(lw, "zeros", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "zeros", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
+    lw.s.note_tile(_shape_codes(shape))
     return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 
@@ -290,7 +290,7 @@ def op_ones(lw, call, args):
     shape = _req(lw, "ones", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "ones", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile([e.code for e in shape.elts] if shape.kind == T.TUPLE else [shape.code])
+    lw.s.note_tile(_shape_codes(shape))
     return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
 
 

@@ -39,11 +39,12 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T109": (ERROR, "wrong number of arguments",
                "check the call against the cuTile signature"),
     "C2T201": (WARNING, "kernel hint has no Triton equivalent and was dropped",
-               "Triton has no such launch option; the launcher picks num_warps from the tile sizes and "
+               "nothing to change for correctness; the launcher picks num_warps from the tile sizes and "
                "num_stages from shared memory and register spills (edit them in the generated launcher "
                "to tune further)"),
     "C2T202": (INFO, "scheduling hint dropped",
-               "latency/allow_tma hints do not change results; Triton picks its own pipelining"),
+               "latency/allow_tma hints do not change results; Triton pipelines loads itself and the "
+               "launcher decides where tensor descriptors are used (C2T_TMA)"),
     "C2T203": (INFO, "approximate math mode: Triton's fast form is used",
                "results may differ from cuTile in the last bits"),
     "C2T204": (INFO, "host-side cuTile setting has no Triton equivalent and was dropped",

@@ -8,6 +8,7 @@ interpreter enforces the copy engine's alignment rules, so a launcher that let a
 through would fail these tests instead of killing a GPU context.
 """
 import os
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -39,8 +40,8 @@ def _spy(mod):
     seen = []
     real = mod._c2t_tma
 
-    def spy(a, blocks, grid=None):
-        r = real(a, blocks, grid)
+    def spy(a, blocks, grid=None, looped=True):
+        r = real(a, blocks, grid, looped)
         seen.append(r)
         return r
     mod._c2t_tma = spy
@@ -63,8 +64,9 @@ def test_generated_code_has_descriptor_prologue_and_fallback():
     assert "x_desc_0.load([i * BM, j * BN]) if x_TMA else _c2t_load_2d(" in body
     assert "y_desc_0.store([i * BM, j * BN], " in body and "if y_TMA else _c2t_store_2d(" in body
     launcher = code[code.index("def launch_scale2d"):]
-    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=grid)' in launcher
-    assert '*_c2t_array(y, 2, "y", tma=((BM, BN),), grid=grid)' in launcher
+    # one tile per program, not in a loop: the default mode keeps pointers for it (see _c2t_tma)
+    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=grid, looped=False)' in launcher
+    assert '*_c2t_array(y, 2, "y", tma=((BM, BN),), grid=grid, looped=False)' in launcher
     assert "import os" in code and "triton.set_allocator(_c2t_tma_scratch)" in code
 
 
@@ -96,9 +98,12 @@ def test_default_mode_keeps_pointers_for_cpu_tensors(tiled, mode):
 
 class _CudaLike:
     """What _c2t_tma reads of a CUDA tensor (no GPU here): a 64x64 fp16, 16-byte aligned."""
-    device = torch.device("cuda", 0)
+    is_cuda = True
     dtype = torch.float16
     shape = (64, 64)
+
+    def get_device(self):
+        return 0
 
     def element_size(self):
         return 2
@@ -113,22 +118,64 @@ class _CudaLike:
         return 1 << 20
 
 
+LOOPED = """
+@ct.kernel
+def rowsum(x, out, BM: ConstInt, BN: ConstInt):
+    i = ct.bid(0)
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(x, axis=1, shape=(BM, BN))):
+        acc += ct.astype(ct.load(x, index=(i, k), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO), ct.float32)
+    ct.store(out, index=(i, 0), tile=ct.astype(acc, out.dtype))
+"""
+
+
+def test_launcher_tells_looped_arrays_apart():
+    """An array whose tiles a loop moves is `looped` (the default), one moved once per program is not."""
+    code = translate(LOOPED).code
+    launcher = code[code.index("def launch_rowsum"):]
+    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=grid),' in launcher
+    assert '*_c2t_array(out, 2, "out", tma=((BM, BN),), grid=grid, looped=False),' in launcher
+
+
 def test_small_mode_uses_descriptors_only_below_one_program_per_sm(tiled, monkeypatch):
     """Default "small": a launch of fewer programs than SMs moves legal tiles by TMA (MLA decoding
-    B=1 is one program, B=128 128 programs); a full grid, or a META grid not known to the launcher,
-    keeps pointers."""
-    monkeypatch.setattr(tiled, "_c2t_tma_allocator", lambda: None)
-    monkeypatch.setitem(tiled._C2T_SMS, _CudaLike.device, 132)
+    B=1 is one program, B=128 128 programs) when the kernel moves them in a loop; a full grid, a
+    META grid not known to the launcher, or an array whose tiles are moved once per program keeps
+    pointers. A legal descriptor launch installs the scratch allocator."""
+    import triton
+    installed = []
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: SimpleNamespace(multi_processor_count=132))
+    monkeypatch.setattr(triton, "set_allocator", installed.append)
+    monkeypatch.setattr(tiled, "_c2t_allocation", None)
+    tiled._C2T_SMALL.clear()
     tiled._C2T_TMA_MODE = "small"
     a, blocks = _CudaLike(), ((32, 32),)
     assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (8, 16)) and tiled._c2t_tma(a, blocks, (131,))
+    assert installed and installed[0] is tiled._c2t_tma_scratch
     assert not tiled._c2t_tma(a, blocks, (132,)) and not tiled._c2t_tma(a, blocks, (12, 12))
     assert not tiled._c2t_tma(a, blocks, lambda meta: (1,)) and not tiled._c2t_tma(a, blocks, None)
+    assert not tiled._c2t_tma(a, blocks, (1,), looped=False)
     assert not tiled._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway
+    with pytest.raises(TypeError, match="grid must be a tuple"):
+        tiled._c2t_tma(a, blocks, [1])
     tiled._C2T_TMA_MODE = "auto"
     assert tiled._c2t_tma(a, blocks, (132,)) and tiled._c2t_tma(a, blocks, None)
+    assert tiled._c2t_tma(a, blocks, (1,), looped=False)
     tiled._C2T_TMA_MODE = "off"
     assert not tiled._c2t_tma(a, blocks, (1,))
+
+
+def test_legality_is_checked_per_layout(tiled, monkeypatch):
+    """The rules are cached per (dtype, extents, strides, base alignment, blocks): a tensor of the
+    same extents with other strides or a misaligned base is checked again, not served the cached
+    answer."""
+    tiled._C2T_TMA_MODE = "on"
+    a = torch.zeros(64, 64, dtype=torch.float16)
+    assert tiled._c2t_tma(a, ((32, 32),))
+    assert not tiled._c2t_tma(torch.zeros(64, 65, dtype=torch.float16)[:, :64], ((32, 32),))   # 130-byte rows
+    assert not tiled._c2t_tma(torch.zeros(64 * 64 + 1, dtype=torch.float16)[1:].view(64, 64), ((32, 32),))
+    assert not tiled._c2t_tma(a.t(), ((32, 32),))                                              # last stride 64
+    assert tiled._c2t_tma(torch.ones(64, 64, dtype=torch.float16), ((32, 32),))
 
 
 def test_unknown_mode_is_refused(monkeypatch, tmp_path):

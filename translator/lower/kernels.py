@@ -23,6 +23,9 @@ class Param:
     rank: Optional[int] = 0     # arrays: None = rank unknown (used only through its pointer)
     comment: str = ""
     tma_blocks: str = ""        # arrays on the descriptor path: their block shapes (host tuple)
+    # whether one of those accesses is inside a loop: only then does C2T_TMA=small (the default)
+    # pay for making a descriptor in the kernel (_c2t_tma's `looped`)
+    tma_looped: bool = False
     # arrays whose tiles this array's loads may reuse when both are the same memory: one
     # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
     same_as: list = field(default_factory=list)
@@ -232,10 +235,13 @@ def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
     a dual kernel takes the same `<array>_TMA` flags (the union of their descriptor blocks)."""
     plan.tma = tma
     union = plan.__dict__.setdefault("_tma_blocks", {})
+    looped = plan.__dict__.setdefault("_tma_looped", set())
+    looped |= tma.looped
     for kp in plan.params:
         if kp.kind == "array" and kp.name in tma.blocks:
             seen = union.setdefault(kp.name, [])
             seen.extend(b for b in tma.blocks[kp.name] if b not in seen)
+            kp.tma_looped = kp.name in looped
             kp.tma_blocks = "(" + "".join(f"({', '.join(b)},), " if len(b) == 1 else f"({', '.join(b)}), "
                                           for b in seen).rstrip(" ") + ")"
     flags = ", ".join(f"`{kp.name}_TMA`" for kp in plan.params if kp.tma_blocks and kp.name in tma.blocks)

@@ -78,6 +78,7 @@ class TmaPlan:
     descs: dict = field(default_factory=dict)      # (array, block shape, padding) -> descriptor name
     lines: list = field(default_factory=list)      # the prologue, one line per descriptor
     blocks: dict = field(default_factory=dict)     # array -> [block shape (source texts)]
+    looped: set = field(default_factory=set)       # arrays with a descriptor access inside a loop
 
     def flag(self, arr) -> str:
         return f"{arr.ptr}_TMA"
@@ -95,6 +96,8 @@ class TmaPlan:
         padding = "zero" if kind == "store" else _PADDING.get(pad)
         if padding is None:
             return None
+        if getattr(lw, "loop_depth", 0):
+            self.looped.add(name)
         key = (name, tuple(shape), padding)
         if key not in self.descs:
             r = arr.rank

@@ -178,10 +178,11 @@ def _c2t_tensor(a, name):
     return a
 
 
-def _c2t_array(a, rank, name, tma=None, grid=None):
+def _c2t_array(a, rank, name, tma=None, grid=None, looped=True):
     """An Array argument as pointer, extents and strides (in elements); with `tma` (the
     block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
-    the launch's grid, None when not known here)."""
+    the launch's grid, None when not known here; `looped`: whether the kernel moves tiles of it
+    inside a loop)."""
     if type(a) is not torch.Tensor:
         a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
@@ -189,7 +190,7 @@ def _c2t_array(a, rank, name, tma=None, grid=None):
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid))
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid, looped))
     return (a, *a.shape, *a.stride())
 
 
@@ -223,11 +224,14 @@ def _c2t_num_warps(elements, dot=False):
 
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
 # - "small" (the default): for CUDA tensors that pass the checks below, in launches of fewer
-#   programs than the GPU has SMs. There each program's own load rate bounds the kernel, and the
-#   copy engine feeds a program better than its threads' masked loads do (H200, TileGym MLA
-#   decoding B=1, one program: 223 -> 183 us; B=128, 128 programs: device time 0.85 -> 0.90 of
-#   cuTile's; docs/gpu-runs/lists-2026-11-29.md), while full grids ran no faster with descriptors
-#   (matmul) or slower (transposes 0.3-0.7x: docs/gpu-runs/sweep-2026-11-29.md);
+#   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
+#   program's own load rate bounds the kernel, and the copy engine feeds a program better than its
+#   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
+#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/lists-2026-11-29.md), while
+#   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
+#   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
+#   docs/gpu-runs/host-tma-2026-11-29.md);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
@@ -236,33 +240,28 @@ if _C2T_TMA_MODE not in ("small", "auto", "on", "off"):
 _C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
                    torch.int16, torch.int32, torch.int64,
                    *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
-_C2T_SMS = {}
+_C2T_SMALL = {}             # (grid, device index) -> fewer programs than SMs
+_C2T_TMA_LEGAL = {}         # (dtype, extents, strides, base % 16, blocks) -> the copy engine's rules hold
 
 
 def _c2t_small_grid(grid, device):
     """Whether a launch grid (a tuple; a META grid is not known here) has fewer programs than
-    `device` has SMs."""
+    device `device` (an index) has SMs."""
     if grid is None or callable(grid):
         return False
-    n = 1
-    for g in _c2t_grid(grid):
-        n *= g
-    sms = _C2T_SMS.get(device)
-    if sms is None:
-        sms = _C2T_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return n < sms
+    small = _C2T_SMALL.get((_c2t_grid(grid), device))
+    if small is None:
+        n = 1
+        for g in grid:
+            n *= g
+        if len(_C2T_SMALL) >= 4096:
+            _C2T_SMALL.clear()
+        small = _C2T_SMALL[(grid, device)] = n < torch.cuda.get_device_properties(device).multi_processor_count
+    return small
 
 
-def _c2t_tma(a, blocks, grid=None):
-    """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
-    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
-    context, so anything not proven legal here keeps the masked-pointer specialization."""
-    if _C2T_TMA_MODE == "off":
-        return False
-    if a.device.type != "cuda" and _C2T_TMA_MODE != "on":
-        return False
-    if _C2T_TMA_MODE == "small" and (a.device.type != "cuda" or not _c2t_small_grid(grid, a.device)):
-        return False
+def _c2t_tma_legal(a, blocks):
+    """The copy engine's rules on tensor `a` and the block shapes `blocks`."""
     size = a.element_size()
     if a.dtype not in _C2T_TMA_DTYPES or a.numel() == 0 or max(a.shape) >= 2 ** 31:
         return False
@@ -270,28 +269,45 @@ def _c2t_tma(a, blocks, grid=None):
         return False
     if any(s <= 0 or s * size % 16 or s * size >= 2 ** 40 for s in a.stride()[:-1]):
         return False
-    if any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks):
+    return not any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks)
+
+
+def _c2t_tma(a, blocks, grid=None, looped=True):
+    """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
+    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
+    context, so anything not proven legal here keeps the masked-pointer specialization. The
+    rules are checked once per layout (dtype, extents, strides, base alignment), since this runs
+    on every launch."""
+    mode = _C2T_TMA_MODE
+    if mode == "off":
         return False
-    if a.device.type == "cuda":
-        _c2t_tma_allocator()
-    return True
+    if not a.is_cuda:
+        if mode != "on":
+            return False
+    elif mode == "small" and not (looped and _c2t_small_grid(grid, a.get_device())):
+        return False
+    key = (a.dtype, a.shape, a.stride(), a.data_ptr() & 15, blocks)
+    legal = _C2T_TMA_LEGAL.get(key)
+    if legal is None:
+        if len(_C2T_TMA_LEGAL) >= 4096:
+            _C2T_TMA_LEGAL.clear()
+        legal = _C2T_TMA_LEGAL[key] = _c2t_tma_legal(a, blocks)
+    if legal and a.is_cuda and (_c2t_allocation is None or
+                                isinstance(_c2t_allocation._allocator.get(), _c2t_allocation.NullAllocator)):
+        triton.set_allocator(_c2t_tma_scratch)  # descriptors need scratch memory: see below
+    return legal
 
 
 def _c2t_tma_scratch(size, alignment, stream):
+    """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
+    for: _c2t_tma installs this CUDA one unless the program set its own."""
     return torch.empty(size, dtype=torch.int8, device="cuda")
 
 
-def _c2t_tma_allocator():
-    """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
-    for; install a CUDA one unless the program set its own."""
-    try:
-        from triton.runtime import _allocation
-        current = _allocation._allocator.get()
-        if not isinstance(current, _allocation.NullAllocator):
-            return
-    except (ImportError, AttributeError):
-        pass
-    triton.set_allocator(_c2t_tma_scratch)
+try:
+    from triton.runtime import _allocation as _c2t_allocation
+except ImportError:     # another Triton layout: set the allocator on every descriptor launch
+    _c2t_allocation = None
 
 
 @triton.jit
@@ -338,8 +354,8 @@ def launch_scale_t(grid, x, y, TM, TN, transpose, *, stream=None):
     with _c2t_stream(stream):
         _c2t_run(
             kernel, grid, (
-                *_c2t_array(x, 2, "x", tma=((TN, TM), (TM, TN),), grid=grid),
-                *_c2t_array(y, 2, "y", tma=((TM, TN),), grid=grid),
+                *_c2t_array(x, 2, "x", tma=((TN, TM), (TM, TN),), grid=grid, looped=False),
+                *_c2t_array(y, 2, "y", tma=((TM, TN),), grid=grid, looped=False),
                 TM,
                 TN,
             ),

@@ -1,0 +1,114 @@
+"""GPU experiment (not part of the product): what one kernel launch costs the host, per layer, for
+the launches a suite entry makes. The entry is called once on each side with the launches
+recorded; then each recorded launch is replayed alone, N times back to back, and the host time per
+launch (before the synchronize) is printed for:
+
+  cuTile    ct.launch(stream, grid, kernel, args)              cuTile's whole launch
+  c2t_run   _c2t_run(kernel, grid, args, **options)            the translation's cached launch path
+  triton    kernel[grid](*args, **options)                     Triton's own dispatch
+  raw       compiled.run(grid, stream, function, ..., *args)   Triton's C launcher alone
+
+and, for the whole entry call, host time per call on each side (profile_split's `host`), so that
+entry - launches = the host code around the launches (TileGym's, and the launcher's argument
+flattening on the Triton side).
+
+    python tests/gpu/probe_launch_cost.py tg_mla_decoding:3 tg_flash_decode:0 ex_vector_add:0
+"""
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, ".")
+sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
+from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from translator.harness.runner import clone_args  # noqa: E402
+from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
+                                      select_dtypes, set_cuda_allocator)
+
+N = 300
+
+
+def host_us(fn, n=N):
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    host = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    return host
+
+
+def record_cutile(fn):
+    import cuda.tile as ct
+    seen, real = [], ct.launch
+
+    def rec(stream, grid, kernel, args):
+        seen.append((stream, grid, kernel, args))
+        return real(stream, grid, kernel, args)
+    ct.launch = rec
+    try:
+        fn()
+    finally:
+        ct.launch = real
+    return seen, real
+
+
+def record_triton(fn):
+    mods = [m for m in list(sys.modules.values()) if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED")]
+    seen, reals = [], {}
+    for m in mods:
+        real = reals[m] = m._c2t_run
+
+        def rec(kernel, grid, args, _real=real, **options):
+            seen.append((_real, kernel, grid, args, options))
+            return _real(kernel, grid, args, **options)
+        m._c2t_run = rec
+    try:
+        fn()
+    finally:
+        for m, real in reals.items():
+            m._c2t_run = real
+    return seen
+
+
+def main():
+    set_cuda_allocator("cuda")
+    raise_cutile_compiler_timeout()
+    for arg in sys.argv[1:]:
+        name, _, which = arg.partition(":")
+        entry = next(e for e in C2T_SUITE if e["name"] == name)
+        path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
+                                                                 "tilegym"))
+        orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
+        dt = select_dtypes(sp, entry.get("dtypes"))[0]
+        cases = sp.bench_cases if not which else [sp.bench_cases[int(which)]]
+        for case in cases:
+            args = make_args(sp, case, dt, 0, "cuda")
+            print(f"== {name} {case} {str(dt)[6:]}", flush=True)
+            f0, f1 = getattr(orig, sp.entry), getattr(trans, sp.entry)
+            a0, a1 = clone_args(args), clone_args(args)
+            f0(*a0), f1(*a1)            # compiles, tuning
+            torch.cuda.synchronize()
+            print(f"  entry call   cuTile {host_us(lambda: f0(*a0)):7.1f} us | Triton {host_us(lambda: f1(*a1)):7.1f} us")
+            cu, ct_launch = record_cutile(lambda: f0(*a0))
+            for stream, grid, kernel, kargs in cu:
+                t = host_us(lambda: ct_launch(stream, grid, kernel, kargs))
+                print(f"  cuTile  {getattr(kernel, '__name__', kernel)!s:40.40s} grid {grid}: ct.launch {t:7.1f} us "
+                      f"({len(kargs)} args)")
+            for run, kernel, grid, kargs, options in record_triton(lambda: f1(*a1)):
+                t_run = host_us(lambda: run(kernel, grid, kargs, **options))
+                t_jit = host_us(lambda: kernel[grid](*kargs, **options))
+                compiled = kernel[grid](*kargs, **options)
+                g = tuple(grid) + (1,) * (3 - len(grid))
+                stream = torch.cuda.current_stream().cuda_stream
+                t_raw = host_us(lambda: compiled.run(g[0], g[1], g[2], stream, compiled.function,
+                                                     compiled.packed_metadata, None, None, None, *kargs))
+                print(f"  Triton  {kernel.__name__:40.40s} grid {grid}: c2t_run {t_run:7.1f} | triton {t_jit:7.1f} | "
+                      f"raw {t_raw:7.1f} us ({len(kargs)} args; scratch {compiled.metadata.global_scratch_size} B)")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,7 +10,8 @@ and its translation) are run 50 times back to back and measured three ways:
 
     python tests/gpu/profile_split.py tg_flash_decode:0 tg_rms_norm:0 ex_concat   (GPU)
     python tests/gpu/profile_split.py --cprofile tg_rope:0      (also: where the host time of each
-                                                                 side goes, by function)
+                                                                 side goes, by function; with
+                                                                 --cumtime: sorted by cumulative time)
     python tests/gpu/profile_split.py --first tg_group_gemm:0   (also: the translation's first call,
                                                                  compiles and config searches, profiled)
 
@@ -98,7 +99,8 @@ def main():
                       f"do_bench {bench:8.1f} us"
                       f" | {top}", flush=True)
                 if with_cprofile:
-                    print(host_profile(lambda: fn(*a)), flush=True)
+                    print(host_profile(lambda: fn(*a), sort="cumtime" if "--cumtime" in sys.argv else "tottime",
+                                       top=40 if "--cumtime" in sys.argv else 22), flush=True)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,43 @@ def test_kernels_taking_lists_of_arrays_run_without_clusters():
     assert "_c2t_hint_options(" not in res.code.split("def launch_scale_all")[1]
 
 
+TRANSPOSING = """
+@ct.kernel(num_ctas=2)
+def copy_t(x, y, T: ConstInt, TR: ct.Constant[bool]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(T, T))
+    if TR:
+        t = ct.transpose(t)
+    ct.store(y, index=(ct.bid(0), 0), tile=t)
+
+def run(x, tr):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), copy_t, (x, y, 8, tr))
+    return y
+"""
+
+
+def test_variants_that_transpose_tiles_run_without_clusters(tmp_path, monkeypatch):
+    """Triton 3.6 with num_ctas=4 computed wrong results for TileGym's persistent matmul with
+    transposed operands (H200) and right ones without: a dual kernel's transposing variants drop
+    the hint, the others keep it, and a kernel that always transposes drops it, each said."""
+    res = translate(TRANSPOSING)
+    assert res.ok
+    note = [d.message for d in res.diagnostics if d.code == "C2T201"]
+    assert len(note) == 1 and "reaches only the variants that do not transpose" in note[0]
+    assert "**_c2t_hint_options(c2t_hints, num_ctas=2, clusters=(bool(TR),) not in ((True,),))," in res.code
+    mod = build(TRANSPOSING, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(16, 8)
+    torch.testing.assert_close(mod.run(x, True), torch.cat([x[:8].T, x[8:].T]))
+    assert "num_ctas" not in seen[-1]
+    torch.testing.assert_close(mod.run(x, False), x)
+    assert seen[-1]["num_ctas"] == 2
+    always = translate(TRANSPOSING.replace("    if TR:\n        t = ct.transpose(t)", "    t = ct.transpose(t)"))
+    drop = [d.message for d in always.diagnostics if d.code == "C2T201"]
+    assert len(drop) == 1 and "transposes or permutes tiles" in drop[0]
+    assert "_c2t_hint_options(" not in always.code.split("def launch_copy_t")[1]
+
+
 def _stand_in_kernel(mod, monkeypatch, fail):
     """A real (non-interpreted) JITFunction whose dispatch records the options, failing to compile
     with `fail` (an exception) when asked for a cluster."""

@@ -71,8 +71,13 @@ class KernelPlan:
     # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
     # for others, and failed to compile group_gemm (lists of arrays) for sm_90
     # (docs/gpu-runs/clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
+    # ... and Triton 3.6 computed wrong results with num_ctas=4 for TileGym's persistent matmul
+    # with transposed operands (tl.trans of loaded tiles; 333x2050x1500: 679717 of 682650 elements
+    # wrong) while the same config without transposes was exact (docs/gpu-runs/host-tma-2026-11-29.md
+    # section 5): kernels (or dual-kernel variants) that transpose or permute tiles get no clusters
     clusters: bool = True
     no_clusters_why: str = ""
+    cluster_free: list = field(default_factory=list)   # flag values of the variants without clusters
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
@@ -168,6 +173,19 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.no_clusters_why = "it has tiles or arrays of rank 3 or more"
     elif any(p.kind == "list" for p in plan.params):
         plan.no_clusters_why = "it takes lists of arrays"
+    permuting = [tuple(values[f] for f in plan.flags) for _, values, lines in plan.variants
+                 if any("tl.trans(" in ln or "tl.permute(" in ln for ln in lines)]
+    if not plan.no_clusters_why and permuting:
+        if len(permuting) == len(plan.variants):
+            plan.no_clusters_why = "it transposes or permutes tiles"
+        else:
+            plan.cluster_free = permuting
+            if "num_ctas" in plan.hints:
+                kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")
+                rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` reaches only the "
+                                  f"variants that do not transpose or permute tiles: Triton 3.6's num_ctas "
+                                  f"(CTA clusters) computed wrong results for those that do", kw.span,
+                        "nothing to do; the other variants run without clusters")
     plan.clusters = not plan.no_clusters_why
     if "num_ctas" in plan.hints and not plan.clusters:
         kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")

@@ -228,13 +228,15 @@ _C2T_CLUSTERS = os.environ.get("C2T_NUM_CTAS", "1") != "0"
 _C2T_CLUSTER_DEVICES = {}
 
 
-def _c2t_hint_options(hints, **decorator):
+def _c2t_hint_options(hints, clusters=True, **decorator):
     """Launch options from cuTile kernel hints: those of replace_hints / an exhaustive_search hints
     function (`hints`) over the @ct.kernel decorator's. num_ctas > 1 becomes Triton's num_ctas on
-    GPUs that have clusters (sm_90+; cuTile configs for older GPUs use 1). occupancy, opt_level and
-    num_worker_warps have no Triton equivalent (reported at translation, C2T201/C2T204)."""
+    GPUs that have clusters (sm_90+; cuTile configs for older GPUs use 1), unless `clusters` is
+    false (a dual-kernel variant that transposes tiles, which Triton 3.6 miscompiles with clusters).
+    occupancy, opt_level and num_worker_warps have no Triton equivalent (reported at translation,
+    C2T201/C2T204)."""
     n = hints.get("num_ctas", decorator.get("num_ctas")) if hints else decorator.get("num_ctas")
-    if n is None or n == 1 or not _C2T_CLUSTERS:
+    if n is None or n == 1 or not _C2T_CLUSTERS or not clusters:
         return {}
     if not isinstance(n, int) or n < 1 or n & (n - 1):
         raise ValueError(f"num_ctas hint must be a power of two, got {n!r}")

@@ -13,9 +13,14 @@ entry - launches = the host code around the launches (TileGym's, and the launche
 flattening on the Triton side).
 
     python tests/gpu/probe_launch_cost.py tg_mla_decoding:3 tg_flash_decode:0 ex_vector_add:0
+    python tests/gpu/probe_launch_cost.py --triton-first tg_flash_decode:0   (entry calls timed in the
+                                           other order, to tell a side's cost from a process state)
+
+The thread count is printed too: a busy Python thread takes the GIL from the timed one.
 """
 import os
 import sys
+import threading
 import time
 
 import torch
@@ -77,7 +82,8 @@ def record_triton(fn):
 def main():
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()
-    for arg in sys.argv[1:]:
+    triton_first = "--triton-first" in sys.argv
+    for arg in [a for a in sys.argv[1:] if not a.startswith("--")]:
         name, _, which = arg.partition(":")
         entry = next(e for e in C2T_SUITE if e["name"] == name)
         path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
@@ -92,7 +98,12 @@ def main():
             a0, a1 = clone_args(args), clone_args(args)
             f0(*a0), f1(*a1)            # compiles, tuning
             torch.cuda.synchronize()
-            print(f"  entry call   cuTile {host_us(lambda: f0(*a0)):7.1f} us | Triton {host_us(lambda: f1(*a1)):7.1f} us")
+            if triton_first:
+                t1, t0 = host_us(lambda: f1(*a1)), host_us(lambda: f0(*a0))
+            else:
+                t0, t1 = host_us(lambda: f0(*a0)), host_us(lambda: f1(*a1))
+            print(f"  entry call   cuTile {t0:7.1f} us | Triton {t1:7.1f} us ({'Triton' if triton_first else 'cuTile'} "
+                  f"timed first; threads: {', '.join(t.name for t in threading.enumerate())})")
             cu, ct_launch = record_cutile(lambda: f0(*a0))
             for stream, grid, kernel, kargs in cu:
                 t = host_us(lambda: ct_launch(stream, grid, kernel, kargs))

@@ -133,12 +133,14 @@ _C2T_COMPILED = {}
 _C2T_COMPILED_MAX = 4096    # many distinct scalar values (a seed per call) must not grow it forever
 _C2T_MISSING = object()
 _C2T_TENSOR_AT = {}         # argument types -> positions of the tensors among them
+_C2T_JIT = triton.runtime.jit.JITFunction
 
 
 def _c2t_run(kernel, grid, args, **options):
     """kernel[grid](*args, **options), through the cache of compiled kernels above."""
-    grid = _c2t_grid(grid)
-    if not _C2T_FAST_LAUNCH or type(kernel) is not triton.runtime.jit.JITFunction or kernel.pre_run_hooks:
+    if type(grid) is not tuple or not 0 < len(grid) < 4:
+        grid = _c2t_grid(grid)      # raises the error
+    if not _C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
         return kernel[grid](*args, **options)
     device = triton.runtime.driver.active.get_current_device()
     try:
@@ -167,7 +169,8 @@ def _c2t_run(kernel, grid, args, **options):
             _C2T_COMPILED[key] = (kernel, cached)
         return compiled
     for (name, _), (value, scope) in kernel.used_global_vals.items():
-        if scope.get(name, _C2T_MISSING) != value:      # a global the kernel read has changed:
+        now = scope.get(name, _C2T_MISSING)
+        if now is not value and now != value:           # a global the kernel read has changed:
             return kernel[grid](*args, **options)       # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)

@@ -103,12 +103,14 @@ _C2T_COMPILED = {}
 _C2T_COMPILED_MAX = 4096    # many distinct scalar values (a seed per call) must not grow it forever
 _C2T_MISSING = object()
 _C2T_TENSOR_AT = {}         # argument types -> positions of the tensors among them
+_C2T_JIT = triton.runtime.jit.JITFunction
 
 
 def _c2t_run(kernel, grid, args, **options):
     """kernel[grid](*args, **options), through the cache of compiled kernels above."""
-    grid = _c2t_grid(grid)
-    if not _C2T_FAST_LAUNCH or type(kernel) is not triton.runtime.jit.JITFunction or kernel.pre_run_hooks:
+    if type(grid) is not tuple or not 0 < len(grid) < 4:
+        grid = _c2t_grid(grid)      # raises the error
+    if not _C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
         return kernel[grid](*args, **options)
     device = triton.runtime.driver.active.get_current_device()
     try:
@@ -137,7 +139,8 @@ def _c2t_run(kernel, grid, args, **options):
             _C2T_COMPILED[key] = (kernel, cached)
         return compiled
     for (name, _), (value, scope) in kernel.used_global_vals.items():
-        if scope.get(name, _C2T_MISSING) != value:      # a global the kernel read has changed:
+        now = scope.get(name, _C2T_MISSING)
+        if now is not value and now != value:           # a global the kernel read has changed:
             return kernel[grid](*args, **options)       # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
@@ -210,7 +213,7 @@ def _c2t_span(t):
         return None
     size, ptr = t.element_size(), t.data_ptr()
     if t.is_contiguous():
-        return (t.get_device(), ptr, ptr + n * size)
+        return (t.get_device(), ptr, ptr + n * size)     # (get_device: -1 for CPU tensors)
     lo = hi = 0
     for d, s in zip(t.shape, t.stride()):
         lo, hi = lo + min(0, (d - 1) * s), hi + max(0, (d - 1) * s)
@@ -234,13 +237,19 @@ class _C2TBatch:
         if self.pending and stream is not self.stream:
             self.flush()
         self.stream = stream
-        arrays = [args[i] for i in self.arrays]
-        if type(grid) is not tuple or grid[1:] not in ((), (1,), (1, 1)) or not grid \
-                or not all(isinstance(a, torch.Tensor) for a in arrays):
+        spans = None
+        if type(grid) is tuple and grid and grid[1:] in ((), (1,), (1, 1)):
+            spans = []                                          # once per launch, not per pair
+            for i in self.arrays:
+                a = args[i]
+                if not isinstance(a, torch.Tensor):
+                    spans = None
+                    break
+                spans.append(_c2t_span(a))
+        if spans is None:
             self.flush()
             self.launch(grid, *args, stream=stream)
             return
-        spans = [_c2t_span(a) for a in arrays]                 # once per launch, not per pair
         launch = (grid, args, tuple(args[i] for i in self.consts), spans, [spans[k] for k in self.written])
         if self.pending and not self._joins(launch):
             self.flush()
@@ -330,10 +339,11 @@ def add_k_batch4(
 def launch_add_k_batch4(launches, *, stream=None):
     """Run up to four `({grid}, args)` launches of `add_k` (1-D grids, equal Constant
     arguments, checked by _C2TBatch) as one launch of `add_k_batch4`."""
-    flat = []
+    flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, c, T) in launches:
+        programs = max(programs, grid[0])
         flat += [
-            _c2t_grid(grid)[0],
+            grid[0],
             *_c2t_array(src, 1, "src"),
             *_c2t_array(dst, 1, "dst"),
             c,
@@ -343,7 +353,7 @@ def launch_add_k_batch4(launches, *, stream=None):
     src, dst, c, T = launches[0][1]
     with _c2t_stream(stream):
         _c2t_run(
-            add_k_batch4, (max(_c2t_grid(g)[0] for g, _ in launches), len(launches)), (
+            add_k_batch4, (programs, len(launches)), (
                 *flat,
                 T,
             ),

@@ -244,6 +244,11 @@ def test_variants_that_transpose_tiles_run_without_clusters(tmp_path, monkeypatc
     drop = [d.message for d in always.diagnostics if d.code == "C2T201"]
     assert len(drop) == 1 and "transposes or permutes tiles" in drop[0]
     assert "_c2t_hint_options(" not in always.code.split("def launch_copy_t")[1]
+    # a transpose inside a helper the kernel calls counts too
+    helper = translate("def flip(t):\n    return ct.transpose(t)\n\n" + TRANSPOSING.replace(
+        "        t = ct.transpose(t)", "        t = flip(t)"))
+    assert any(d.code == "C2T201" and "transposes or permutes tiles" in d.message for d in helper.diagnostics)
+    assert "_c2t_hint_options(" not in helper.code.split("def launch_copy_t")[1]
 
 
 def _stand_in_kernel(mod, monkeypatch, fail):

@@ -70,6 +70,8 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
             s.helper_order.append(fd.name)
         else:
             s.add_def(emit_name, lambda _n: code)
+    if getattr(plan, "permutes", False):
+        lw.permutes_tiles = True
     flat = []
     for a in all_args:
         if a.kind in BIND_ONLY:
@@ -119,9 +121,15 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     finally:
         s._helper_depth = depth
     plan.params = out_params
+    plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True
+
+
+def permutes_tiles(lines: list) -> bool:
+    """Whether lowered lines transpose or permute a tile (kernels that do get no CTA clusters)."""
+    return any("tl.trans(" in ln or "tl.permute(" in ln for ln in lines)
 
 
 def _param_elts(name, a: V):

@@ -102,6 +102,7 @@ class FunctionLowerer(ExpressionLowering):
         self.fd_is_kernel = False       # set for kernel bodies (helpers take no alias flags)
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
+        self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
         self.squeeze_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops

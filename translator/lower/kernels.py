@@ -156,11 +156,13 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     shared.tile_shapes, shared.has_dot = [], False
     plan.flags = _layout_flags(fd, info)
     combos = list(itertools.product((True, False), repeat=len(plan.flags)))
+    permuting = []      # per variant: whether it (or a helper it calls) transposes or permutes tiles
     for values in combos:
         venv = dict(env)
         for flag, val in zip(plan.flags, values):
             venv[flag] = V(str(val), T.STATIC, value=val, known=True)
         lines = _lower(shared, fd, venv, plan)
+        permuting.append(plan.__dict__.pop("_permutes", False))
         name = fd.name if not plan.flags else fd.name + "".join(
             f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
@@ -173,8 +175,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.no_clusters_why = "it has tiles or arrays of rank 3 or more"
     elif any(p.kind == "list" for p in plan.params):
         plan.no_clusters_why = "it takes lists of arrays"
-    permuting = [tuple(values[f] for f in plan.flags) for _, values, lines in plan.variants
-                 if any("tl.trans(" in ln or "tl.permute(" in ln for ln in lines)]
+    permuting = [tuple(values[f] for f in plan.flags) for (_, values, _), p in zip(plan.variants, permuting) if p]
     if not plan.no_clusters_why and permuting:
         if len(permuting) == len(plan.variants):
             plan.no_clusters_why = "it transposes or permutes tiles"
@@ -218,6 +219,8 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         for other in lw.aliases.get(kp.name, []):
             if other not in kp.same_as:
                 kp.same_as.append(other)
+    from .helpers import permutes_tiles
+    plan._permutes = lw.permutes_tiles or permutes_tiles(lines)
     if lw.tma is not None and lw.tma.descs:
         lines = _add_tma_prologue(plan, lw.tma, lines)
     return lines

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# GPU experiment (not part of the product): the open questions of docs/gpu-runs/host-tma-2026-11-29.md
+# section 7, in one device call of at most ~9 minutes (each step has its own time limit, so one
+# that hangs cannot take the others' time). Run from the project root on the GPU machine:
+#
+#     source .gpu/setup.sh; bash tests/gpu/open_questions.sh "$OUT"
+#
+# Writes OUT/open_questions.txt and OUT/matmul.tgz (the tg_matmul bench reports).
+set -u
+out="${1:-open-questions-out}"
+mkdir -p "$out"
+export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
+export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
+log="$out/open_questions.txt"
+step() {    # step SECONDS TITLE COMMAND...
+    local limit=$1 title=$2
+    shift 2
+    echo "### $title ($(date +%T), limit ${limit}s): $*" | tee -a "$log"
+    timeout "$limit" "$@" 2>&1 | grep -v -i "warn\|return is_tile" | tee -a "$log"
+}
+# 1. the transposed persistent matmul under clusters (section 5): one process per way
+for way in translator clusters no-transpose; do
+    step 60 "clusters and transposes: $way" python tests/gpu/probe_clusters_transpose.py "$way"
+done
+# 2. host cost: is the Triton side's slower host code a state of the process? (section 6)
+step 60 "launch cost, cuTile first" python tests/gpu/probe_launch_cost.py tg_flash_decode:0 tg_mla_decoding:3
+step 60 "launch cost, Triton first" python tests/gpu/probe_launch_cost.py --triton-first tg_flash_decode:0 tg_mla_decoding:3
+# 3. host-bound rows after the cached legality check and the leaner bookkeeping
+step 60 "host-bound rows" python tests/gpu/profile_split.py tg_mla_decoding:2 ex_concat:0 ex_concat:1 tg_rms_norm:0
+# 4. TileGym matmul's correctness cases and its bench rows with the fix
+step 250 "tg_matmul" python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym" \
+    --only tg_matmul --timeout 240 --out "$out/matmul"
+tar czf "$out/matmul.tgz" -C "$out" matmul && rm -rf "$out/matmul"
+echo "### done ($(date +%T))" | tee -a "$log"

@@ -6,7 +6,10 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
 - concat (examples/concat.py golden): 8 parts through the batched launcher (_C2TBatch) vs one
   launcher call per part;
 - one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
-  path (_c2t_run) with a stand-in compiled kernel.
+  path (_c2t_run) with a stand-in compiled kernel;
+- with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
+  (B=1 KV=4096) on CPU tensors, cuTile original against translation, with ct.launch and _c2t_run
+  stubbed and torch.cuda's device queries faked: the host code around the launches alone.
 Numbers depend on the machine; compare variants within one run.
 """
 import importlib.util
@@ -84,6 +87,35 @@ def launcher_cost():
     print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
 
 
+def flash_decode_host():
+    import os
+    import cuda.tile as ct
+    src = os.environ.get("TILEGYM_SRC", str(ROOT / ".corpus/src"))
+    path = Path(src) / "tilegym/ops/cutile/flash_decode.py"
+    if not path.is_file():
+        print(f"flash_decode: no TileGym at {src} (set TILEGYM_SRC)")
+        return
+    sys.path.insert(0, src)
+    torch.cuda.get_device_properties = lambda *a, **k: types.SimpleNamespace(multi_processor_count=132)
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0, device_index=0)
+    from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate
+    orig = load_module(path)
+    trans, _ = load_translated(translate(path)[0], path)
+    rebind_cutile_imports(trans)
+    ct.launch = lambda *a, **k: None
+    for m in list(sys.modules.values()):
+        if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED"):
+            m._c2t_run = lambda kernel, grid, args, **options: None
+    q = torch.randn(1, 32, 1, 128, dtype=torch.bfloat16)
+    k, v = torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16), torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16)
+    t0 = per_call_us(lambda: orig.fmha_decode(q, k, v, 0.1))
+    t1 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+    print(f"TileGym flash_decode B=1 KV=4096 host code: cuTile {t0:.1f} us, translation {t1:.1f} us "
+          f"(launches stubbed)")
+
+
 if __name__ == "__main__":
     concat_costs()
     launcher_cost()
+    flash_decode_host()

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # GPU experiment (not part of the product): the open questions of docs/gpu-runs/host-tma-2026-11-29.md
-# section 7, in one device call of at most ~9 minutes (each step has its own time limit, so one
+# section 7, in one device call of at most ~8 minutes (each step has its own time limit, so one
 # that hangs cannot take the others' time). Run from the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/open_questions.sh "$OUT"
 #
-# Writes OUT/open_questions.txt and OUT/matmul.tgz (the tg_matmul bench reports).
+# Writes OUT/open_questions.txt. (TileGym matmul's bench entry, about 4 minutes, is its own call:
+# `python -m translator.cli bench tests/gpu/suite.py --tilegym .corpus/src/tilegym --only tg_matmul`.)
 set -u
 out="${1:-open-questions-out}"
 mkdir -p "$out"
@@ -27,8 +28,6 @@ step 60 "launch cost, cuTile first" python tests/gpu/probe_launch_cost.py tg_fla
 step 60 "launch cost, Triton first" python tests/gpu/probe_launch_cost.py --triton-first tg_flash_decode:0 tg_mla_decoding:3
 # 3. host-bound rows after the cached legality check and the leaner bookkeeping
 step 60 "host-bound rows" python tests/gpu/profile_split.py tg_mla_decoding:2 ex_concat:0 ex_concat:1 tg_rms_norm:0
-# 4. TileGym matmul's correctness cases and its bench rows with the fix
-step 250 "tg_matmul" python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym" \
-    --only tg_matmul --timeout 240 --out "$out/matmul"
-tar czf "$out/matmul.tgz" -C "$out" matmul && rm -rf "$out/matmul"
+# 4. descriptors inside helper functions: flash_decode's K/V loads, hand-patched (section 4)
+step 120 "flash_decode with descriptors in its helper" python tests/gpu/probe_flash_decode_tma.py
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -94,7 +94,18 @@ def test_tensor_subclasses_are_keyed_by_dtype_and_alignment(fast):
     mod.run(p().double(), torch.zeros(64).double(), 3, 32)      # a plain tensor again, float64
     assert [e[0] for e in log] == ["triton", "fast", "triton"]
     types_seen = list(mod._C2T_TENSOR_AT)
-    assert all(mod._C2T_TENSOR_AT[t] == (0, 3) for t in types_seen) and len(types_seen) == 2
+    assert [mod._C2T_TENSOR_AT[t] for t in types_seen] == [(0, (0, 3)), (1, (0, 3))]   # (number, positions)
+
+
+def test_argument_types_tell_specializations_apart(fast):
+    """The key names the argument types by a number: a bool where an int was, or a float, is another
+    specialization, not a hit (True == 1 == 1.0 as dict keys)."""
+    mod, log = fast
+    x = torch.zeros(64)
+    mod.run(x, torch.zeros(64), 3, 32)
+    mod.run(x, torch.zeros(64), 3, 32)
+    mod.run(x, torch.zeros(64), 3.0, 32)
+    assert [e[0] for e in log] == ["triton", "fast", "triton"]
 
 
 def test_switched_off_or_with_pre_run_hooks_it_always_dispatches(fast, monkeypatch):

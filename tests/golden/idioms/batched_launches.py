@@ -102,7 +102,7 @@ _C2T_FAST_LAUNCH = os.environ.get("C2T_FAST_LAUNCH", "1") != "0"
 _C2T_COMPILED = {}
 _C2T_COMPILED_MAX = 4096    # many distinct scalar values (a seed per call) must not grow it forever
 _C2T_MISSING = object()
-_C2T_TENSOR_AT = {}         # argument types -> positions of the tensors among them
+_C2T_TENSOR_AT = {}         # argument types -> (their number, positions of the tensors among them)
 _C2T_JIT = triton.runtime.jit.JITFunction
 
 
@@ -117,16 +117,19 @@ def _c2t_run(kernel, grid, args, **options):
         # the specialization: argument types, then each value, with tensors as (dtype, alignment);
         # where the tensors are depends on the types only, and is looked up rather than scanned
         types = tuple(map(type, args))
-        where = _C2T_TENSOR_AT.get(types)
-        if where is None:
+        seen = _C2T_TENSOR_AT.get(types)
+        if seen is None:
             if len(_C2T_TENSOR_AT) >= _C2T_COMPILED_MAX:
                 _C2T_TENSOR_AT.clear()
-            where = _C2T_TENSOR_AT[types] = tuple(i for i, t in enumerate(types) if issubclass(t, torch.Tensor))
+                _C2T_COMPILED.clear()       # its keys name the types by their number here
+            seen = _C2T_TENSOR_AT[types] = (len(_C2T_TENSOR_AT),
+                                            tuple(i for i, t in enumerate(types) if issubclass(t, torch.Tensor)))
+        types_id, where = seen
         values = list(args)
         for i in where:
             a = values[i]
             values[i] = (a.dtype, a.data_ptr() & 15)
-        key = (id(kernel), device, types, *options.items(), *values)
+        key = (id(kernel), device, types_id, *options.items(), *values)
         kernel_and_compiled = _C2T_COMPILED.get(key)
     except TypeError:       # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **options)

@@ -249,6 +249,24 @@ def test_variants_that_transpose_tiles_run_without_clusters(tmp_path, monkeypatc
         "        t = ct.transpose(t)", "        t = flip(t)"))
     assert any(d.code == "C2T201" and "transposes or permutes tiles" in d.message for d in helper.diagnostics)
     assert "_c2t_hint_options(" not in helper.code.split("def launch_copy_t")[1]
+    # hints given at launch (replace_hints) are told which variants they do not reach
+    hinted = translate(TRANSPOSING.replace("(x, y, 8, tr))", "(x, y, 8, tr))\n    ct.launch(torch.cuda.current_stream(), "
+                                           "(1,), copy_t.replace_hints(num_ctas=4), (x, y, 8, tr))"))
+    assert any(d.code == "C2T204" and "except for `copy_t` with TR=True" in d.message for d in hinted.diagnostics)
+
+
+def test_kernels_that_concatenate_tiles_run_without_clusters():
+    """ct.cat joins its tiles and permutes the joined dimension (inside _c2t_cat_<r>d): it counts as
+    a permute."""
+    res = translate("""
+    @ct.kernel(num_ctas=2)
+    def cat2(x, y, T: ConstInt):
+        a = ct.load(x, index=(ct.bid(0), 0), shape=(T, T))
+        ct.store(y, index=(ct.bid(0), 0), tile=ct.cat((a, a * 2.0), 1))
+    """)
+    assert res.ok
+    drop = [d.message for d in res.diagnostics if d.code == "C2T201"]
+    assert len(drop) == 1 and "transposes or permutes tiles" in drop[0]
 
 
 def _stand_in_kernel(mod, monkeypatch, fail):

@@ -57,6 +57,11 @@ HOST_HELPERS_USED: set = set()   # optional host helpers the current module need
 
 
 def _num_ctas_fate(plan) -> str:
+    if plan.clusters and plan.cluster_free:
+        which = "; ".join(", ".join(f"{f}={v}" for f, v in zip(plan.flags, t)) for t in plan.cluster_free)
+        return (f"num_ctas reaches the Triton launch (a CTA cluster) except for `{plan.name}` with {which}: "
+                "those variants transpose or permute tiles, which Triton 3.6's num_ctas (CTA clusters) "
+                "miscompiles")
     if plan.clusters:
         return "num_ctas reaches the Triton launch (a CTA cluster)"
     return (f"num_ctas is not applied: `{plan.name}`: {plan.no_clusters_why}, and Triton 3.6's num_ctas "

@@ -127,9 +127,14 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     plan.done = True
 
 
+# what lowered code writes when it transposes or permutes a tile: Triton's own calls, and the
+# prelude helpers that permute inside (ct.cat joins its tiles and permutes the joined dim)
+_PERMUTING = ("tl.trans(", "tl.permute(", "_c2t_cat_")
+
+
 def permutes_tiles(lines: list) -> bool:
     """Whether lowered lines transpose or permute a tile (kernels that do get no CTA clusters)."""
-    return any("tl.trans(" in ln or "tl.permute(" in ln for ln in lines)
+    return any(m in ln for ln in lines for m in _PERMUTING)
 
 
 def _param_elts(name, a: V):

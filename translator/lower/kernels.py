@@ -79,6 +79,15 @@ class KernelPlan:
     no_clusters_why: str = ""
     cluster_free: list = field(default_factory=list)   # flag values of the variants without clusters
 
+    def cluster_condition(self) -> str:
+        """The launcher's `clusters=` argument when only some variants may run in clusters: true
+        unless the layout flags pick a variant of `cluster_free`."""
+        def tup(items):
+            items = list(items)
+            return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        return (f"{tup(f'bool({f})' for f in self.flags)} not in "
+                f"{tup(tup(str(v) for v in t) for t in self.cluster_free)}")
+
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     info, rep = shared.info, shared.reporter

@@ -142,3 +142,14 @@ def test_an_entry_cut_off_by_its_timeout_keeps_its_partial_results(tmp_path, mon
     monkeypatch.setattr(suite, "write_reports", lambda out, reps, cmd: captured.setdefault("r", reps) and "")
     suite.merge([{"name": "mm"}], [str(tmp_path)], tmp_path / "m", "merge")
     assert captured["r"][0]["status"] == "timeout" and "partial" in captured["r"][0]["why"]
+
+
+def test_entry_bench_cases_index_the_entrys_own_cases():
+    """`tg_matmul_skinny:1` in the GPU probes is the skinny entry's second case (spec case 5), not
+    the spec's case 1 (a 4096 matmul, which a probe once timed by mistake)."""
+    from types import SimpleNamespace
+    spec = SimpleNamespace(bench_cases=[{"M": m} for m in range(6)])
+    assert suite.entry_bench_cases({"bench_cases": [4, 5]}, spec, "1") == [{"M": 5}]
+    assert suite.entry_bench_cases({"bench_cases": [4, 5]}, spec) == [{"M": 4}, {"M": 5}]
+    assert suite.entry_bench_cases({}, spec, "1") == [{"M": 1}]
+    assert len(suite.entry_bench_cases({}, spec)) == 6

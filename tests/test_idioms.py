@@ -117,7 +117,7 @@ def test_exhaustive_search_becomes_triton_autotune_with_a_meta_grid(tmp_path, mo
     the config META belongs to (seed section 2): every config's launch covers the whole array."""
     mod = build(TUNED, tmp_path)
     code = open(mod.__file__).read()
-    assert "def _c2t_meta_scale(x, y, c, T, c2t_hints=None):" in code and "meta=_c2t_meta_scale" in code
+    assert "def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):" in code and "meta=_c2t_meta_scale" in code
     assert 'tuned[lambda META: grids[tuple(META[n] for n in names)]](*runtime)' in code
     seen = []
     real = mod.triton.autotune

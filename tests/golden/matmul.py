@@ -245,15 +245,56 @@ def _c2t_kernel_object(kernel, launcher, meta=None):
     return kernel
 
 
-_C2T_STAGES = {}            # (kernel, Constant args) -> num_stages that fits in shared memory
-_C2T_LAST_LAUNCH = [None]
+_C2T_STAGES = {}            # (kernel, Constant args, first num_stages) -> num_stages that fits in shared memory
+_C2T_LAST_LAUNCH = [None]   # (that key, the num_stages the launch was given)
+_C2T_DEEP = {}              # (bytes per GEMM-loop iteration, grid) -> first num_stages
+_C2T_DEEP_SMEM = 192 * 1024     # shared memory a deep pipeline may take (the H200 has 227 KiB per block)
+_C2T_DEEP_MAX = 6
 
 
-def _c2t_num_stages(kernel, consts):
-    """Software-pipelining depth of a dot kernel: Triton's default (3) until a launch with these
-    Constant arguments ran out of shared memory (see _c2t_fit_shared_memory)."""
-    _C2T_LAST_LAUNCH[0] = (kernel, consts)
-    return _C2T_STAGES.get(_C2T_LAST_LAUNCH[0], 3)
+def _c2t_deep_stages(stage_bytes, programs, sms):
+    """num_stages of a GEMM loop (one dot per iteration, loading tiles of `stage_bytes` bytes):
+    when the `programs` of the launch have an SM each (at most `sms` of them, as a skinny or a
+    persistent matmul has), as many stages as fit in _C2T_DEEP_SMEM, 3 to 6: such a loop streams
+    its operands and has no other program to hide its load latency. Measured on the H200
+    (docs/gpu-runs/stages-2026-11-29.md): TileGym matmul 128x8192x8192 fp16 ran in 86 us with 3
+    stages and 64 us with 6 (cuTile 56 us); its persistent kernel in 77 and 54-57 us (cuTile 54).
+    Otherwise Triton's default, 3 (several programs per SM hide each other's latency)."""
+    if not stage_bytes or programs > sms:
+        return 3
+    return max(3, min(_C2T_DEEP_MAX, _C2T_DEEP_SMEM // stage_bytes))
+
+
+def _c2t_deep_start(stage_bytes, grid):
+    """_c2t_deep_stages for a launch grid on the current GPU (3 under the interpreter), cached
+    per (bytes, grid): this runs on every launch."""
+    start = 3
+    if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
+        programs = 1
+        for g in _c2t_grid(grid):
+            programs *= g
+        sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+        start = _c2t_deep_stages(stage_bytes, programs, sms)
+    if len(_C2T_DEEP) >= 4096:
+        _C2T_DEEP.clear()
+    _C2T_DEEP[(stage_bytes, grid)] = start
+    return start
+
+
+def _c2t_num_stages(kernel, consts, stage_bytes=0, grid=None):
+    """Software-pipelining depth of a dot kernel: 3 (Triton's default) or, for a GEMM loop whose
+    launch gives each program an SM (`stage_bytes`: bytes one iteration loads, from the
+    translator; `grid`: the launch grid), a deeper one (_c2t_deep_stages); a launch that ran out
+    of shared memory gets one stage less each time (see _c2t_fit_shared_memory)."""
+    start = 3
+    if stage_bytes and type(grid) is tuple:
+        start = _C2T_DEEP.get((stage_bytes, grid))
+        if start is None:
+            start = _c2t_deep_start(stage_bytes, grid)
+    key = (kernel, consts, start)
+    stages = _C2T_STAGES.get(key, start)
+    _C2T_LAST_LAUNCH[0] = (key, stages)
+    return stages
 
 
 # A dot kernel whose pipelined loop spills registers runs up to 2x slower than a variant that does
@@ -297,8 +338,7 @@ def _c2t_fit_shared_memory(launcher):
             try:
                 return launcher(*args, **kwargs)
             except triton.runtime.errors.OutOfResources as exc:
-                key = _C2T_LAST_LAUNCH[0]
-                stages = _C2T_STAGES.get(key, 3)
+                key, stages = _C2T_LAST_LAUNCH[0]
                 if "shared memory" not in str(exc) or stages <= 1:
                     raise
                 _C2T_STAGES[key] = stages - 1
@@ -450,7 +490,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
                 BK,
             ),
             num_warps=_c2t_num_warps(max(BM * BN, BM * BK, BK * BN), dot=True),
-            num_stages=_c2t_num_stages("matmul_kernel", (BM, BN, BK)),
+            num_stages=_c2t_num_stages("matmul_kernel", (BM, BN, BK), a.element_size() * BM * BK + b.element_size() * BK * BN, grid),
         )
 
 

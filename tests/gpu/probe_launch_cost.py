@@ -29,6 +29,7 @@ sys.path.insert(0, ".")
 sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
 from tests.gpu.suite import C2T_SUITE  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
+from translator.harness.suite import entry_bench_cases  # noqa: E402
 from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
                                       select_dtypes, set_cuda_allocator)
 
@@ -90,7 +91,7 @@ def main():
                                                                  "tilegym"))
         orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
         dt = select_dtypes(sp, entry.get("dtypes"))[0]
-        cases = sp.bench_cases if not which else [sp.bench_cases[int(which)]]
+        cases = entry_bench_cases(entry, sp, which)     # `:k`: the entry's k-th bench case
         for case in cases:
             args = make_args(sp, case, dt, 0, "cuda")
             print(f"== {name} {case} {str(dt)[6:]}", flush=True)

@@ -16,7 +16,7 @@ and its translation) are run 50 times back to back and measured three ways:
                                                                  compiles and config searches, profiled)
 
 An argument is a suite entry name (tests/gpu/suite.py), optionally `:k` for its k-th bench case
-only; each case runs in the entry's first dtype.
+only (of the entry's own bench cases, where it takes some of its spec's); each case runs in the entry's first dtype.
 """
 import cProfile
 import io
@@ -33,6 +33,7 @@ sys.path.insert(0, ".")
 sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
 from tests.gpu.suite import C2T_SUITE  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
+from translator.harness.suite import entry_bench_cases  # noqa: E402
 from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
                                       select_dtypes, set_cuda_allocator)
 
@@ -81,7 +82,7 @@ def main():
                                                                  "tilegym"))
         orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
         dt = select_dtypes(sp, entry.get("dtypes"))[0]
-        cases = sp.bench_cases if not which else [sp.bench_cases[int(which)]]
+        cases = entry_bench_cases(entry, sp, which)     # `:k`: the entry's k-th bench case
         for case in cases:
             args = make_args(sp, case, dt, 0, "cuda")
             print(f"== {name} {case} {str(dt)[6:]}", flush=True)

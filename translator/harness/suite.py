@@ -56,6 +56,13 @@ def load_suite(path: Path, tilegym: str | None) -> list[dict]:
     return out
 
 
+def entry_bench_cases(e: dict, spec, which: str = "") -> list:
+    """The bench cases of suite entry `e` (the spec's, or the subset `e["bench_cases"]` names);
+    `which` ("k", as in `entry:k` arguments of the GPU probes) picks the k-th of those."""
+    cases = spec.bench_cases if e.get("bench_cases") is None else [spec.bench_cases[i] for i in e["bench_cases"]]
+    return cases if not which else [cases[int(which)]]
+
+
 def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
     """Run one entry's verify in a subprocess; return its JSON report (or a failure record)."""
     name = e["name"]

@@ -72,6 +72,12 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
             s.add_def(emit_name, lambda _n: code)
     if getattr(plan, "permutes", False):
         lw.permutes_tiles = True
+    # its dots and reads count where it is called; a loop with dots inside it is one the
+    # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
+    lw.count_dot(getattr(plan, "dots", 0))
+    lw.count_reads(getattr(plan, "reads", 0))
+    if getattr(plan, "dot_loops", False):
+        lw.other_dot_loops = True
     flat = []
     for a in all_args:
         if a.kind in BIND_ONLY:
@@ -122,6 +128,8 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
         s._helper_depth = depth
     plan.params = out_params
     plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
+    plan.dots, plan.reads = sub.n_dots, sub.n_reads
+    plan.dot_loops = bool(sub.gemm_loops) or sub.other_dot_loops
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True

@@ -103,6 +103,15 @@ class FunctionLowerer(ExpressionLowering):
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
+        # GEMM loops (the launcher's num_stages): per enclosing loop, its dots, array reads and
+        # tile loads; `gemm_loops`: innermost loops with one dot whose reads are all ct.load tiles,
+        # each as [(ArrayRef, shape source texts)]; `other_dot_loops`: a loop with dots that is not
+        # one (attention-style loops pipeline differently); n_dots/n_reads count this function's
+        # dots and reads, the helpers it calls included
+        self.loop_frames: list = []
+        self.gemm_loops: list = []
+        self.other_dot_loops = False
+        self.n_dots = self.n_reads = 0
         self.squeeze_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
@@ -259,6 +268,8 @@ class FunctionLowerer(ExpressionLowering):
         outer, self.pre_lines = self.pre_lines, []
         looped = isinstance(st, (N.For, N.While))
         self.loop_depth += looped
+        if looped:
+            self.loop_frames.append({"dots": 0, "reads": 0, "tiles": [], "nested": False})
         try:
             fn(st, depth)
             if self.pre_lines:      # e.g. a barrier the statement (or a compound header) needs first
@@ -266,6 +277,8 @@ class FunctionLowerer(ExpressionLowering):
         finally:
             self.pre_lines = outer
             self.loop_depth -= looped
+            if looped:
+                self._end_loop(self.loop_frames.pop())
         tr = self._trailing(st.span.line)
         if tr and len(self.lines) > n0:
             self.lines[n0] += tr
@@ -451,7 +464,10 @@ class FunctionLowerer(ExpressionLowering):
             return
         self.emit(depth, f"{kw} {test.code}:")
         before = dict(self.env)
+        frame = self.loop_frames[-1] if self.loop_frames else None
+        start = self._loop_counts(frame)
         self.block(st.body, depth + 1)
+        mid = self._loop_counts(frame)
         after_body = self.env
         self.env = dict(before)
         if st.orelse:
@@ -462,6 +478,8 @@ class FunctionLowerer(ExpressionLowering):
                 self.emit(depth, "else:")
                 self.block(st.orelse, depth + 1)
         self._merge_env(after_body)
+        if frame is not None:
+            self._one_branch_per_iteration(frame, start, mid)
 
     def _merge_env(self, other: dict):
         for k, v in other.items():
@@ -608,9 +626,55 @@ class FunctionLowerer(ExpressionLowering):
         self.written.add(self._root(arr))
         self.all_written.add(self._root(arr))
 
+    # ----------------------------------------------------------------- GEMM loops
+    def count_dot(self, n: int = 1):
+        self.n_dots += n
+        if self.loop_frames:
+            self.loop_frames[-1]["dots"] += n
+
+    def count_reads(self, n: int = 1):
+        self.n_reads += n
+        if self.loop_frames:
+            self.loop_frames[-1]["reads"] += n
+
+    def note_tile_load(self, arr, shape: list):
+        """A ct.load of a `shape` tile of `arr` (its read was counted by before_read)."""
+        if self.loop_frames:
+            self.loop_frames[-1]["tiles"].append((arr, list(shape)))
+
+    @staticmethod
+    def _loop_counts(frame):
+        return None if frame is None else (len(frame["tiles"]), frame["reads"], frame["dots"])
+
+    def _one_branch_per_iteration(self, frame, start, mid):
+        """After an `if` lowered to a run-time (or Constant) branch inside a loop: when both branches
+        load the same tiles and do the same dots (TileGym's matmul loads with or without a latency
+        hint), an iteration runs one of them: count one. Otherwise both count (an upper bound)."""
+        end = self._loop_counts(frame)
+        body = (frame["tiles"][start[0]:mid[0]], mid[1] - start[1], mid[2] - start[2])
+        other = (frame["tiles"][mid[0]:end[0]], end[1] - mid[1], end[2] - mid[2])
+
+        def sig(part):
+            return (sorted((tuple(a.flat()), tuple(sorted(shape))) for a, shape in part[0]), part[1], part[2])
+        if (body[0] or body[1] or body[2]) and sig(body) == sig(other):
+            del frame["tiles"][mid[0]:]
+            frame["reads"], frame["dots"] = mid[1], mid[2]
+
+    def _end_loop(self, frame):
+        if self.loop_frames:
+            self.loop_frames[-1]["nested"] = True
+        if not frame["dots"]:
+            return
+        if frame["dots"] == 1 and not frame["nested"] and frame["tiles"] \
+                and frame["reads"] == len(frame["tiles"]):
+            self.gemm_loops.append(frame["tiles"])
+        else:
+            self.other_dot_loops = True
+
     def before_read(self, arr):
         """A load/gather of `arr`: after a store to the same array, threads of the block must
         see each other's writes, which Triton only guarantees across a barrier."""
+        self.count_reads()
         if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
 

@@ -81,6 +81,7 @@ def precision(a: V, b: V) -> str:
 def matmul(lw, a: V, b: V, node) -> V:
     prec = precision(a, b)
     lw.s.has_dot = True
+    lw.count_dot()
     return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec})", T.TILE, rank=2)
 
 
@@ -377,6 +378,7 @@ def op_mma(lw, call, args):
             lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
     prec = precision(x, y)
     lw.s.has_dot = True
+    lw.count_dot()
     return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec})", T.TILE, rank=acc.rank,
              shape=acc.shape)
 

@@ -34,6 +34,7 @@ def _tile_load(lw, call, args, arr):
     order = _order(lw, args, rank, call)
     pad = _padding(lw, args, call)
     lw.before_read(arr)
+    lw.note_tile_load(arr, [x.code for x in shape])
     check = _bool_arg(lw, args, "check_bounds", True, call)
     if order is not None:   # tile axis k walks array axis order[k]
         nat_idx, nat_shape = [None] * rank, [None] * rank

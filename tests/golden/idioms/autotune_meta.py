@@ -324,7 +324,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     space = list(search_space)
     meta_of = getattr(kernel, "c2t_meta", None)
     if meta_of is not None and space:
-        split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None) for cfg in space]
+        split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
+                         c2t_grid=tuple(grid_fn(cfg))) for cfg in space]
         jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
         if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
             try:
@@ -465,9 +466,10 @@ def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
         )
 
 
-def _c2t_meta_scale(x, y, c, T, c2t_hints=None):
+def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):
     """`scale`'s launch for @triton.autotune: (the @triton.jit kernel, runtime arguments,
-    Constant arguments by name: the META of a triton.Config, launch options)."""
+    Constant arguments by name: the META of a triton.Config, launch options; `c2t_grid`: the
+    config's grid)."""
     return (
         scale,
         (

@@ -174,3 +174,22 @@ def test_imports_from_other_cutile_modules_are_warned(tmp_path):
         warned = [d for d in res.diagnostics if d.code == "C2T208"]
         assert res.ok and len(warned) == 1 and "`scale` imported from" in warned[0].message, line
         assert warned[0].severity == "warning" and warned[0].line == HEADER.count("\n") + 1
+
+
+def test_array_used_with_two_ranks_is_refused_at_its_parameter():
+    """TileGym's liger tvd kernels store LOSS as 2-D when `reduction` is `none` and scatter to it
+    as 1-D otherwise: cuTile compiles only the selected branch, a Triton kernel cannot."""
+    src = HEADER + """
+@ct.kernel
+def k(x, loss, reduction: ConstInt, T: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(1, T))
+    if reduction == 0:
+        ct.store(loss, index=(0, 0), tile=t)
+    else:
+        ct.scatter(loss, 0, ct.sum(t))
+"""
+    res = translator.translate_source(src, "k.py")
+    first = res.diagnostics[0]
+    assert (first.code, first.line) == ("C2T101", src.splitlines().index("def k(x, loss, reduction: ConstInt, T: ConstInt):") + 1)
+    assert "`loss` is used as a 2-D array (line" in first.message and "and as a 1-D array" in first.message
+    assert "t.view(-1, 1)" in first.hint

@@ -206,3 +206,62 @@ def test_by_target_with_invalid_key_is_an_error():
     """)
     assert not res.ok
     assert "C2T109" in [d.code for d in res.diagnostics]
+
+
+# module constants: plain and annotated assignments (TileGym's liger swiglu writes
+# `LOG2E: float = 1.4426950408889634`), folded from math calls too
+MODULE_CONSTANTS = """
+LOG2E: float = 1.4426950408889634
+INV_LN2 = 1.0 / math.log(2)
+OFFSET: int = 3
+
+@ct.kernel
+def k(x, y, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    ct.store(y, index=(0,), tile=ct.exp2(t * LOG2E) + INV_LN2 * OFFSET)
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, x.shape[0]))
+    return y
+"""
+
+
+def test_annotated_module_constants_fold(tmp_path):
+    mod = build(MODULE_CONSTANTS, tmp_path)
+    x = torch.randn(16)
+    torch.testing.assert_close(mod.run(x), torch.exp(x) + 3 / torch.log(torch.tensor(2.0)), rtol=1e-5, atol=1e-5)
+
+
+def test_annotated_module_name_without_a_value_is_refused():
+    assert "C2T103" in codes("""
+LOG2E: float
+
+@ct.kernel
+def k(y):
+    ct.store(y, index=(0,), tile=ct.full((4,), LOG2E, ct.float32))
+""")
+
+
+# a cuda.tile name imported from its private module (TileGym's unsloth fp8:
+# `from cuda.tile._numeric_semantics import RoundingMode as RMd`) is the public one
+PRIVATE_IMPORT = """
+from cuda.tile._numeric_semantics import RoundingMode as RMd
+
+@ct.kernel
+def k(x, y, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    ct.store(y, index=(0,), tile=ct.truediv(t, 3.0, rounding_mode=RMd.FULL))
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, x.shape[0]))
+    return y
+"""
+
+
+def test_public_names_imported_from_private_cuda_tile_modules(tmp_path):
+    mod = build(PRIVATE_IMPORT, tmp_path)
+    assert "_numeric_semantics" not in open(mod.__file__).read()
+    x = torch.randn(16)
+    torch.testing.assert_close(mod.run(x), x / 3.0)

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .coverage import EXPORTS
 from .ir import nodes as N
 
 CT_MODULE = "cuda.tile"
@@ -152,6 +153,8 @@ def analyze(mod: N.Module) -> ModuleInfo:
         if isinstance(st, N.Import):
             _imports(info, st)
     for st in mod.body:
+        if isinstance(st, N.AnnAssign) and isinstance(st.target, N.Name) and st.value is not None:
+            st = N.Assign(span=st.span, targets=[st.target], value=st.value)   # `LOG2E: float = 1.44...`
         if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
             name, val = st.targets[0].id, st.value
             if isinstance(val, N.Subscript) and info.ct_path(val.value) == "Constant":
@@ -213,6 +216,10 @@ def _imports(info: ModuleInfo, st: N.Import):
         prefix = st.module[len(CT_MODULE) + 1:]
         for name, alias in st.names:
             path = f"{prefix}.{name}" if prefix else name
+            if prefix.startswith("_") and name in EXPORTS:
+                # `from cuda.tile._numeric_semantics import RoundingMode`: cuda.tile exports the
+                # same object under its public name (checked for cuda.tile 1.7)
+                path = name
             info.ct_names[alias or name] = path
         return
     for name, alias in st.names:

@@ -72,12 +72,17 @@ def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
     return infer_params(fd, info, candidates, _depth)[0]
 
 
-def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0):
+def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0,
+                 conflicts: Optional[dict] = None):
     """(arrays, lists): parameter name -> rank for array parameters, and for list-of-arrays
     parameters (`xs[i]` used as an array, or `len(xs)`), the rank of their elements
-    (None when unknown)."""
+    (None when unknown). `conflicts`, when given, receives array parameter name -> {rank: node
+    of its first use} for parameters that ct.load/store/gather/... calls of the body use with
+    different ranks (cuTile compiles only the branch a Constant selects; one Triton kernel needs
+    one rank per array)."""
     found: dict = {}
     lists: dict = {}
+    exact: dict = {}
 
     def note(target, rank):
         name, elem = target if isinstance(target, tuple) else (target, False)
@@ -133,7 +138,10 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if rank is None and idx is not None and (path in ("load", "store", "gather", "scatter")
                                                          or path.startswith("atomic_")):
                     rank = 1   # a bare scalar/tile index addresses a 1-D array
-                note(_base(n.args[0], alias), rank)
+                base = _base(n.args[0], alias)
+                note(base, rank)
+                if rank is not None and not base[1]:
+                    exact.setdefault(base[0], {}).setdefault(rank, n)
             elif isinstance(n.func, N.Name) and n.func.id in info.functions and _depth < 8:
                 callee = info.functions[n.func.id]
                 if callee.name in info.kernels:
@@ -160,4 +168,6 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             note(_base(n.value.value, alias), n.index.value + 1)
     for name in lists:          # a parameter used both ways is a list (its elements are arrays)
         found.pop(name, None)
+    if conflicts is not None:
+        conflicts.update({name: ranks for name, ranks in exact.items() if name in found and len(ranks) > 1})
     return found, lists

@@ -136,7 +136,17 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         if p.default is not None:
             rep.add("C2T103", f"kernel `{fd.name}`: default values are not allowed on kernel parameters", p.span)
             plan.ok = False
-    arrays, lists = infer_params(fd, info, names)
+    conflicts = {}
+    arrays, lists = infer_params(fd, info, names, conflicts=conflicts)
+    for name, ranks in conflicts.items():
+        p = next(p for p in fd.params if p.name == name)
+        uses = " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
+        rep.add("C2T101", f"kernel `{fd.name}`: array parameter `{name}` is used {uses}: cuTile compiles only the "
+                          "branches that Constant arguments (or the arrays' ranks) select, so one kernel may take "
+                          "the array with either rank, but a Triton kernel takes each array with one rank", p.span,
+                "split the kernel in two (one per rank), or give the array one rank on the host (e.g. pass "
+                "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
+        plan.ok = False
     comments = {c.line: c.text for c in shared.comments if not c.own_line}
     for p in fd.params:
         if p.kind != "normal":

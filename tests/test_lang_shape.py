@@ -286,3 +286,41 @@ def test_shape_ops_compile_for_sm90(tmp_path):
     """
     out = compile_sm90(src, "run", "(torch.randn(16, 16),)", tmp_path)
     assert out.startswith("OK k ptx=")
+
+
+# ct.reshape with -1: the extent is the tile's element count over the others (Constant
+# expressions, or a number when every extent is a literal)
+RESHAPE_IMPLICIT = """
+@ct.kernel
+def k(x, y, z, R: ConstInt, C: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(R, C))
+    ct.store(y, index=(0, 0), tile=ct.reshape(t, (C // 2, -1)))
+    u = ct.load(x, index=(0, 0), shape=(4, 8)).reshape((-1,))
+    ct.store(z, index=(0,), tile=u)
+
+def run(x, r, c):
+    y = torch.empty((c // 2, r * 2), dtype=x.dtype)
+    z = torch.empty((32,), dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, r, c))
+    return y, z
+"""
+
+
+def test_reshape_with_an_implicit_extent(tmp_path):
+    mod = build(RESHAPE_IMPLICIT, tmp_path)
+    code = open(mod.__file__).read()
+    assert "tl.reshape(t, [C // 2, (R * C) // (C // 2)])" in code and ", [32])" in code
+    x = _rand((8, 16), "float32")
+    y, z = mod.run(x, 4, 16)                # a 4 x 16 tile as 8 x 8
+    assert torch.equal(y, x[:4].reshape(8, 8))
+    assert torch.equal(z, x[:4, :8].reshape(-1))
+
+
+@pytest.mark.parametrize("shape, code", [("(-1, -1)", "C2T109"), ("(3, -1)", "C2T109")])
+def test_reshape_with_impossible_implicit_extents_is_refused(shape, code):
+    assert code in codes(f"""
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=(0, 0), shape=(4, 8))
+    ct.store(y, index=(0, 0), tile=ct.reshape(t, {shape}))
+""")

@@ -1,6 +1,8 @@
 """Which parameters of a kernel or helper are Arrays, and their ranks (inferred from use)."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..analysis import ModuleInfo
 from ..ir import nodes as N
 

@@ -492,7 +492,8 @@ def op_reshape(lw, call, args):
     shape = _req(lw, "reshape", args, "shape", call)
     elts = _static_tuple(lw, shape, "reshape shape", call)
     if any(e.known and e.value == -1 for e in elts):
-        lw.fail("C2T101", "ct.reshape with -1 is not supported yet; give every extent", call)
+        shape = _implicit_extent(lw, x, elts, call)
+        elts = shape.elts
     if (x.kind == T.SCALAR or (x.kind in (T.TILE, T.UNKNOWN) and x.rank in (0, None))) and \
             elts and all(e.known and e.value == 1 for e in elts):
         # a 0-d tile (a full reduction) is a Triton scalar, which tl.reshape rejects; its reshapes
@@ -502,6 +503,44 @@ def op_reshape(lw, call, args):
                  rank=len(elts), shape=_shape_codes(shape))
     return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts),
              shape=_shape_codes(shape))
+
+
+def _implicit_extent(lw, x: V, elts: list, call) -> V:
+    """The reshape shape with its -1 entry replaced by the extent it stands for: the tile's
+    element count (from its shape, known at translation time as Constant expressions) divided by
+    the other extents."""
+    if sum(1 for e in elts if e.known and e.value == -1) > 1:
+        lw.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
+    if not x.shape:
+        lw.fail("C2T101", "ct.reshape with -1 needs a tile whose shape is known here (a load, full, "
+                          "arange... result); give every extent", call)
+    others = [e for e in elts if not (e.known and e.value == -1)]
+    if all(_int_code(c) is not None for c in x.shape) and all(e.known and isinstance(e.value, int) for e in others):
+        total = 1
+        for c in x.shape:
+            total *= _int_code(c)
+        rest = 1
+        for e in others:
+            rest *= e.value
+        if rest <= 0 or total % rest:
+            lw.fail("C2T109", f"ct.reshape: {total} elements do not divide into extents of {rest}", call)
+        extent = V(str(total // rest), T.STATIC, value=total // rest, known=True)
+    else:
+        def factor(c):
+            return c if c.isidentifier() or c.isdigit() else f"({c})"
+        num = " * ".join(factor(c) for c in x.shape)
+        den = " * ".join(factor(e.code) for e in others) or "1"
+        extent = V(f"{num if len(x.shape) == 1 else f'({num})'} // {den if len(others) <= 1 else f'({den})'}",
+                   T.STATIC)
+    new = [extent if e.known and e.value == -1 else e for e in elts]
+    return V("(" + ", ".join(e.code for e in new) + ("," if len(new) == 1 else "") + ")", T.TUPLE, elts=new)
+
+
+def _int_code(code: str):
+    try:
+        return int(code)
+    except ValueError:
+        return None
 
 
 def op_permute(lw, call, args):

@@ -193,3 +193,29 @@ def k(x, loss, reduction: ConstInt, T: ConstInt):
     assert (first.code, first.line) == ("C2T101", src.splitlines().index("def k(x, loss, reduction: ConstInt, T: ConstInt):") + 1)
     assert "`loss` is used as a 2-D array (line" in first.message and "and as a 1-D array" in first.message
     assert "t.view(-1, 1)" in first.hint
+
+
+def test_tile_helper_no_kernel_calls_is_refused_with_what_to_do():
+    """TileGym's gelu defines standard_normal_pdf_ct for kernels of other modules: here it is host
+    code, and the error says why and what to do (not just 'host code uses ct.full')."""
+    res = translate("""
+def pdf(x, B: ConstInt):
+    return ct.exp(x) * ct.full((B,), 0.5, dtype=x.dtype)
+
+@ct.kernel
+def k(x):
+    pass
+""")
+    errs = [d for d in res.diagnostics if d.code == "C2T108" and "function `pdf`" in d.message]
+    assert errs and "function `pdf` uses `ct.exp`, a tile operation, but no kernel of this module calls it" \
+        in errs[0].message
+    assert "move it next to the kernels that use it" in errs[0].hint
+
+
+def test_other_host_uses_of_cuda_tile_keep_the_plain_message():
+    res = translate("""
+def host(x):
+    return ct.launch_something(x)
+""")
+    errs = [d for d in res.diagnostics if d.code == "C2T108"]
+    assert errs and errs[0].message.startswith("host code uses `ct.launch_something`")

@@ -331,3 +331,50 @@ def test_config_search_times_on_the_device_when_lists_hold_cuda_tensors(tmp_path
     assert mod._c2t_any_cuda(([OnDevice()], 3))
     assert mod._c2t_any_cuda(((1, [torch.zeros(1), OnDevice()]),))
     assert not mod._c2t_any_cuda(([torch.zeros(1)], 3, None))
+
+
+# TileGym's unsloth suite re-wraps a kernel's Python function with the hints a search picked,
+# and annotates host values with ct.kernel
+REWRAP = """
+from dataclasses import dataclass
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+@dataclass(frozen=True)
+class Entry:
+    hinted: ct.kernel
+
+def tuned(num_ctas) -> ct.kernel:
+    return Entry(hinted=ct.kernel(scale._pyfunc, num_ctas=num_ctas, occupancy=2)).hinted
+
+def run(x, num_ctas):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), tuned(num_ctas), (x, y, 16))
+    return y
+"""
+
+
+def test_kernel_rewrapped_with_hints_is_replace_hints(tmp_path, monkeypatch):
+    res = translate(REWRAP)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "scale.replace_hints(num_ctas=num_ctas, occupancy=2)" in res.code
+    assert "hinted: 'ct.kernel'" in res.code and "-> 'ct.kernel':" in res.code
+    assert any(d.code == "C2T204" and "ct.kernel(scale._pyfunc, ...)" in d.message for d in res.diagnostics)
+    mod = build(REWRAP, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.run(x, 2), x * 3)
+    assert seen[-1]["num_ctas"] == 2
+
+
+def test_kernel_rewrapped_from_a_plain_function_is_refused():
+    res = translate("""
+def body(x):
+    pass
+
+k = ct.kernel(body)
+""")
+    assert any(d.code == "C2T108" for d in res.diagnostics)

@@ -68,6 +68,35 @@ def _num_ctas_fate(plan) -> str:
             "(CTA clusters) miscompiles or fails to compile such kernels")
 
 
+def _kernel_side(path: str) -> bool:
+    """A cuda.tile operation that only kernels (and their helpers) can run."""
+    from .lower import registry
+    return registry.lookup(path) is not None
+
+
+def _rewrap(info: ModuleInfo, kernels: dict, n: N.Call) -> bool:
+    """`ct.kernel(K._pyfunc, **hints)` of a translated kernel K, with keyword hints only."""
+    return info.ct_path(n.func) == "kernel" and len(n.args) == 1 and isinstance(n.args[0], N.Attr) \
+        and n.args[0].attr == "_pyfunc" and isinstance(n.args[0].value, N.Name) \
+        and n.args[0].value.id in kernels and all(k.name for k in n.keywords)
+
+
+def _annotation_nodes(st) -> set:
+    """ids of the nodes of `st` that are type annotations, or inside one (parameters, returns,
+    annotated assignments, dataclass fields)."""
+    out = set()
+    for n in walk(st):
+        anns = []
+        if isinstance(n, N.AnnAssign):
+            anns.append(n.annotation)
+        elif isinstance(n, N.FunctionDef):
+            anns += [p.annotation for p in n.params] + [n.returns]
+        for a in anns:
+            if a is not None:
+                out.update(id(x) for x in walk(a))
+    return out
+
+
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
     """Edits for every cuda.tile use outside kernel/helper bodies."""
     HOST_HELPERS_USED.clear()
@@ -82,8 +111,28 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
         if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) \
                 and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants):
             continue    # kernel-only aliases (ConstInt = ct.Constant[int]) are dropped from the output
+        annotations = _annotation_nodes(st)
         for n in walk(st):
             if id(n) in handled:
+                continue
+            if isinstance(n, N.Call) and _rewrap(info, kernels, n):
+                # ct.kernel(K._pyfunc, occupancy=...): K compiled again with other hints, which is
+                # K.replace_hints(occupancy=...) (TileGym's unsloth suite caches tuned kernels so)
+                k = n.args[0].value.id
+                end = n.keywords[0].span.start if n.keywords else n.span.end - 1
+                edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
+                edits.append(Edit(n.args[0].span.start, end, ""))
+                handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
+                HOST_HELPERS_USED.add("hints")
+                rep.add("C2T204", f"`ct.kernel({k}._pyfunc, ...)` is `{k}.replace_hints(...)`: "
+                                  + _num_ctas_fate(kernels[k])
+                                  + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
+                                    "have no Triton equivalent and are ignored", n.span)
+                continue
+            if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) == "kernel":
+                # `owner: ct.kernel` (a type annotation): kept as text, never evaluated
+                edits.append(Edit(n.span.start, n.span.end, repr(_src(text, n))))
+                handled.update(id(x) for x in walk(n))
                 continue
             if isinstance(n, N.Call):
                 if isinstance(n.func, N.Attr) and n.func.attr == "replace_hints" \
@@ -139,6 +188,13 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     edits.append(Edit(n.span.start, n.span.end, rules.HOST_DTYPES[path]))
                 elif path == "Constant" or path.startswith("Constant"):
                     continue
+                elif isinstance(st, N.FunctionDef) and _kernel_side(path):
+                    rep.add("C2T108", f"function `{st.name}` uses `ct.{path}`, a tile operation, but no kernel of "
+                                      "this module calls it, so it runs as host code, where that is not "
+                                      "translated", n.span,
+                            "tile helper functions are translated where a kernel of the same module calls "
+                            "them (helpers imported from other modules are not); call it from a kernel "
+                            "here, or move it next to the kernels that use it")
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)

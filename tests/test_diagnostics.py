@@ -195,21 +195,34 @@ def k(x, loss, reduction: ConstInt, T: ConstInt):
     assert "t.view(-1, 1)" in first.hint
 
 
-def test_tile_helper_no_kernel_calls_is_refused_with_what_to_do():
-    """TileGym's gelu defines standard_normal_pdf_ct for kernels of other modules: here it is host
-    code, and the error says why and what to do (not just 'host code uses ct.full')."""
+def test_tile_helper_called_by_host_code_is_refused_with_what_to_do():
+    """A function with tile operations that host code calls is host code: the error says why and
+    what to do (not just 'host code uses ct.exp'). One that nothing here calls is a Triton helper
+    for other modules' kernels (test_harness_verify)."""
     res = translate("""
 def pdf(x, B: ConstInt):
     return ct.exp(x) * ct.full((B,), 0.5, dtype=x.dtype)
 
-@ct.kernel
-def k(x):
-    pass
+def host(x):
+    return pdf(x, 4)
 """)
     errs = [d for d in res.diagnostics if d.code == "C2T108" and "function `pdf`" in d.message]
-    assert errs and "function `pdf` uses `ct.exp`, a tile operation, but no kernel of this module calls it" \
+    assert errs and "function `pdf` uses `ct.exp`, a tile operation, but host code of this module refers to it" \
         in errs[0].message
-    assert "move it next to the kernels that use it" in errs[0].hint
+    assert "call it only from kernels" in errs[0].hint
+
+
+def test_kernel_defined_inside_a_function_is_refused_with_what_to_do():
+    res = translate("""
+def test_copy(x):
+    @ct.kernel
+    def k(a):
+        ct.store(a, index=(0,), tile=ct.load(a, index=(0,), shape=(4,)))
+    return k
+""")
+    errs = [d for d in res.diagnostics if d.code == "C2T108"]
+    assert errs and "is used in a function defined inside `test_copy`" in errs[0].message
+    assert "at module level" in errs[0].hint
 
 
 def test_other_host_uses_of_cuda_tile_keep_the_plain_message():

@@ -273,3 +273,65 @@ def test_case_where_the_original_raises_is_compared_with_the_reference(tmp_path)
     bad = harness.verify(str(orig), device="cpu", translated=code("add_translated_bad_tail.py"), seeds=(0,),
                          dtypes=["float32"], progress=False)
     assert not bad.ok and all(not r.passed for r in bad.results)
+
+
+# a module of tile helpers without kernels (TileGym unsloth's ct_ops: erf_ct is called by other
+# modules' kernels), and a kernel module that imports one
+_LIB = '''
+import cuda.tile as ct
+
+
+def cube_plus(x, B: ct.Constant[int]):
+    return x * x * x + ct.full((B,), 1.0, dtype=x.dtype)
+
+
+def host_size():
+    return 16
+'''
+_LIB_USER = '''
+import torch
+import cuda.tile as ct
+from c2tlib.lib import cube_plus, host_size
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=cube_plus(ct.load(x, index=(ct.bid(0),), shape=(T,)), T))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], host_size()),), k, (x, y, 16))
+    return y
+
+
+def reference(x):
+    return x ** 3 + 1
+
+
+def make_args(case, dtype, seed, device):
+    return (torch.linspace(-2, 2, case["N"], dtype=dtype, device=device),)
+
+
+C2T_SPEC = {"entry": "run", "reference": "reference", "make_args": "make_args", "cases": [{"N": 37}],
+            "dtypes": ["float32"]}
+'''
+
+
+def test_tile_helpers_of_a_module_without_kernels_run_translated(tmp_path, monkeypatch):
+    """The library module translates on its own (its tile helper becomes a Triton helper, its host
+    function stays), and the kernel that imports the helper runs with that translation."""
+    import translator
+    pkg = tmp_path / "c2tlib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "lib.py").write_text(_LIB)
+    (pkg / "user.py").write_text(_LIB_USER)
+    res = translator.translate_file(str(pkg / "lib.py"))
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "@triton.jit\ndef cube_plus(x, B):" in res.code and "\ndef host_size():" in res.code
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rep = harness.verify(pkg / "user.py", mode="interp", progress=False)
+    assert rep.ok, rep.to_text()
+    assert any("`cube_plus` (imported from cuTile module c2tlib.lib) rebound" in n for n in rep.notes)
+    assert not any("host_size" in n for n in rep.notes)

@@ -10,11 +10,12 @@ from . import emit
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .imports import check_cutile_imports
-from .host import Edit, apply_edits, host_name_uses, kernel_helpers, rewrite_host
+from .host import Edit, apply_edits, host_name_uses, kernel_helpers, library_helpers, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module
 from .lower.arrays import walk
 from .lower.kernel import Shared
+from .lower.helpers import lower_library_helper
 from .lower.kernels import plan_kernel
 from .parse import parse
 
@@ -107,7 +108,8 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
-    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers)
+    library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
+    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers | library)
     todo = [h for h in helpers if shared.host_uses.get(h)]      # host-called helpers keep their callees
     while todo:
         for n in walk(info.functions[todo.pop()].body):
@@ -116,8 +118,11 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
                 todo.append(n.id)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
     shared.plans = plans
+    for name in sorted(library, key=lambda n: info.functions[n].span.start):
+        if name not in shared.helpers:      # (not already lowered as the callee of another one)
+            lower_library_helper(shared, info.functions[name])
     helper_names = set(shared.helpers)
-    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | {
+    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | {
         h for h in helper_names if not shared.host_uses.get(h)})
 
     from .host import HOST_HELPERS_USED

@@ -41,6 +41,38 @@ def kernel_helpers(info: ModuleInfo) -> set:
     return seen
 
 
+# cuda.tile calls that host code may make too: a function using only these is host code
+_HOST_CALLS = {"cdiv", "launch", "kernel", "tune.exhaustive_search", "compiler_timeout"}
+
+
+def library_helpers(info: ModuleInfo, helpers: set) -> set:
+    """Module-level functions that use tile operations but that neither a kernel of this module
+    nor host code here calls (a library of tile helpers for other modules' kernels, e.g. TileGym
+    unsloth's `ct_ops.erf_ct`), with the module functions they call: lowered as Triton helpers
+    on their own, their parameters typed from their bodies."""
+    from .lower import registry
+    found = set()
+    for name, fd in info.functions.items():
+        if name in info.kernels or name in helpers:
+            continue
+        nodes = list(walk(fd.body))
+        if any(isinstance(n, N.FunctionDef) for n in nodes):
+            continue        # e.g. a test function defining kernels inside it: host code
+        paths = [info.ct_path(n.func) for n in nodes if isinstance(n, N.Call)]
+        if any(p and p not in _HOST_CALLS and registry.lookup(p) for p in paths) \
+                and not any(p in _HOST_CALLS - {"cdiv"} for p in paths):
+            found.add(name)
+    todo = list(found)
+    while todo:         # the functions they call are helpers too
+        for n in walk(info.functions[todo.pop()].body):
+            if isinstance(n, N.Call) and isinstance(n.func, N.Name) and n.func.id in info.functions \
+                    and n.func.id not in info.kernels and n.func.id not in helpers and n.func.id not in found:
+                found.add(n.func.id)
+                todo.append(n.func.id)
+    uses = host_name_uses(info, set(info.kernels) | helpers | found)
+    return {n for n in found if not uses.get(n)}
+
+
 def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     """Names used outside the functions in `skip` (kernels): name -> count."""
     uses: dict = {}
@@ -100,6 +132,7 @@ def _annotation_nodes(st) -> set:
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
     """Edits for every cuda.tile use outside kernel/helper bodies."""
     HOST_HELPERS_USED.clear()
+    host_calls = host_name_uses(info, skip)
     edits: list = []
     handled: set = set()
     launches: list = []
@@ -112,6 +145,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants):
             continue    # kernel-only aliases (ConstInt = ct.Constant[int]) are dropped from the output
         annotations = _annotation_nodes(st)
+        nested = {id(x) for d in walk(st.body) if isinstance(d, N.FunctionDef) for x in walk(d)} \
+            if isinstance(st, N.FunctionDef) else set()
         for n in walk(st):
             if id(n) in handled:
                 continue
@@ -188,13 +223,17 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     edits.append(Edit(n.span.start, n.span.end, rules.HOST_DTYPES[path]))
                 elif path == "Constant" or path.startswith("Constant"):
                     continue
-                elif isinstance(st, N.FunctionDef) and _kernel_side(path):
-                    rep.add("C2T108", f"function `{st.name}` uses `ct.{path}`, a tile operation, but no kernel of "
-                                      "this module calls it, so it runs as host code, where that is not "
-                                      "translated", n.span,
-                            "tile helper functions are translated where a kernel of the same module calls "
-                            "them (helpers imported from other modules are not); call it from a kernel "
-                            "here, or move it next to the kernels that use it")
+                elif id(n) in nested:
+                    rep.add("C2T108", f"`ct.{path}` is used in a function defined inside `{st.name}`: only "
+                                      "module-level kernels and the functions they call are translated", n.span,
+                            "define the kernel (and its helpers) at module level")
+                elif isinstance(st, N.FunctionDef) and _kernel_side(path) and host_calls.get(st.name):
+                    rep.add("C2T108", f"function `{st.name}` uses `ct.{path}`, a tile operation, but host code "
+                                      "of this module refers to it (no kernel calls it), so it is host code, where "
+                                      "that is not translated", n.span,
+                            "tile operations run in kernels: decorate it with @ct.kernel if it is one (a "
+                            "kernel made on the host, `ct.kernel(f)`, is not translated), or call it only "
+                            "from kernels (it then becomes a Triton helper)")
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)

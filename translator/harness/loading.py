@@ -138,6 +138,15 @@ def _defines_kernels(mod) -> bool:
                for v in vars(mod).values())
 
 
+def _tile_helper(obj, mod) -> bool:
+    """Whether `obj` is a plain function of a module that imports cuda.tile (a tile helper that
+    other modules' kernels call, e.g. TileGym unsloth's ct_ops.erf_ct: its translation is a
+    Triton helper)."""
+    import types
+    return isinstance(obj, types.FunctionType) and any(
+        getattr(v, "__name__", "") == "cuda.tile" for v in vars(mod).values())
+
+
 def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | None = None) -> list[str]:
     """Point names that the translated ``module`` imported from OTHER cuTile modules (e.g.
     ``from tilegym.ops.cutile.splitk_reduce import splitk_reduce``) at the translations of those
@@ -151,14 +160,27 @@ def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | N
             continue
         src_mod = sys.modules.get(obj.__module__)
         src = getattr(src_mod, "__file__", None)
-        if not src or not _defines_kernels(src_mod):
+        kernels = src is not None and _defines_kernels(src_mod)
+        if not src or not (kernels or _tile_helper(obj, src_mod)):
             continue
         if src not in done:
-            code, _ = translate(src)
-            dep, dep_file = load_translated(code, src, out_dir=out_dir)
-            done[src] = dep
-            notes += rebind_cutile_imports(dep, out_dir=out_dir, _done=done)
+            try:
+                code, _ = translate(src)
+            except HarnessError:
+                if kernels:
+                    raise
+                done[src] = None    # a module of tile helpers that does not translate: noted below
+            else:
+                dep, dep_file = load_translated(code, src, out_dir=out_dir)
+                done[src] = dep
+                notes += rebind_cutile_imports(dep, out_dir=out_dir, _done=done)
+        if done[src] is None:
+            notes.append(f"`{name}` (imported from {obj.__module__}, which did not translate) is left as "
+                         "the original")
+            continue
         new = getattr(done[src], getattr(obj, "__name__", name), None)
+        if not kernels and not any(c.__name__ == "KernelInterface" for c in type(new).__mro__):
+            continue        # a host function of a module without kernels: the original is the same
         if new is None:
             raise HarnessError(f"{module.__name__} imports {name} from {obj.__module__}, a cuTile module whose "
                                f"translation has no {obj.__name__!r}")

@@ -88,6 +88,40 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
     return V(f"{plan.emit_name}({', '.join(flat)})", kind, rank=ret.rank)
 
 
+def lower_library_helper(s, fd: N.FunctionDef):
+    """A module-level function with tile operations that no kernel of this module calls
+    (host.library_helpers): lowered once as a Triton helper under its own name, its parameters
+    typed from its body (arrays by their use, `Constant` annotations as constants, the rest as
+    tiles or scalars), the convention kernels of other modules call it with."""
+    from ..diagnostics import TranslationError
+    from .arrays import infer_params
+    params = [p for p in fd.params if p.kind == "normal"]
+    lw = FunctionLowerer(s, fd, {})
+    try:
+        if len(params) != len([p for p in fd.params if p.kind != "posonly_marker"]):
+            lw.fail("C2T103", f"`{fd.name}` has *args/**kwargs; not supported in kernel code", fd)
+        arrays, lists = infer_params(fd, s.info, {p.name for p in params})
+        args = []
+        for p in params:
+            if p.name in lists:
+                args.append(V(p.name, T.LIST, value=ListRef(p.name, lists[p.name])))
+            elif arrays.get(p.name) is not None:    # (`x.dtype` alone does not make x an array)
+                args.append(V(p.name, T.ARRAY, array=ArrayRef.for_param(p.name, arrays[p.name])))
+            elif s.info.is_constant_annotation(p.annotation):
+                args.append(V(p.name, T.STATIC))
+            else:
+                args.append(V(p.name, T.UNKNOWN))
+        plan = HelperPlan(name=fd.name, fd=fd, array_params={})
+        plan.emit_name = fd.name
+        s.__dict__.setdefault("helper_plans", {})[(id(fd), tuple(_sig_of(a) for a in args))] = plan
+        _lower_helper(lw, plan, params, args)
+    except TranslationError as e:
+        s.reporter.items.append(e.diag)
+        return
+    s.helpers[fd.name] = plan
+    s.helper_order.append(fd.name)
+
+
 def _render(plan) -> str:
     from .. import emit
     return emit.render("helper.py.j2", h=plan)

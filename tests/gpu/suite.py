@@ -36,9 +36,15 @@ def _tg(n, b):
             for name, which, check in _SPLIT[n]] if n in _SPLIT else [{"name": f"tg_{n}", **base}]
 
 
+# TileGym's unsloth suite (host code that re-wraps kernels with ct.kernel(k._pyfunc, ...), and
+# geglu's erf from ct_ops, a module of tile helpers without kernels)
+_UNSLOTH = [("geglu", "memory"), ("swiglu", "memory")]
+
 C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
               **({"dtypes": _DTYPES[n]} if n in _DTYPES else {})} for n, b in _EX] + [
-    e for n, b in _TG for e in _tg(n, b)]
+    e for n, b in _TG for e in _tg(n, b)] + [
+    {"name": f"tg_unsloth_{n}", "file": f"{{tilegym}}/suites/unsloth/cutile/{n}.py",
+     "spec": f"tests/gpu/tilegym/unsloth_{n}_spec.py", "bound": b} for n, b in _UNSLOTH]
 
 PARTS = [
     " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
@@ -47,4 +53,5 @@ PARTS = [
     "tg_matmul_8k",
     "tg_bmm tg_bmm_tiled",
     "tg_group_gemm",
+    "tg_unsloth_geglu tg_unsloth_swiglu",
 ]

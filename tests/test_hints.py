@@ -370,11 +370,38 @@ def test_kernel_rewrapped_with_hints_is_replace_hints(tmp_path, monkeypatch):
     assert seen[-1]["num_ctas"] == 2
 
 
-def test_kernel_rewrapped_from_a_plain_function_is_refused():
+def test_kernel_made_from_something_else_than_a_module_function_is_refused():
     res = translate("""
-def body(x):
-    pass
+import other
 
-k = ct.kernel(body)
+k = ct.kernel(other.body)
 """)
     assert any(d.code == "C2T108" for d in res.diagnostics)
+
+
+# a plain function made a kernel on the host (cuTile's own tests: `kernel = ct.kernel(impl)`)
+HOST_MADE = """
+def add_impl(a, b, c, T: ConstInt):
+    i = ct.bid(0)
+    ct.store(c, index=(i,), tile=ct.load(a, index=(i,), shape=(T,)) + ct.load(b, index=(i,), shape=(T,)))
+
+def run(a, b, num_ctas=None):
+    c = torch.empty_like(a)
+    k = ct.kernel(add_impl) if num_ctas is None else ct.kernel(add_impl, num_ctas=num_ctas)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, b, c, 16))
+    return c
+"""
+
+
+def test_kernel_made_on_the_host_is_translated_as_a_kernel(tmp_path, monkeypatch):
+    res = translate(HOST_MADE)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert [k.name for k in res.kernels] == ["add_impl"]
+    assert "k = add_impl if num_ctas is None else add_impl.replace_hints(num_ctas=num_ctas)" in res.code
+    mod = build(HOST_MADE, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    a, b = torch.randn(40), torch.randn(40)
+    torch.testing.assert_close(mod.run(a, b), a + b)
+    assert "num_ctas" not in seen[-1]
+    torch.testing.assert_close(mod.run(a, b, 2), a + b)
+    assert seen[-1]["num_ctas"] == 2

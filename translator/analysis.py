@@ -32,6 +32,9 @@ class ModuleInfo:
     classes: dict = field(default_factory=dict)
     imports_ct: bool = False
     ct_import_stmts: list = field(default_factory=list)
+    # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
+    # translated as kernels (they are in `kernels` too), the call becomes `f` / `f.replace_hints(...)`
+    host_made_kernels: set = field(default_factory=set)
 
     # -------------------------------------------------------------- name resolution
     def ct_path(self, e) -> Optional[str]:
@@ -181,7 +184,24 @@ def analyze(mod: N.Module) -> ModuleInfo:
             info.functions[st.name] = st
             if info.kernel_decorator(st) is not None:
                 info.kernels[st.name] = st
+    _host_made_kernels(info)
     return info
+
+
+def _host_made_kernels(info: ModuleInfo):
+    """`ct.kernel(f, **hints)` in host code, of a plain module-level function `f` (cuTile's
+    tests build kernels so): `f` is a kernel."""
+    from .lower.arrays import walk     # (lower imports this module)
+    for st in info.module.body:
+        if isinstance(st, N.FunctionDef) and st.name in info.kernels:
+            continue
+        for n in walk(st):
+            if isinstance(n, N.Call) and len(n.args) == 1 and isinstance(n.args[0], N.Name) \
+                    and n.args[0].id in info.functions and n.args[0].id not in info.kernels \
+                    and all(k.name for k in n.keywords) and info.ct_path(n.func) == "kernel":
+                info.host_made_kernels.add(n.args[0].id)
+    for name in info.host_made_kernels:
+        info.kernels[name] = info.functions[name]
 
 
 def _imports(info: ModuleInfo, st: N.Import):

@@ -10,7 +10,7 @@ from __future__ import annotations
 HOST = {
     "launch": "becomes a call of the generated launcher (`launch_<kernel>(grid, ...)`)",
     "cdiv": "`triton.cdiv` on the host (in kernels: exact ceiling division)",
-    "kernel": "the decorator becomes @triton.jit (num_ctas becomes Triton's num_ctas; other hints reported as C2T201); on the host, `ct.kernel(K._pyfunc, **hints)` becomes `K.replace_hints(**hints)` and `ct.kernel` annotations stay as text",
+    "kernel": "the decorator becomes @triton.jit (num_ctas becomes Triton's num_ctas; other hints reported as C2T201); on the host, `ct.kernel(f)` of a module function makes `f` a kernel, `ct.kernel(K._pyfunc, **hints)` becomes `K.replace_hints(**hints)` and `ct.kernel` annotations stay as text",
     "function": "helpers become module-level @triton.jit functions",
     "Constant": "`Constant[...]` parameters become tl.constexpr",
     "ConstantAnnotation": "`Annotated[T, ConstantAnnotation()]` parameters become tl.constexpr",

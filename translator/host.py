@@ -164,6 +164,22 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                                   + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
                                     "have no Triton equivalent and are ignored", n.span)
                 continue
+            if isinstance(n, N.Call) and info.ct_path(n.func) == "kernel" and len(n.args) == 1 \
+                    and isinstance(n.args[0], N.Name) and n.args[0].id in info.host_made_kernels:
+                # ct.kernel(f, **hints) of a plain function: `f` is translated as a kernel
+                k = n.args[0].id
+                if n.keywords:
+                    edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
+                    edits.append(Edit(n.args[0].span.start, n.keywords[0].span.start, ""))
+                    HOST_HELPERS_USED.add("hints")
+                    rep.add("C2T204", f"`ct.kernel({k}, ...)` is `{k}.replace_hints(...)`: "
+                                      + _num_ctas_fate(kernels[k])
+                                      + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
+                                        "have no Triton equivalent and are ignored", n.span)
+                else:
+                    edits.append(Edit(n.span.start, n.span.end, k))
+                handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
+                continue
             if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) == "kernel":
                 # `owner: ct.kernel` (a type annotation): kept as text, never evaluated
                 edits.append(Edit(n.span.start, n.span.end, repr(_src(text, n))))

@@ -96,8 +96,8 @@ class KernelPlan:
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     info, rep = shared.info, shared.reporter
     plan = KernelPlan(fd.name, fd)
-    deco = info.kernel_decorator(fd)
-    if isinstance(deco.expr, N.Call):
+    deco = info.kernel_decorator(fd)       # None: a kernel made on the host, ct.kernel(f)
+    if deco is not None and isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:
             value = kw.value
             if is_by_target(info, value):

@@ -203,8 +203,13 @@ def test_tile_helper_called_by_host_code_is_refused_with_what_to_do():
 def pdf(x, B: ConstInt):
     return ct.exp(x) * ct.full((B,), 0.5, dtype=x.dtype)
 
+@ct.kernel
+def k(x):
+    pass
+
 def host(x):
-    return pdf(x, 4)
+    y = pdf(x, 4)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (y,))
 """)
     errs = [d for d in res.diagnostics if d.code == "C2T108" and "function `pdf`" in d.message]
     assert errs and "function `pdf` uses `ct.exp`, a tile operation, but host code of this module refers to it" \
@@ -232,3 +237,68 @@ def host(x):
 """)
     errs = [d for d in res.diagnostics if d.code == "C2T108"]
     assert errs and errs[0].message.startswith("host code uses `ct.launch_something`")
+
+
+@pytest.mark.parametrize("signature", [
+    "def f(a, *, b=1,):",                       # TileGym kernel_inventory: kw-only params, trailing comma
+    "def f(*, b: bool = False,):",
+    "def f(a, *args, b=1, **kw,):",
+    "def f(a, /, b,):",
+])
+def test_valid_python_signatures_parse(signature):
+    """Host code is kept as written: any Python 3 signature must parse (not C2T002)."""
+    res = translate(f"{signature}\n    return 1\n\n\ndef g(x):\n    return f(x, *x, b=2,)\n")
+    assert res.ok and not [d for d in res.diagnostics if d.code == "C2T002"], \
+        [d.format() for d in res.diagnostics]
+    assert signature in res.code
+
+
+@pytest.mark.parametrize("call", ["f(a, **kw,)", "f(a, b=1, **kw, c=2,)", "f(**a, **b)", "f(*a, **b, c=1,)"])
+def test_valid_python_calls_parse(call):
+    """TileGym's attention interface ends a call with `**kwargs,`."""
+    res = translate(f"def g(f, a, kw, b):\n    return {call}\n")
+    assert res.ok and not [d for d in res.diagnostics if d.code == "C2T002"], \
+        [d.format() for d in res.diagnostics]
+    assert f"return {call}" in res.code
+
+
+def test_uncalled_tile_function_that_cannot_be_lowered_raises_when_called(tmp_path):
+    """TileGym flashinfer's `_load_page_mla_wrapper` wraps a kernel helper but passes it shapes
+    the translator cannot see as constants, and nothing calls it: the module still translates,
+    with a C2T209 warning, and the function raises NotImplementedError if called."""
+    src = """
+def helper(a, i, T: ConstInt):
+    return ct.load(a, index=(i,), shape=(T,))
+
+def wrapper(a, i, n):
+    return helper(a, i, n) * 2
+
+@ct.kernel
+def k(a, b, T: ConstInt):
+    ct.store(b, index=(0,), tile=helper(a, 0, T))
+"""
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    warn = [d for d in res.diagnostics if d.code == "C2T209"]
+    assert warn and warn[0].severity == "warning" and "`wrapper`" in warn[0].message
+    assert "must be a compile-time constant" in warn[0].message
+    from kernel_util import build
+    mod = build(src, tmp_path)
+    with pytest.raises(NotImplementedError, match="cutile2triton did not translate `wrapper`"):
+        mod.wrapper(None, 0, 4)
+    import torch
+    a, b = torch.arange(8.0), torch.empty(8)
+    mod.launch_k((1,), a, b, 8)
+    torch.testing.assert_close(b, a)
+
+
+def test_wrapper_around_a_tile_helper_is_a_helper_too():
+    res = translate("""
+def helper(a, i, T: ConstInt):
+    return ct.load(a, index=(i,), shape=(T,))
+
+def wrapper(a, i, T: ConstInt):
+    return helper(a, i, T) * 2
+""")
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "@triton.jit\ndef wrapper(" in res.code and "@triton.jit\ndef helper(" in res.code

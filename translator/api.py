@@ -118,12 +118,31 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
                 todo.append(n.id)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
     shared.plans = plans
+    stubs = []
     for name in sorted(library, key=lambda n: info.functions[n].span.start):
-        if name not in shared.helpers:      # (not already lowered as the callee of another one)
-            lower_library_helper(shared, info.functions[name])
+        if name in shared.helpers:          # (already lowered as the callee of another one)
+            continue
+        n0 = len(rep.items)
+        saved = (dict(shared.helpers), list(shared.helper_order), dict(shared.extra_defs),
+                 dict(shared.__dict__.get("helper_plans", {})))
+        lower_library_helper(shared, info.functions[name])
+        if name not in shared.helpers or any(d.severity == ERROR for d in rep.items[n0:]):
+            # (what its lowering added, callees' variants included, is dropped)
+            shared.helpers, shared.helper_order, shared.extra_defs = saved[0], saved[1], saved[2]
+            shared.helper_plans = saved[3]
+            # nothing in this module calls it, so its failure need not fail the module: it
+            # becomes a function that raises, with a warning naming the first reason
+            first = next((d for d in rep.items[n0:] if d.severity == ERROR), None)
+            del rep.items[n0:]
+            why = f"{first.message} (line {first.line})" if first else "it could not be lowered"
+            fd = info.functions[name]
+            rep.add("C2T209", f"function `{name}` (no kernel or host code of this module calls it) was not "
+                              f"translated: {why}; its translation raises NotImplementedError", fd.span)
+            stubs.append(Edit(fd.full_span.start, fd.full_span.end, emit.render(
+                "untranslated.py.j2", fn=name, message=repr(f"cutile2triton did not translate `{name}`: {why}"))))
     helper_names = set(shared.helpers)
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | {
-        h for h in helper_names if not shared.host_uses.get(h)})
+        h for h in helper_names if not shared.host_uses.get(h)}) + stubs
 
     from .host import HOST_HELPERS_USED
     if any(plan.hints.get("num_ctas") for plan in plans.values()):

@@ -56,6 +56,9 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T208": (WARNING, "name imported from another cuTile module",
                "translate that module too and import its translation instead (`cutile2triton verify` "
                "does this by itself when it runs the translation)"),
+    "C2T209": (WARNING, "function with tile operations that nothing here calls was not translated",
+               "its translation raises NotImplementedError when called; give its shape parameters "
+               "ct.Constant annotations, or call it from a kernel of this module, to have it translated"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -51,17 +51,33 @@ def library_helpers(info: ModuleInfo, helpers: set) -> set:
     unsloth's `ct_ops.erf_ct`), with the module functions they call: lowered as Triton helpers
     on their own, their parameters typed from their bodies."""
     from .lower import registry
-    found = set()
+    found, candidates, tile_helpers = set(), {}, set()
     for name, fd in info.functions.items():
-        if name in info.kernels or name in helpers:
+        if name in info.kernels:
             continue
         nodes = list(walk(fd.body))
+        paths = [info.ct_path(n.func) for n in nodes if isinstance(n, N.Call)]
+        tile_ops = any(p and p not in _HOST_CALLS and registry.lookup(p) for p in paths)
+        if name in helpers:
+            if tile_ops:
+                tile_helpers.add(name)
+            continue
         if any(isinstance(n, N.FunctionDef) for n in nodes):
             continue        # e.g. a test function defining kernels inside it: host code
-        paths = [info.ct_path(n.func) for n in nodes if isinstance(n, N.Call)]
-        if any(p and p not in _HOST_CALLS and registry.lookup(p) for p in paths) \
-                and not any(p in _HOST_CALLS - {"cdiv"} for p in paths):
+        if any(p in _HOST_CALLS - {"cdiv"} for p in paths):
+            continue
+        if tile_ops:
             found.add(name)
+        else:
+            candidates[name] = {n.func.id for n in nodes if isinstance(n, N.Call) and isinstance(n.func, N.Name)}
+    grew = True
+    while grew:         # and those that call them: a wrapper around a tile helper is device code too
+        grew = False
+        for name, calls in list(candidates.items()):
+            if calls & (found | tile_helpers):
+                found.add(name)
+                del candidates[name]
+                grew = True
     todo = list(found)
     while todo:         # the functions they call are helpers too
         for n in walk(info.functions[todo.pop()].body):

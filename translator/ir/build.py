@@ -446,6 +446,8 @@ class Builder:
             if c is not None and _rule(c) == "argvalue":
                 k, v = c.children
                 kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+            elif c is not None and _rule(c) == "kwstar":      # a second `**mapping`
+                kws.append(N.Keyword(span=span_of(c), name=None, value=self.expr(c.children[0])))
 
     def comprehension(self, t, kind: str) -> N.Comprehension:
         """`elt for a in x for b in y if cond` (the `comprehension` rule)."""

@@ -57,7 +57,7 @@ def test_dropped_hints_are_warnings():
 
 def test_unknown_host_use_of_cuda_tile_is_an_error():
     assert "C2T108" in codes("""
-    x = ct.ByTarget(sm_100=2)
+    x = ct.bid(0)
     """)
 
 
@@ -111,7 +111,7 @@ def test_host_code_inside_with_and_try_is_seen():
     def host(x):
         with open("f"):
             try:
-                y = ct.ByTarget(sm_100=1)
+                y = ct.TileTypeError
             finally:
                 pass
     """)

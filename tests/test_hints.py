@@ -405,3 +405,32 @@ def test_kernel_made_on_the_host_is_translated_as_a_kernel(tmp_path, monkeypatch
     assert "num_ctas" not in seen[-1]
     torch.testing.assert_close(mod.run(a, b, 2), a + b)
     assert seen[-1]["num_ctas"] == 2
+
+
+def test_by_target_hint_values_on_the_host_resolve_for_sm90(tmp_path, monkeypatch):
+    """TileGym liger grpo_loss: `k.replace_hints(occupancy=ByTarget(sm_100=4, default=4))` at
+    module level; `dtype: ct.DType` annotations stay as text."""
+    src = """
+from cuda.tile import ByTarget
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+tuned = scale.replace_hints(num_ctas=ByTarget(sm_90=2, default=1), occupancy=ByTarget(sm_100=4))
+
+def run(x, dtype: ct.DType = None):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), tuned, (x, y, 16))
+    return y
+"""
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "scale.replace_hints(num_ctas=(2), occupancy=None)" in res.code
+    assert "dtype: 'ct.DType' = None" in res.code
+    mod = build(src, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    assert seen[-1]["num_ctas"] == 2

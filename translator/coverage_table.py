@@ -50,7 +50,7 @@ TYPES = {
     "ScalarInt64": "annotation only (Triton picks i64 for values that need it)",
     "ListAnnotation": "annotation only; list-of-array parameters (`As[g]`, `len(As)`) become a device "
                       "table of pointers, extents and strides built by the launcher",
-    "ByTarget": "kernel hints: resolved for sm_90 where supported",
+    "ByTarget": "kernel hints: resolved for sm_90 where supported (decorator hints, and hint values on the host, e.g. in replace_hints)",
 }
 HOST_REFUSED_HINT = "host code that uses it must keep cuTile; remove it or guard it"
 # exceptions and host-only modules: using them in translated host code is reported (C2T108)

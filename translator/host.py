@@ -116,6 +116,10 @@ def _num_ctas_fate(plan) -> str:
             "(CTA clusters) miscompiles or fails to compile such kernels")
 
 
+def _inside(x, node) -> bool:
+    return any(y is x for y in walk(node))
+
+
 def _kernel_side(path: str) -> bool:
     """A cuda.tile operation that only kernels (and their helpers) can run."""
     from .lower import registry
@@ -196,8 +200,25 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     edits.append(Edit(n.span.start, n.span.end, k))
                 handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
                 continue
-            if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) == "kernel":
-                # `owner: ct.kernel` (a type annotation): kept as text, never evaluated
+            if isinstance(n, N.Call) and info.ct_path(n.func) == "ByTarget":
+                # a hint value on the host (`k.replace_hints(occupancy=ByTarget(sm_100=4,
+                # default=4))`): the translation targets sm_90, so it is that entry's value
+                from .lower.ops_math import resolve_by_target
+                try:
+                    chosen = resolve_by_target(n, 90)
+                except ValueError as exc:
+                    rep.add("C2T109", f"ct.ByTarget: {exc}", n.span)
+                    handled.update(id(x) for x in walk(n))
+                    continue
+                edits.append(Edit(n.span.start, n.span.end, "None" if chosen is None else f"({_src(text, chosen)})"))
+                handled.update(id(x) for x in walk(n.func))
+                if chosen is not None:      # (ct names inside the chosen value are still rewritten)
+                    handled.update(id(x) for x in walk(n) if x is not chosen and not _inside(x, chosen))
+                rep.add("C2T204", "ct.ByTarget on the host: the sm_90 entry (or the default) is used", n.span)
+                continue
+            if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) is not None \
+                    and not info.ct_path(n).startswith("Constant"):
+                # `owner: ct.kernel`, `compute_type: ct.DType` (type annotations): kept as text
                 edits.append(Edit(n.span.start, n.span.end, repr(_src(text, n))))
                 handled.update(id(x) for x in walk(n))
                 continue

@@ -10,7 +10,8 @@ from . import emit
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .imports import check_cutile_imports
-from .host import Edit, apply_edits, host_name_uses, kernel_helpers, library_helpers, rewrite_host
+from .helper_sets import kernel_helpers, library_helpers
+from .host import Edit, apply_edits, host_name_uses, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module
 from .lower.arrays import walk

@@ -90,7 +90,7 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
 
 def lower_library_helper(s, fd: N.FunctionDef):
     """A module-level function with tile operations that no kernel of this module calls
-    (host.library_helpers): lowered once as a Triton helper under its own name, its parameters
+    (helper_sets.library_helpers): lowered once as a Triton helper under its own name, its parameters
     typed from its body (arrays by their use, `Constant` annotations as constants, the rest as
     tiles or scalars), the convention kernels of other modules call it with."""
     from ..diagnostics import TranslationError

@@ -11,6 +11,7 @@ from ..ir import nodes as N
 from . import registry
 from . import types as T
 from .exprs import ExpressionLowering
+from .gemm_loops import GemmLoops
 from .types import V
 
 
@@ -70,7 +71,7 @@ class HelperPlan:
     done: bool = False
 
 
-class FunctionLowerer(ExpressionLowering):
+class FunctionLowerer(GemmLoops, ExpressionLowering):
     """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
 
     def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict):
@@ -103,15 +104,7 @@ class FunctionLowerer(ExpressionLowering):
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
-        # GEMM loops (the launcher's num_stages): per enclosing loop, its dots, array reads and
-        # tile loads; `gemm_loops`: innermost loops with one dot whose reads are all ct.load tiles,
-        # each as [(ArrayRef, shape source texts)]; `other_dot_loops`: a loop with dots that is not
-        # one (attention-style loops pipeline differently); n_dots/n_reads count this function's
-        # dots and reads, the helpers it calls included
-        self.loop_frames: list = []
-        self.gemm_loops: list = []
-        self.other_dot_loops = False
-        self.n_dots = self.n_reads = 0
+        self.init_gemm_loops()          # gemm_loops.GemmLoops: the launcher's num_stages
         self.squeeze_done = False
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
@@ -269,7 +262,7 @@ class FunctionLowerer(ExpressionLowering):
         looped = isinstance(st, (N.For, N.While))
         self.loop_depth += looped
         if looped:
-            self.loop_frames.append({"dots": 0, "reads": 0, "tiles": [], "nested": False})
+            self.begin_loop()
         try:
             fn(st, depth)
             if self.pre_lines:      # e.g. a barrier the statement (or a compound header) needs first
@@ -278,7 +271,7 @@ class FunctionLowerer(ExpressionLowering):
             self.pre_lines = outer
             self.loop_depth -= looped
             if looped:
-                self._end_loop(self.loop_frames.pop())
+                self.end_loop()
         tr = self._trailing(st.span.line)
         if tr and len(self.lines) > n0:
             self.lines[n0] += tr
@@ -625,51 +618,6 @@ class FunctionLowerer(ExpressionLowering):
         """A store/scatter/atomic to `arr` happened (cuTile orders a block's later reads after it)."""
         self.written.add(self._root(arr))
         self.all_written.add(self._root(arr))
-
-    # ----------------------------------------------------------------- GEMM loops
-    def count_dot(self, n: int = 1):
-        self.n_dots += n
-        if self.loop_frames:
-            self.loop_frames[-1]["dots"] += n
-
-    def count_reads(self, n: int = 1):
-        self.n_reads += n
-        if self.loop_frames:
-            self.loop_frames[-1]["reads"] += n
-
-    def note_tile_load(self, arr, shape: list):
-        """A ct.load of a `shape` tile of `arr` (its read was counted by before_read)."""
-        if self.loop_frames:
-            self.loop_frames[-1]["tiles"].append((arr, list(shape)))
-
-    @staticmethod
-    def _loop_counts(frame):
-        return None if frame is None else (len(frame["tiles"]), frame["reads"], frame["dots"])
-
-    def _one_branch_per_iteration(self, frame, start, mid):
-        """After an `if` lowered to a run-time (or Constant) branch inside a loop: when both branches
-        load the same tiles and do the same dots (TileGym's matmul loads with or without a latency
-        hint), an iteration runs one of them: count one. Otherwise both count (an upper bound)."""
-        end = self._loop_counts(frame)
-        body = (frame["tiles"][start[0]:mid[0]], mid[1] - start[1], mid[2] - start[2])
-        other = (frame["tiles"][mid[0]:end[0]], end[1] - mid[1], end[2] - mid[2])
-
-        def sig(part):
-            return (sorted((tuple(a.flat()), tuple(sorted(shape))) for a, shape in part[0]), part[1], part[2])
-        if (body[0] or body[1] or body[2]) and sig(body) == sig(other):
-            del frame["tiles"][mid[0]:]
-            frame["reads"], frame["dots"] = mid[1], mid[2]
-
-    def _end_loop(self, frame):
-        if self.loop_frames:
-            self.loop_frames[-1]["nested"] = True
-        if not frame["dots"]:
-            return
-        if frame["dots"] == 1 and not frame["nested"] and frame["tiles"] \
-                and frame["reads"] == len(frame["tiles"]):
-            self.gemm_loops.append(frame["tiles"])
-        else:
-            self.other_dot_loops = True
 
     def before_read(self, arr):
         """A load/gather of `arr`: after a store to the same array, threads of the block must

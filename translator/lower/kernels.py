@@ -10,6 +10,7 @@ from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
 from .arrays import infer_params
+from .gemm_loops import stage_bytes
 from .kernel import FunctionLowerer, Shared
 from .ops_math import is_by_target, resolve_by_target
 from .tma import TmaPlan, tma_candidates
@@ -191,7 +192,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
-    plan.stage_bytes = _stage_bytes(plan, plan.__dict__.pop("_gemm", []))
+    plan.stage_bytes = stage_bytes(plan.params, plan.__dict__.pop("_gemm", []))
     plan.has_dot = shared.has_dot
     if any(len(shape) > 2 for shape in shared.tile_shapes) \
             or any(p.kind == "array" and (p.rank or 0) > 2 for p in plan.params):
@@ -324,33 +325,6 @@ def batch_refusal(plan: KernelPlan, info) -> str:
             if isinstance(n.func, N.Name) and n.func.id in info.functions:
                 return f"it calls `{n.func.id}` (stores made there are not tracked)"
     return ""
-
-
-def _stage_bytes(plan: KernelPlan, per_variant: list) -> str:
-    """The launcher's expression for the bytes one iteration of the kernel's GEMM loops loads
-    (tile elements times the array's element size, summed over the loop's loads; the largest
-    loop), or "" when a variant has a loop with dots that is not a GEMM loop, or when a load is of
-    something other than a whole array parameter or has a tile shape the launcher cannot evaluate."""
-    if not per_variant or any(v is None for v in per_variant):
-        return ""
-    consts = {p.name for p in plan.params if p.kind == "constexpr"}
-    arrays = {p.name: p.rank for p in plan.params if p.kind == "array"}
-    loops = {}      # the same loads in another order (a dual-kernel variant's) count once
-    for loop in (lp for v in per_variant for lp in v):
-        terms = []
-        for arr, shape in loop:
-            if arr.from_list or arr.ptr not in arrays \
-                    or arr.flat() != ArrayRef.for_param(arr.ptr, arr.rank).flat() \
-                    or not all(set(_IDENT.findall(c)) <= consts for c in shape):
-                return ""
-            dims = [c if c.isidentifier() or c.isdigit() else f"({c})" for c in shape if c != "1"] or ["1"]
-            terms.append((arr.ptr, dims))
-        key = tuple(sorted((ptr, tuple(sorted(dims))) for ptr, dims in terms))
-        loops.setdefault(key, " + ".join(f"{ptr}.element_size() * {' * '.join(dims)}" for ptr, dims in terms))
-    loops = list(loops.values())
-    if not loops:
-        return ""
-    return loops[0] if len(loops) == 1 else f"max({', '.join(loops)})"
 
 
 def _warps_expr(plan: KernelPlan, shared: Shared) -> str:

@@ -87,3 +87,69 @@ def test_json_report(tmp_path):
 def test_missing_file_exits_2(tmp_path):
     r = cli(tmp_path / "nope.py")
     assert r.returncode == 2 and "C2T004" in r.stderr
+
+
+# a package: a tile-helper library, a kernel module that imports from it, plain host code
+_PKG = {
+    "__init__.py": "",
+    "lib.py": """import cuda.tile as ct
+
+
+def cube_plus_one(x, B: ct.Constant[int]):
+    return x * x * x + ct.full((B,), 1.0, dtype=x.dtype)
+""",
+    "ops/__init__.py": "",
+    "ops/cube.py": """import torch
+import cuda.tile as ct
+from c2tpkg_cli.lib import cube_plus_one
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=cube_plus_one(ct.load(x, index=(ct.bid(0),), shape=(T,)), T))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+    return y
+""",
+    "util.py": "def size():\n    return 16\n",
+}
+
+
+def _write_pkg(root, files):
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def test_folder_translates_as_a_package_whose_modules_import_each_other(tmp_path, monkeypatch):
+    src, out = tmp_path / "src" / "c2tpkg_cli", tmp_path / "out" / "c2tpkg_cli"
+    _write_pkg(src, _PKG)
+    r = cli(src, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "[2/5] lib.py: written" in r.stderr and "ops/cube.py: 1 kernel(s)" in r.stderr
+    assert "5 of 5 files written (1 kernels), 0 refused" in r.stderr
+    assert (out / "util.py").read_text() == _PKG["util.py"]          # no cuda.tile: copied as is
+    assert "@triton.jit\ndef cube_plus_one(x, B):" in (out / "lib.py").read_text()
+    # the translated package runs (under the interpreter) with its modules importing each other
+    monkeypatch.syspath_prepend(str(out.parent))
+    import importlib
+    cube = importlib.import_module("c2tpkg_cli.ops.cube")
+    x = torch.linspace(-2, 2, 37)
+    torch.testing.assert_close(cube.run(x), x ** 3 + 1)
+    assert cli(src, "-o", out, "--check").returncode == 0
+    (out / "lib.py").write_text("stale\n")
+    r = cli(src, "-o", out, "--check")
+    assert r.returncode == 1 and "out of date: lib.py" in r.stderr
+
+
+def test_folder_with_a_refused_file_exits_2_and_names_it(tmp_path):
+    src = tmp_path / "pkg"
+    _write_pkg(src, {"ok.py": "x = 1\n", "bad.py": "import cuda.tile as ct\n\nx = ct.bid(0)\n"})
+    r = cli(src, "-o", tmp_path / "out")
+    assert r.returncode == 2 and "1 refused: bad.py" in r.stderr
+    assert not (tmp_path / "out" / "bad.py").exists() and (tmp_path / "out" / "ok.py").exists()
+    assert cli(src).returncode == 2 and "a folder needs -o OUTDIR" in cli(src).stderr

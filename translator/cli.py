@@ -1,6 +1,7 @@
 """The `cutile2triton` command.
 
     cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
+    cutile2triton DIR -o OUTDIR [--check] [--strict] [--json REPORT]   (a whole package, package.py)
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
     cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
     cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
@@ -27,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Subcommands: `cutile2triton verify FILE.py` runs original and translation side by side "
                "on a GPU; `cutile2triton bench SUITE.py` does that for a suite and merges the timings; "
                "`cutile2triton survey PATH...` reports what translates in a corpus.")
-    p.add_argument("input", help="cuTile Python file to translate")
+    p.add_argument("input", help="cuTile Python file to translate, or a folder (a package: every .py "
+                                 "file under it is translated into the folder -o names)")
     p.add_argument("-o", "--output", help="write the Triton module here (default: standard output)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true",
@@ -56,6 +58,13 @@ def main(argv=None) -> int:
     if (args.check or args.diff) and not args.output:
         print("cutile2triton: --check and --diff need -o OUTPUT (the file to compare with)", file=sys.stderr)
         return 2
+    if Path(args.input).is_dir():
+        if not args.output or args.diff:
+            print("cutile2triton: a folder needs -o OUTDIR (and takes --check, not --diff)", file=sys.stderr)
+            return 2
+        from .package import translate_tree
+        return translate_tree(Path(args.input), Path(args.output), strict=args.strict, quiet=args.quiet,
+                              check=args.check, report=args.json)
     res = translate_file(args.input, Options(strict=args.strict, source_name=args.input))
     for d in res.diagnostics:
         if not args.quiet or d.severity == "error":

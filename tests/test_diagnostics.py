@@ -302,3 +302,5 @@ def wrapper(a, i, T: ConstInt):
 """)
     assert res.ok, [d.format() for d in res.diagnostics]
     assert "@triton.jit\ndef wrapper(" in res.code and "@triton.jit\ndef helper(" in res.code
+    notes = [d for d in res.diagnostics if d.code == "C2T210"]
+    assert notes and all(d.severity == "info" for d in notes) and any("`helper`" in d.message for d in notes)

@@ -141,6 +141,10 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
                               f"translated: {why}; its translation raises NotImplementedError", fd.span)
             stubs.append(Edit(fd.full_span.start, fd.full_span.end, emit.render(
                 "untranslated.py.j2", fn=name, message=repr(f"cutile2triton did not translate `{name}`: {why}"))))
+        else:
+            rep.add("C2T210", f"function `{name}` uses tile operations and no kernel or host code of this module "
+                              "calls it: translated as a Triton helper (@triton.jit) for other modules' kernels",
+                    info.functions[name].span)
     helper_names = set(shared.helpers)
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | {
         h for h in helper_names if not shared.host_uses.get(h)}) + stubs

@@ -59,6 +59,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T209": (WARNING, "function with tile operations that nothing here calls was not translated",
                "its translation raises NotImplementedError when called; give its shape parameters "
                "ct.Constant annotations, or call it from a kernel of this module, to have it translated"),
+    "C2T210": (INFO, "function translated as a Triton helper for other modules' kernels",
+               "nothing to do if only kernels call it; host code that calls it must call the original"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

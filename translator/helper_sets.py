@@ -9,16 +9,22 @@ from .ir import nodes as N
 from .lower.arrays import walk
 
 
-def kernel_helpers(info: ModuleInfo) -> set:
-    """Module-level functions reachable from kernels through calls (they become jit helpers)."""
-    seen, todo = set(), list(info.kernels.values())
+def _callees(info: ModuleInfo, roots, skip: set) -> set:
+    """Module-level functions (not kernels, not in `skip`) that the functions `roots` reach
+    through calls."""
+    seen, todo = set(), list(roots)
     while todo:
         for n in walk(todo.pop().body):
             if isinstance(n, N.Call) and isinstance(n.func, N.Name) and n.func.id in info.functions \
-                    and n.func.id not in info.kernels and n.func.id not in seen:
+                    and n.func.id not in info.kernels and n.func.id not in skip and n.func.id not in seen:
                 seen.add(n.func.id)
                 todo.append(info.functions[n.func.id])
     return seen
+
+
+def kernel_helpers(info: ModuleInfo) -> set:
+    """Module-level functions reachable from kernels through calls (they become jit helpers)."""
+    return _callees(info, info.kernels.values(), set())
 
 
 # cuda.tile calls that host code may make too: a function using only these is host code
@@ -58,12 +64,6 @@ def library_helpers(info: ModuleInfo, helpers: set) -> set:
                 found.add(name)
                 del candidates[name]
                 grew = True
-    todo = list(found)
-    while todo:         # the functions they call are helpers too
-        for n in walk(info.functions[todo.pop()].body):
-            if isinstance(n, N.Call) and isinstance(n.func, N.Name) and n.func.id in info.functions \
-                    and n.func.id not in info.kernels and n.func.id not in helpers and n.func.id not in found:
-                found.add(n.func.id)
-                todo.append(n.func.id)
+    found |= _callees(info, (info.functions[f] for f in found), helpers)   # what they call is too
     uses = host_name_uses(info, set(info.kernels) | helpers | found)
     return {n for n in found if not uses.get(n)}

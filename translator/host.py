@@ -56,21 +56,29 @@ def _num_ctas_fate(plan) -> str:
             "(CTA clusters) miscompiles or fails to compile such kernels")
 
 
-def _inside(x, node) -> bool:
-    return any(y is x for y in walk(node))
-
-
 def _kernel_side(path: str) -> bool:
     """A cuda.tile operation that only kernels (and their helpers) can run."""
     from .lower import registry
     return registry.lookup(path) is not None
 
 
-def _rewrap(info: ModuleInfo, kernels: dict, n: N.Call) -> bool:
-    """`ct.kernel(K._pyfunc, **hints)` of a translated kernel K, with keyword hints only."""
-    return info.ct_path(n.func) == "kernel" and len(n.args) == 1 and isinstance(n.args[0], N.Attr) \
-        and n.args[0].attr == "_pyfunc" and isinstance(n.args[0].value, N.Name) \
-        and n.args[0].value.id in kernels and all(k.name for k in n.keywords)
+def _rewrapped_kernel(info: ModuleInfo, kernels: dict, n):
+    """The kernel of a host call `ct.kernel(K._pyfunc, **hints)` (K a translated kernel) or
+    `ct.kernel(f, **hints)` (f a plain function, analysis.host_made_kernels), else None."""
+    if not (isinstance(n, N.Call) and len(n.args) == 1 and all(k.name for k in n.keywords)
+            and info.ct_path(n.func) == "kernel"):
+        return None
+    a = n.args[0]
+    if isinstance(a, N.Attr) and a.attr == "_pyfunc" and isinstance(a.value, N.Name) and a.value.id in kernels:
+        return a.value.id
+    if isinstance(a, N.Name) and a.id in info.host_made_kernels:
+        return a.id
+    return None
+
+
+def _hints_fate(plan) -> str:
+    return (_num_ctas_fate(plan) + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
+            "have no Triton equivalent and are ignored")
 
 
 def _annotation_nodes(st) -> set:
@@ -110,32 +118,17 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
         for n in walk(st):
             if id(n) in handled:
                 continue
-            if isinstance(n, N.Call) and _rewrap(info, kernels, n):
-                # ct.kernel(K._pyfunc, occupancy=...): K compiled again with other hints, which is
-                # K.replace_hints(occupancy=...) (TileGym's unsloth suite caches tuned kernels so)
-                k = n.args[0].value.id
-                end = n.keywords[0].span.start if n.keywords else n.span.end - 1
-                edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
-                edits.append(Edit(n.args[0].span.start, end, ""))
-                handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
-                HOST_HELPERS_USED.add("hints")
-                rep.add("C2T204", f"`ct.kernel({k}._pyfunc, ...)` is `{k}.replace_hints(...)`: "
-                                  + _num_ctas_fate(kernels[k])
-                                  + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
-                                    "have no Triton equivalent and are ignored", n.span)
-                continue
-            if isinstance(n, N.Call) and info.ct_path(n.func) == "kernel" and len(n.args) == 1 \
-                    and isinstance(n.args[0], N.Name) and n.args[0].id in info.host_made_kernels:
-                # ct.kernel(f, **hints) of a plain function: `f` is translated as a kernel
-                k = n.args[0].id
+            k = _rewrapped_kernel(info, kernels, n)
+            if k is not None:
+                # ct.kernel(K._pyfunc, occupancy=...): K compiled again with other hints (TileGym's
+                # unsloth suite caches tuned kernels so), and ct.kernel(f, ...) of a plain function,
+                # which is translated as a kernel (cuTile's tests): `K` / `K.replace_hints(...)`
                 if n.keywords:
                     edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
                     edits.append(Edit(n.args[0].span.start, n.keywords[0].span.start, ""))
                     HOST_HELPERS_USED.add("hints")
-                    rep.add("C2T204", f"`ct.kernel({k}, ...)` is `{k}.replace_hints(...)`: "
-                                      + _num_ctas_fate(kernels[k])
-                                      + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
-                                        "have no Triton equivalent and are ignored", n.span)
+                    rep.add("C2T204", f"`ct.kernel({_src(text, n.args[0])}, ...)` is `{k}.replace_hints(...)`: "
+                                      + _hints_fate(kernels[k]), n.span)
                 else:
                     edits.append(Edit(n.span.start, n.span.end, k))
                 handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
@@ -151,9 +144,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     handled.update(id(x) for x in walk(n))
                     continue
                 edits.append(Edit(n.span.start, n.span.end, "None" if chosen is None else f"({_src(text, chosen)})"))
-                handled.update(id(x) for x in walk(n.func))
-                if chosen is not None:      # (ct names inside the chosen value are still rewritten)
-                    handled.update(id(x) for x in walk(n) if x is not chosen and not _inside(x, chosen))
+                kept = {id(x) for x in walk(chosen)} if chosen is not None else set()
+                handled.update(id(x) for x in walk(n) if id(x) not in kept)   # (ct names in the value are rewritten)
                 rep.add("C2T204", "ct.ByTarget on the host: the sm_90 entry (or the default) is used", n.span)
                 continue
             if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) is not None \
@@ -167,9 +159,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                         and isinstance(n.func.value, N.Name) and n.func.value.id in kernels:
                     HOST_HELPERS_USED.add("hints")
                     rep.add("C2T204", f"`{n.func.value.id}.replace_hints(...)`: "
-                                      + _num_ctas_fate(kernels[n.func.value.id])
-                                      + "; the other cuTile hints (occupancy, opt_level, num_worker_warps) "
-                                        "have no Triton equivalent and are ignored", n.span)
+                                      + _hints_fate(kernels[n.func.value.id]), n.span)
                 path = info.ct_path(n.func)
                 if path == "launch":
                     launches.append(n)
@@ -224,9 +214,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     rep.add("C2T108", f"function `{st.name}` uses `ct.{path}`, a tile operation, but host code "
                                       "of this module refers to it (no kernel calls it), so it is host code, where "
                                       "that is not translated", n.span,
-                            "tile operations run in kernels: decorate it with @ct.kernel if it is one (a "
-                            "kernel made on the host, `ct.kernel(f)`, is not translated), or call it only "
-                            "from kernels (it then becomes a Triton helper)")
+                            "tile operations run in kernels: decorate it with @ct.kernel if it is one, or "
+                            "call it only from kernels (it then becomes a Triton helper)")
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)

@@ -171,3 +171,122 @@ def test_a_changed_global_goes_back_to_triton_dispatch(fast, monkeypatch):
     scope["SCALE"] = 3.0
     mod.run(x, y, 3, 32)
     assert [e[0] for e in log] == ["triton", "fast", "triton"]
+
+
+# --- the launch memo (_c2t_memo): a launcher's launch with the layouts of an earlier one ---
+
+@pytest.fixture
+def memo(fast, monkeypatch):
+    """`fast` plus a stand-in for torch's current device and stream queries (CPU torch has none:
+    there, as in CI's interpreter runs, the memo is never used)."""
+    mod, log = fast
+    monkeypatch.setattr(mod, "_C2T_CUDA", types.SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    mod._C2T_MEMO.clear()
+    return mod, log
+
+
+def test_memo_launch_puts_this_launchs_pointers_and_scalars_into_the_recorded_arguments(memo):
+    mod, log = memo
+    mod.run(torch.zeros(64), torch.zeros(64), 3, 32)
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 5, 32)            # another int of the same kind (not 1, not a multiple of 16)
+    assert [e[0] for e in log] == ["triton", "fast"]
+    kind, grid, stream, args = log[1]
+    assert grid == (2, 1, 1) and stream == 1234
+    assert args == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 5, 32)     # pointers as ints
+    assert len(mod._C2T_MEMO) == 1
+
+
+@pytest.mark.parametrize("change", ["dtype", "alignment", "extent", "stride", "int_one", "int_multiple_of_16",
+                                    "int_range", "float_for_int", "constexpr", "grid"])
+def test_memo_misses_on_anything_the_launch_depends_on(memo, change):
+    mod, log = memo
+    x, y = torch.zeros(130), torch.zeros(130)
+    mod.run(x[:64], y[:64], 3, 32)
+    args = {"dtype": (x[:64].double(), y[:64].double(), 3, 32),
+            "alignment": (x[1:65], y[1:65], 3, 32),
+            "extent": (x[:63], y[:63], 3, 32),              # (same grid: 2 programs)
+            "stride": (x[:128:2], y[:128:2], 3, 32),
+            "int_one": (x[:64], y[:64], 1, 32),
+            "int_multiple_of_16": (x[:64], y[:64], 48, 32),
+            "int_range": (x[:64], y[:64], 2 ** 40 + 3, 32),
+            "float_for_int": (x[:64], y[:64], 3.0, 32),
+            "constexpr": (x[:64], y[:64], 3, 16),
+            "grid": (x, y, 3, 32)}[change]
+    mod.run(*args)
+    assert len(mod._C2T_MEMO) == 2, "a second memo entry, not a hit"
+    mod.run(*args)
+    assert log[-1][0] == "fast" and len(mod._C2T_MEMO) == 2
+
+
+def test_memo_keeps_no_arrays_alive(memo):
+    import gc
+    import weakref
+    mod, log = memo
+    x = torch.zeros(64)
+    ref = weakref.ref(x)
+    mod.run(x, torch.zeros(64), 3, 32)
+    mod.run(x, torch.zeros(64), 3, 32)
+    del x
+    log.clear()
+    gc.collect()
+    assert ref() is None
+    (entry,) = mod._C2T_MEMO.values()
+    assert not any(isinstance(v, torch.Tensor) for v in entry[4])     # the recorded arguments
+
+
+def test_memo_is_skipped_for_another_stream_hooks_or_when_switched_off(memo, monkeypatch):
+    mod, log = memo
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    other = types.SimpleNamespace(cuda_stream=99, device_index=0)      # not a torch.cuda.Stream
+    assert mod._c2t_memo("add_k", (2,), other, (x, y), (3,), (32,)) == ()
+    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", False)
+    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) == ()
+    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", True)
+    seen = []
+    chain = triton.knobs.runtime.launch_enter_hook
+    chain.add(seen.append)
+    try:
+        assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) == ()
+    finally:
+        chain.remove(seen.append)
+    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) is None    # launched from the memo
+    assert mod._c2t_memo("add_k", (2,), None, ([1.0], y), (3,), (32,)) == ()  # not a tensor
+
+
+def test_memo_key_tells_aliased_arrays_apart(memo):
+    """A kernel specialized on two arrays being the same memory (`V_IS_K`) must not reuse a launch
+    recorded with them aliased for distinct arrays of the same layout, or the other way round."""
+    mod, _ = memo
+    a, b = torch.zeros(64), torch.zeros(64)
+    same = mod._c2t_memo("k", (1,), None, (a, a), (), (), same=((1, 0),))
+    other = mod._c2t_memo("k", (1,), None, (a, b), (), (), same=((1, 0),))
+    assert same[0] != other[0]
+
+
+def test_memo_calls_tritons_c_launcher_directly(memo):
+    """With Triton 3.6's CudaLauncher (the compiled kernel's `run`), the memo calls its C function
+    with the launch options CudaLauncher.__call__ would pass (no scratch memory here)."""
+    mod, log = memo
+    calls = []
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            calls.append(args)
+
+        def __call__(self, *args):
+            log.append(("__call__",))
+
+    compiled = mod.add_k.run(grid=None, warmup=False)
+    compiled.run = CudaLauncher()
+    compiled.metadata = types.SimpleNamespace(global_scratch_size=0, profile_scratch_size=0)
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    (call,) = calls
+    assert call[:13] == (2, 1, 1, 1234, "fn-handle", False, False, None, None, "meta", None, None, None)
+    assert call[13:] == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 3, 32)

@@ -178,12 +178,22 @@ _C2T_TENSOR_AT = {}         # argument types -> (their number, positions of the 
 _C2T_JIT = triton.runtime.jit.JITFunction
 
 
-def _c2t_run(kernel, grid, args, **options):
-    """kernel[grid](*args, **options), through the cache of compiled kernels above."""
+def _c2t_run(kernel, grid, args, *, c2t_memo=None, **options):
+    """kernel[grid](*args, **options), through the cache of compiled kernels above. `c2t_memo`: a
+    launcher's launch-memo miss and argument layout (see _c2t_memo), recorded after the launch."""
     if type(grid) is not tuple or not 0 < len(grid) < 4:
         grid = _c2t_grid(grid)      # raises the error
+    compiled, cached = _c2t_dispatch(kernel, grid, args, options)
+    if c2t_memo is not None and c2t_memo[0] and cached is not None:
+        _c2t_memo_record(c2t_memo, kernel, grid, args, cached)
+    return compiled
+
+
+def _c2t_dispatch(kernel, grid, args, options):
+    """Launch; return (what Triton returned, the compiled kernel later launches with these
+    arguments run, or None when they go through Triton's dispatch)."""
     if not _C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
-        return kernel[grid](*args, **options)
+        return kernel[grid](*args, **options), None
     device = triton.runtime.driver.active.get_current_device()
     try:
         # the specialization: argument types, then each value, with tensors as (dtype, alignment);
@@ -204,19 +214,20 @@ def _c2t_run(kernel, grid, args, **options):
         key = (id(kernel), device, types_id, *options.items(), *values)
         kernel_and_compiled = _C2T_COMPILED.get(key)
     except TypeError:       # an unhashable argument: Triton's own dispatch
-        return kernel[grid](*args, **options)
+        return kernel[grid](*args, **options), None
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
         cached = compiled
-        if compiled is not None and not hasattr(compiled, "result"):
-            if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
-                _C2T_COMPILED.clear()
-            _C2T_COMPILED[key] = (kernel, cached)
-        return compiled
+        if compiled is None or hasattr(compiled, "result"):
+            return compiled, None
+        if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
+            _C2T_COMPILED.clear()
+        _C2T_COMPILED[key] = (kernel, cached)
+        return compiled, cached
     for (name, _), (value, scope) in kernel.used_global_vals.items():
         now = scope.get(name, _C2T_MISSING)
-        if now is not value and now != value:           # a global the kernel read has changed:
-            return kernel[grid](*args, **options)       # Triton's dispatch raises its own error
+        if now is not value and now != value:               # a global the kernel read has changed:
+            return kernel[grid](*args, **options), None     # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
     enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
@@ -226,7 +237,119 @@ def _c2t_run(kernel, grid, args, **options):
         metadata = compiled.launch_metadata(grid, stream, *args)
     compiled.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
                  compiled.function, compiled.packed_metadata, metadata, enter, leave, *args)
-    return compiled
+    return compiled, compiled
+
+
+# The launch memo. All of a launcher's work (argument checks and flattening, descriptor legality,
+# warps and stages, the specialization key above) depends only on the grid, each array's dtype,
+# extents, strides, 16-byte alignment and device, each scalar argument's type (for ints, what
+# Triton specializes on: equal to 1, a multiple of 16, the range) and the Constant values. A
+# launch that repeats those (each step of a model after the first) skips that work: its arrays'
+# pointers and its scalars are put into the argument list recorded at the first such launch, and
+# the compiled kernel's C launcher runs with the pointers as ints (so without its driver query
+# per pointer: the arrays are on the devices of the recorded launch, which Triton checked).
+# Measured on the H200: docs/gpu-runs/launch-memo-2026-11-30.md. Anything else (a stream other
+# than the current one, launch hooks, a changed global the kernel read, arrays that are not
+# tensors, the Triton interpreter) takes the launcher's full path. C2T_FAST_LAUNCH=0 turns it off.
+_C2T_MEMO = {}
+_C2T_MEMO_MAX = 4096
+_C2T_CUDA = torch._C            # current device and stream queries (tests stand in for them)
+_C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buffer memo launches share
+
+
+def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
+    """Launch from the memo when this launch was seen before, and return None. Otherwise return
+    what _c2t_run records the launcher's launch under: (key, pointers, scalars), or () when this
+    launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
+    specializes on (its aliased-load flags, see _c2t_same)."""
+    if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
+        return ()
+    try:
+        if stream is not None and (type(stream) is not torch.cuda.Stream or stream.cuda_stream
+                                   != _C2T_CUDA._cuda_getCurrentRawStream(stream.device_index)):
+            return ()
+        device = _C2T_CUDA._cuda_getDevice()
+        key = [name, grid, device, *consts, *map(type, consts)]
+        ptrs = []
+        for a in arrays:
+            p = a.data_ptr()
+            key += (a.dtype, a.shape, a.stride(), p & 15, a.get_device())
+            ptrs.append(p)
+        for i, j in same:
+            key.append(ptrs[i] == ptrs[j])
+        for v in scalars:
+            t = type(v)
+            if t is int:        # what Triton specializes an int on
+                key.append((v == 1, not v & 15, -0x80000000 <= v < 0x80000000, v >= 1 << 63))
+            elif t is float or t is bool:
+                key.append(t)
+            else:
+                key += (t, v)
+        key = tuple(key)
+        hit = _C2T_MEMO.get(key)
+    except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable, no CUDA
+        return ()
+    if hit is None:
+        return (key, ptrs, scalars)
+    kernel, compiled, launch, g, template, ptr_at, scalar_at, scratch = hit
+    for (gname, _), (value, scope) in kernel.used_global_vals.items():
+        now = scope.get(gname, _C2T_MISSING)
+        if now is not value and now != value:   # a global the kernel read has changed: Triton's
+            return ()                           # dispatch (the full path) raises its own error
+    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
+    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+        return ()                               # profilers' hooks get the full path's arguments
+    args = template.copy()
+    for i, p in zip(ptr_at, ptrs):
+        args[i] = p
+    for i, v in zip(scalar_at, scalars):
+        args[i] = v
+    raw_stream = _C2T_CUDA._cuda_getCurrentRawStream(device)
+    if launch is None:
+        compiled.run(g[0], g[1], g[2], raw_stream, compiled.function, compiled.packed_metadata,
+                     None, None, None, *args)
+        return None
+    buffer = None
+    if scratch:
+        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch)
+        if buffer is None:
+            return ()
+    call, cooperative, pdl = launch
+    call(g[0], g[1], g[2], raw_stream, compiled.function, cooperative, pdl, buffer, None,
+         compiled.packed_metadata, None, None, None, *args)
+    return None
+
+
+def _c2t_memo_record(memo, kernel, grid, args, compiled):
+    """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
+    for these arguments) and the argument list without its pointers and scalars (the memo must not
+    keep arrays alive)."""
+    (key, _, _), (ptr_at, scalar_at) = memo
+    template = list(args)
+    for i in (*ptr_at, *scalar_at):
+        template[i] = None
+    launch, scratch = None, 0
+    run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
+    if type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") and md is not None \
+            and not getattr(md, "profile_scratch_size", 0):
+        # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly
+        launch = (run.launch, run.launch_cooperative_grid, run.launch_pdl)
+        if md.global_scratch_size:
+            scratch = md.global_scratch_size * run.num_ctas
+            if run.launch_pdl:              # a launch may overlap the previous one: no shared scratch
+                launch = None
+    if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
+        _C2T_MEMO.clear()
+    _C2T_MEMO[key] = (kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))), template, ptr_at,
+                      scalar_at, scratch)
+
+
+def _c2t_scratch(device, stream, nbytes):
+    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as a pointer: one
+    buffer per device and stream, grown when needed (launches on one stream run one after another). None
+    (the full path, with Triton's allocator) while a CUDA graph is being captured, whose launches
+    need memory of their own, or when the program installed its own allocator."""
+    return None     # this module makes no descriptors: the full path, with Triton's allocator
 
 
 def _c2t_tensor(a, name):
@@ -323,6 +446,9 @@ def floordiv_kernel(
 
 def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket, d, lo, width, TILE, *, stream=None):
     """Launch `floordiv_kernel` as cuTile's ct.launch(stream, grid, floordiv_kernel, args) did."""
+    memo = _c2t_memo("floordiv_kernel", grid, stream, (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket), (d, lo, width), (TILE,))
+    if memo is None:
+        return      # launched as a launch with the same layouts was before (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             floordiv_kernel, grid, (
@@ -340,6 +466,7 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
+            c2t_memo=(memo, ((0, 3, 6, 9, 12, 15, 18, 21), (24, 25, 26))),
         )
 
 

@@ -7,6 +7,13 @@ launch (before the synchronize) is printed for:
   c2t_run   _c2t_run(kernel, grid, args, **options)            the translation's cached launch path
   triton    kernel[grid](*args, **options)                     Triton's own dispatch
   raw       compiled.run(grid, stream, function, ..., *args)   Triton's C launcher alone
+  raw-int   the same with each tensor passed as its data_ptr() int (the C launcher then skips
+            its per-pointer cuPointerGetAttribute call)
+  raw-int-s the same with the descriptor scratch allocator returning one cached buffer (only for
+            kernels with global scratch, i.e. in-kernel tensor descriptors)
+
+and each generated launcher call (launch_<kernel>(grid, ...), what TileGym's host code calls in place
+of ct.launch) with the launch memo (_c2t_memo) and without it.
 
 and, for the whole entry call, host time per call on each side (profile_split's `host`), so that
 entry - launches = the host code around the launches (TileGym's, and the launcher's argument
@@ -62,9 +69,47 @@ def record_cutile(fn):
     return seen, real
 
 
+def translated_modules():
+    return [m for m in list(sys.modules.values()) if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED")]
+
+
+def record_launchers(fn):
+    """The generated launchers' calls (launch_<kernel>(grid, *args, stream=...)) an entry call makes."""
+    seen, reals = [], []
+    for m in translated_modules():
+        for name in [n for n in vars(m) if n.startswith("launch_") and callable(getattr(m, n))]:
+            real = getattr(m, name)
+            reals.append((m, name, real))
+
+            def rec(*args, _real=real, **kw):
+                seen.append((_real, args, kw))
+                return _real(*args, **kw)
+            setattr(m, name, rec)
+    try:
+        fn()
+    finally:
+        for m, name, real in reals:
+            setattr(m, name, real)
+    return seen
+
+
+def no_memo():
+    """Switch the launch memo off in every translated module (returns the undo)."""
+    mods = [m for m in translated_modules() if hasattr(m, "_c2t_memo")]
+    reals = [(m, m._c2t_memo) for m in mods]
+    for m in mods:
+        m._c2t_memo = lambda *a, **k: ()
+
+    def undo():
+        for m, real in reals:
+            m._c2t_memo = real
+    return undo
+
+
 def record_triton(fn):
-    mods = [m for m in list(sys.modules.values()) if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED")]
+    mods = translated_modules()
     seen, reals = [], {}
+    undo = no_memo()        # (with the memo, repeated launches do not reach _c2t_run)
     for m in mods:
         real = reals[m] = m._c2t_run
 
@@ -75,13 +120,31 @@ def record_triton(fn):
     try:
         fn()
     finally:
+        undo()
         for m, real in reals.items():
             m._c2t_run = real
     return seen
 
 
+def micro():
+    """Host costs of the calls the cached launch path makes per launch."""
+    import triton
+    drv = triton.runtime.driver.active
+    x = torch.empty(16, device="cuda")
+    for label, fn in (("driver.active.get_current_device()", lambda: drv.get_current_device()),
+                      ("torch.cuda.current_device()", torch.cuda.current_device),
+                      ("driver.active.get_current_stream(0)", lambda: drv.get_current_stream(0)),
+                      ("torch._C._cuda_getCurrentRawStream(0)", lambda: torch._C._cuda_getCurrentRawStream(0)),
+                      ("torch.cuda.is_current_stream_capturing()", torch.cuda.is_current_stream_capturing),
+                      ("torch.empty(4096, int8, cuda)", lambda: torch.empty(4096, dtype=torch.int8, device="cuda")),
+                      ("t.data_ptr()", x.data_ptr), ("t.get_device()", x.get_device)):
+        print(f"  micro {label:45s} {host_us(fn, 3000):6.2f} us")
+
+
 def main():
     set_cuda_allocator("cuda")
+    if "--micro" in sys.argv:
+        micro()
     raise_cutile_compiler_timeout()
     triton_first = "--triton-first" in sys.argv
     for arg in [a for a in sys.argv[1:] if not a.startswith("--")]:
@@ -110,6 +173,13 @@ def main():
                 t = host_us(lambda: ct_launch(stream, grid, kernel, kargs))
                 print(f"  cuTile  {getattr(kernel, '__name__', kernel)!s:40.40s} grid {grid}: ct.launch {t:7.1f} us "
                       f"({len(kargs)} args)")
+            for launcher, largs, lkw in record_launchers(lambda: f1(*a1)):
+                t_memo = host_us(lambda: launcher(*largs, **lkw))
+                undo = no_memo()
+                t_full = host_us(lambda: launcher(*largs, **lkw))
+                undo()
+                print(f"  Triton  {launcher.__name__[7:]:40.40s} launcher: with memo {t_memo:7.1f} | "
+                      f"without {t_full:7.1f} us")
             for run, kernel, grid, kargs, options in record_triton(lambda: f1(*a1)):
                 t_run = host_us(lambda: run(kernel, grid, kargs, **options))
                 t_jit = host_us(lambda: kernel[grid](*kargs, **options))
@@ -118,8 +188,24 @@ def main():
                 stream = torch.cuda.current_stream().cuda_stream
                 t_raw = host_us(lambda: compiled.run(g[0], g[1], g[2], stream, compiled.function,
                                                      compiled.packed_metadata, None, None, None, *kargs))
+                ints = tuple(a.data_ptr() if isinstance(a, torch.Tensor) else a for a in kargs)
+                t_int = host_us(lambda: compiled.run(g[0], g[1], g[2], stream, compiled.function,
+                                                     compiled.packed_metadata, None, None, None, *ints))
+                extra = ""
+                if compiled.metadata.global_scratch_size:
+                    import triton
+                    from triton.runtime import _allocation
+                    before = _allocation._allocator.get()
+                    buf = torch.empty(1 << 22, dtype=torch.int8, device="cuda")
+                    triton.set_allocator(lambda size, align, s, _b=buf: _b)
+                    t_s = host_us(lambda: compiled.run(g[0], g[1], g[2], stream, compiled.function,
+                                                       compiled.packed_metadata, None, None, None, *ints))
+                    triton.set_allocator(before)
+                    extra = f" | raw-int-s {t_s:7.1f}"
+                n_t = sum(isinstance(a, torch.Tensor) for a in kargs)
                 print(f"  Triton  {kernel.__name__:40.40s} grid {grid}: c2t_run {t_run:7.1f} | triton {t_jit:7.1f} | "
-                      f"raw {t_raw:7.1f} us ({len(kargs)} args; scratch {compiled.metadata.global_scratch_size} B)")
+                      f"raw {t_raw:7.1f} | raw-int {t_int:7.1f}{extra} us ({len(kargs)} args, {n_t} tensors; "
+                      f"scratch {compiled.metadata.global_scratch_size} B)")
 
 
 if __name__ == "__main__":

@@ -84,6 +84,33 @@ class KernelPlan:
     # (_c2t_num_stages) when each program has an SM to itself
     stage_bytes: str = ""
 
+    def memo_layout(self):
+        """For the launcher's launch memo (_c2t_memo): the names of the array, scalar and Constant
+        parameters, and where each array's pointer and each scalar sit among the flattened kernel
+        arguments. None when a list-of-arrays parameter rules the memo out (its table is built
+        from the arrays' contents)."""
+        if any(p.kind == "list" for p in self.params):
+            return None
+        at, ptr_at, scalar_at = 0, [], []
+        for p in self.params:
+            if p.name in self.flags:
+                continue        # (a dual kernel's flags pick the variant and are not passed)
+            if p.kind == "array":
+                ptr_at.append(at)
+                at += 1 if p.rank is None else 1 + 2 * p.rank + bool(p.tma_blocks) + len(p.same_as)
+            else:
+                if p.kind == "scalar":
+                    scalar_at.append(at)
+                at += 1
+        names = lambda kind: [p.name for p in self.params if p.kind == kind]     # noqa: E731
+        arrays = names("array")
+        # `<array>_IS_<other>` flags: whether two arrays are the same memory (_c2t_same) is part of
+        # the memo key, by their pointers (their dtypes, extents and strides are in it already)
+        same = [(arrays.index(p.name), arrays.index(o)) for p in self.params if p.kind == "array"
+                for o in p.same_as]
+        return {"arrays": arrays, "scalars": names("scalar"), "consts": names("constexpr"),
+                "ptr_at": tuple(ptr_at), "scalar_at": tuple(scalar_at), "same": same}
+
     def cluster_condition(self) -> str:
         """The launcher's `clusters=` argument when only some variants may run in clusters: true
         unless the layout flags pick a variant of `cluster_free`."""

@@ -5,6 +5,7 @@ Triton pick another compiled kernel goes through Triton's dispatch again.
 The GPU is not needed: a real (non-interpreted) JITFunction gets a stand-in `run` (Triton's
 dispatch) and the compiled kernel it returns records its launches; the driver is a stand-in too."""
 import types
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -290,3 +291,55 @@ def test_memo_calls_tritons_c_launcher_directly(memo):
     (call,) = calls
     assert call[:13] == (2, 1, 1, 1234, "fn-handle", False, False, None, None, "meta", None, None, None)
     assert call[13:] == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 3, 32)
+
+
+LOOPED = """
+@ct.kernel
+def rowsum(x, out, BM: ConstInt, BN: ConstInt):
+    i = ct.bid(0)
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(x, axis=1, shape=(BM, BN))):
+        acc += ct.astype(ct.load(x, index=(i, k), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO), ct.float32)
+    ct.store(out, index=(i, 0), tile=ct.astype(acc, out.dtype))
+
+def run(x, out):
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), rowsum, (x, out, 16, 32))
+"""
+
+
+def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, monkeypatch):
+    """A kernel with global scratch (in-kernel descriptors): a launch from the memo asks the allocator
+    the program installed, as Triton's CudaLauncher does (the harness installs its own); with no
+    allocator installed the full path runs (it installs the module's)."""
+    from triton.runtime import _allocation
+    mod = build(LOOPED, tmp_path)
+    calls, allocs = [], []
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            calls.append(args)
+
+    compiled = _Compiled([])
+    compiled.run = CudaLauncher()
+    compiled.metadata = SimpleNamespace(global_scratch_size=128, global_scratch_align=128, profile_scratch_size=0)
+    kernel = JITFunction(mod.rowsum.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: compiled
+    monkeypatch.setattr(mod, "rowsum", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    mod._C2T_MEMO.clear()
+    x, out = torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
+    token = _allocation._allocator.set(lambda size, align, stream: allocs.append((size, align, stream)) or 4096)
+    try:
+        mod.run(x, out)
+        mod.run(x, out)
+        assert len(mod._C2T_MEMO) == 1 and len(calls) == 1
+        assert allocs == [(4 * 128, 128, 1234)]        # 4 programs x 128 bytes
+        assert calls[0][7] == 4096                      # the scratch argument
+    finally:
+        _allocation._allocator.reset(token)
+    assert mod._c2t_scratch(0, 1234, 512, 128) is None     # no allocator: the full path

@@ -245,7 +245,7 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
         return None
     buffer = None
     if scratch:
-        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch)
+        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch[0], scratch[1])
         if buffer is None:
             return ()
     call, cooperative, pdl = launch
@@ -262,14 +262,14 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     template = list(args)
     for i in (*ptr_at, *scalar_at):
         template[i] = None
-    launch, scratch = None, 0
+    launch, scratch = None, None
     run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
     if type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") and md is not None \
             and not getattr(md, "profile_scratch_size", 0):
         # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly
         launch = (run.launch, run.launch_cooperative_grid, run.launch_pdl)
         if md.global_scratch_size:
-            scratch = md.global_scratch_size * run.num_ctas
+            scratch = (md.global_scratch_size * run.num_ctas, md.global_scratch_align)
             if run.launch_pdl:              # a launch may overlap the previous one: no shared scratch
                 launch = None
     if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
@@ -278,11 +278,12 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
                       scalar_at, scratch)
 
 
-def _c2t_scratch(device, stream, nbytes):
-    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as a pointer: one
-    buffer per device and stream, grown when needed (launches on one stream run one after another). None
-    (the full path, with Triton's allocator) while a CUDA graph is being captured, whose launches
-    need memory of their own, or when the program installed its own allocator."""
+def _c2t_scratch(device, stream, nbytes, align):
+    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
+    CudaLauncher gets it from the allocator the program installed. When that is this module's
+    (_c2t_tma_scratch), launches outside CUDA-graph capture share one buffer per device and stream,
+    grown when needed (launches on one stream run one after another). None (the full path,
+    which installs an allocator) when there is none."""
     return None     # this module makes no descriptors: the full path, with Triton's allocator
 
 

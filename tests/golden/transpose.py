@@ -304,7 +304,7 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
         return None
     buffer = None
     if scratch:
-        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch)
+        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch[0], scratch[1])
         if buffer is None:
             return ()
     call, cooperative, pdl = launch
@@ -321,14 +321,14 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     template = list(args)
     for i in (*ptr_at, *scalar_at):
         template[i] = None
-    launch, scratch = None, 0
+    launch, scratch = None, None
     run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
     if type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") and md is not None \
             and not getattr(md, "profile_scratch_size", 0):
         # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly
         launch = (run.launch, run.launch_cooperative_grid, run.launch_pdl)
         if md.global_scratch_size:
-            scratch = md.global_scratch_size * run.num_ctas
+            scratch = (md.global_scratch_size * run.num_ctas, md.global_scratch_align)
             if run.launch_pdl:              # a launch may overlap the previous one: no shared scratch
                 launch = None
     if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
@@ -337,14 +337,21 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
                       scalar_at, scratch)
 
 
-def _c2t_scratch(device, stream, nbytes):
-    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as a pointer: one
-    buffer per device and stream, grown when needed (launches on one stream run one after another). None
-    (the full path, with Triton's allocator) while a CUDA graph is being captured, whose launches
-    need memory of their own, or when the program installed its own allocator."""
-    if torch.cuda.is_current_stream_capturing() or (
-            _c2t_allocation is None or _c2t_allocation._allocator.get() is not _c2t_tma_scratch):
+def _c2t_scratch(device, stream, nbytes, align):
+    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
+    CudaLauncher gets it from the allocator the program installed. When that is this module's
+    (_c2t_tma_scratch), launches outside CUDA-graph capture share one buffer per device and stream,
+    grown when needed (launches on one stream run one after another). None (the full path,
+    which installs an allocator) when there is none."""
+    if _c2t_allocation is None:
         return None
+    allocator = _c2t_allocation._allocator.get()
+    if allocator is not _c2t_tma_scratch:
+        if isinstance(allocator, _c2t_allocation.NullAllocator):
+            return None
+        return allocator(nbytes, align, stream)
+    if torch.cuda.is_current_stream_capturing():    # a graph's launches keep their own memory
+        return allocator(nbytes, align, stream)
     buffer = _C2T_SCRATCH.get((device, stream))
     if buffer is None or buffer.numel() < nbytes:
         buffer = _C2T_SCRATCH[(device, stream)] = torch.empty(max(nbytes, 1 << 16), dtype=torch.int8,

@@ -113,7 +113,7 @@ def record_triton(fn):
     for m in mods:
         real = reals[m] = m._c2t_run
 
-        def rec(kernel, grid, args, _real=real, **options):
+        def rec(kernel, grid, args, _real=real, c2t_memo=None, **options):
             seen.append((_real, kernel, grid, args, options))
             return _real(kernel, grid, args, **options)
         m._c2t_run = rec

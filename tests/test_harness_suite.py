@@ -153,3 +153,29 @@ def test_entry_bench_cases_index_the_entrys_own_cases():
     assert suite.entry_bench_cases({"bench_cases": [4, 5]}, spec) == [{"M": 4}, {"M": 5}]
     assert suite.entry_bench_cases({}, spec, "1") == [{"M": 1}]
     assert len(suite.entry_bench_cases({}, spec)) == 6
+
+
+def test_command_line_timeout_wins_over_the_entrys(tmp_path, monkeypatch):
+    """An entry's own timeout applies unless --timeout is given (it once silently cut a 560 s run at
+    the entry's 420 s); an empty check_cases list runs no correctness case."""
+    import subprocess
+    import types
+    f = tmp_path / "k.py"
+    f.write_text("x = 1\n")
+    limits, cmds = [], []
+
+    def fake_run(cmd, timeout=None, **kw):
+        limits.append(timeout)
+        cmds.append(cmd)
+        raise subprocess.TimeoutExpired(cmd, 1)
+    monkeypatch.setattr(suite.subprocess, "run", fake_run)
+    entry = {"name": "mm", "file": str(f), "timeout": 420, "check_cases": []}
+    for given in (None, 560):
+        args = types.SimpleNamespace(seeds=[0], dtypes=None, no_bench=False, timeout=given, tilegym=None)
+        suite.run_entry(entry, tmp_path, args, {})
+    suite.run_entry({"name": "plain", "file": str(f)}, tmp_path,
+                    types.SimpleNamespace(seeds=[0], dtypes=None, no_bench=False, timeout=None, tilegym=None), {})
+    assert limits == [420, 560, 300]
+    i = cmds[0].index("--check-cases")
+    rest = cmds[0][i + 1:]
+    assert not rest or rest[0].startswith("--")     # no indices: no correctness case

@@ -25,7 +25,10 @@ _TG_DTYPES = {"matmul": ["float16"], "bmm": ["float16"], "group_gemm": ["float16
 # gpu_cases; None: all), so that each entry's autotuning on both sides (one search per shape, 18
 # configs for bmm) fits one 10-minute device call: the whole tg_bmm entry ran past 420 s
 _SPLIT = {"matmul": [("tg_matmul", [0, 1], None), ("tg_matmul_8k", [2, 3], [0]), ("tg_matmul_skinny", [4, 5], [0])],
-          "bmm": [("tg_bmm", [0, 2], [0]), ("tg_bmm_tiled", [1, 3], [1, 2])]}
+          # bmm: one shape per entry (each entry ran past 420 s with two shapes; a correctness
+          # case of another shape is one more search on each side)
+          "bmm": [("tg_bmm", [0], [0]), ("tg_bmm_2k", [2], []), ("tg_bmm_tiled", [1], [1]),
+                  ("tg_bmm_tiled_2k", [3], [2])]}
 
 
 def _tg(n, b):
@@ -51,7 +54,7 @@ PARTS = [
     "tg_flash_decode tg_mla_decoding tg_attention",
     "tg_matmul tg_matmul_skinny",
     "tg_matmul_8k",
-    "tg_bmm tg_bmm_tiled",
+    "tg_bmm", "tg_bmm_2k", "tg_bmm_tiled", "tg_bmm_tiled_2k",
     "tg_group_gemm",
     "tg_unsloth_geglu tg_unsloth_swiglu",
 ]

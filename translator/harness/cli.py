@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-bench", action="store_true", help="skip timing")
     p.add_argument("--bench-cases", nargs="+", type=int, metavar="I",
                    help="time only these bench_cases of the spec (indices from 0; default: all)")
-    p.add_argument("--check-cases", nargs="+", type=int, metavar="I",
+    p.add_argument("--check-cases", nargs="*", type=int, metavar="I",
                    help="check only these cases of the case list (indices from 0; default: all)")
     p.add_argument("--translated", help="use this Triton file instead of translating FILE")
     p.add_argument("--json", metavar="OUT", help="write the JSON report here")

@@ -87,7 +87,8 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
     env = dict(env_base)
     env.update({k: str(v) for k, v in (e.get("env") or {}).items()})
     t0 = time.time()
-    limit = e.get("timeout", args.timeout)
+    # a --timeout given on the command line wins; else the entry's own, else 300 s
+    limit = args.timeout if args.timeout is not None else e.get("timeout", 300)
     (out / f"{name}.json.partial").unlink(missing_ok=True)
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=limit)
@@ -254,7 +255,8 @@ def build_parser():
     p.add_argument("--only", nargs="+", help="names of the entries to run")
     p.add_argument("--seeds", nargs="+", type=int, default=[0])
     p.add_argument("--dtypes", nargs="+", help="override every entry's dtypes")
-    p.add_argument("--timeout", type=int, default=300, help="seconds per entry (an entry's own 'timeout' wins)")
+    p.add_argument("--timeout", type=int, default=None,
+                   help="seconds per entry (default: the entry's own 'timeout', else 300; given here, it wins)")
     p.add_argument("--no-bench", action="store_true", help="correctness only")
     p.add_argument("--merge", nargs="+", metavar="DIR",
                    help="run nothing: merge the per-entry reports of earlier --out folders (a later folder wins "

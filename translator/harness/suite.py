@@ -73,7 +73,8 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
         return {"name": name, "status": "skipped", "why": f"no spec {e['spec']}"}
     seeds = e.get("seeds", args.seeds)
     cmd = [sys.executable, "-m", "translator", "verify", e["file"], "--json", str(out / f"{name}.json"),
-           "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in seeds], "--quiet"]
+           "--md", str(out / f"{name}.md"), "--seeds", *[str(s) for s in seeds]]
+    # (not --quiet: verify's progress, on stderr, lands in <name>.txt, also when a timeout cuts it off)
     if e.get("bench_cases") is not None:
         cmd += ["--bench-cases", *[str(i) for i in e["bench_cases"]]]
     if e.get("check_cases") is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 
 from .bench import bench_case, copy_bandwidth_gbps, cuda_ready
@@ -22,6 +23,14 @@ MODES = ("gpu", "interp")
 def _say(msg: str, progress: bool):
     if progress:
         print(msg, file=sys.stderr, flush=True)
+
+
+def _announced(fn, what: str, progress: bool):
+    """fn, saying when it starts (a run cut off by a timeout then shows which side it was in)."""
+    def call(*args, **kwargs):
+        _say(f"{what}: running ({time.strftime('%H:%M:%S')})", progress)
+        return fn(*args, **kwargs)
+    return call
 
 
 def _g(x) -> str:
@@ -220,8 +229,9 @@ def run_cases(rep: Report, sp: Spec, expected_fn, actual_fn, against: str, devic
                 args = make_args(sp, case, dt, seed, device)
                 vs = against
                 with Stopwatch() as sw:
-                    checks, err = run_pair(expected_fn, actual_fn, args, device, policy=policy_kwargs(sp),
-                                           expected_label=against)
+                    checks, err = run_pair(_announced(expected_fn, f"[{i}/{total}] {against}", progress),
+                                           _announced(actual_fn, f"[{i}/{total}] translation", progress),
+                                           args, device, policy=policy_kwargs(sp), expected_label=against)
                     if err.startswith(f"{against} raised") and fallback is not None:
                         first = err.splitlines()[0]
                         checks, err = run_pair(fallback, actual_fn, args, device, policy=policy_kwargs(sp),
@@ -260,6 +270,9 @@ def run_bench(rep: Report, sp: Spec, orig_fn, trans_fn, device: str, dtypes, pro
         for dt in dts:
             i += 1
             args = make_args(sp, case, dt, 0, device)
+            _say(f"[bench {i}/{total}] {sp.entry} {case_label(case)} {str(dt).removeprefix('torch.')}: timing "
+                 f"(the first calls compile, and autotune where the code does) at {time.strftime('%H:%M:%S')}",
+                 progress)
             t = bench_case(case_label(case), case, dt, orig_fn, trans_fn, args, bytes_fn=sp.bytes_fn,
                            flops_fn=sp.flops_fn, clone=clone_args, peers=sp.peers)
             rep.timings.append(t)

@@ -343,3 +343,45 @@ def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, mon
     finally:
         _allocation._allocator.reset(token)
     assert mod._c2t_scratch(0, 1234, 512, 128) is None     # no allocator: the full path
+
+
+BATCHED = """
+@ct.kernel
+def copy_k(src, dst, n: int, TILE: ConstInt):
+    i = ct.bid(0)
+    ct.store(dst, index=(i,), tile=ct.load(src, index=(i,), shape=(TILE,)) * n)
+
+def copy_all(srcs, dsts, n):
+    for s, d in zip(srcs, dsts):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(s.shape[0], 32),), copy_k, (s, d, n, 32))
+"""
+
+
+def test_memo_launches_a_batch_with_the_layouts_of_an_earlier_one(tmp_path, monkeypatch):
+    """A host loop's batched launch (<kernel>_batch4) is memoized like a plain one: each slot's
+    pointers, grid size and scalars go into the recorded arguments; unused slots repeat the first."""
+    mod = build(BATCHED, tmp_path)
+    assert hasattr(mod, "copy_k_batch4"), "the loop's launches are batched"
+    log = []
+    compiled = _Compiled(log)
+    kernel = JITFunction(mod.copy_k_batch4.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", grid, args)) or compiled
+    monkeypatch.setattr(mod, "copy_k_batch4", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    mod._C2T_MEMO.clear()
+    mod.copy_all([torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)], 3)
+    srcs, dsts = [torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)]
+    mod.copy_all(srcs, dsts, 5)
+    assert [e[0] for e in log] == ["triton", "fast"]
+    _, grid, stream, args = log[1]
+    assert grid == (3, 3, 1)            # the largest slot's programs, three slots
+    per_slot = 1 + 3 + 3 + 1            # grid size, src (pointer, extent, stride), dst, n
+    slots = [args[i * per_slot:(i + 1) * per_slot] for i in range(4)]
+    for (s, d), slot, g in zip(zip(srcs, dsts), slots, (2, 1, 3)):
+        assert slot == (g, s.data_ptr(), s.shape[0], 1, d.data_ptr(), d.shape[0], 1, 5)
+    assert slots[3] == slots[0] and args[4 * per_slot:] == (32,)
+    mod.copy_all(srcs[:2], dsts[:2], 5)     # two slots: another launch
+    assert log[-1][0] == "triton"

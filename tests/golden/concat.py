@@ -475,6 +475,15 @@ def copy_kernel_batch4(
 def launch_copy_kernel_batch4(launches, *, stream=None):
     """Run up to four `({grid}, args)` launches of `copy_kernel` (1-D grids, equal Constant
     arguments, checked by _C2TBatch) as one launch of `copy_kernel_batch4`."""
+    arrays, scalars = [], []        # of the four slots (unused ones repeat the first), for _c2t_memo
+    for grid, (src, dst, TILE) in launches + launches[:1] * (4 - len(launches)):
+        arrays += (src, dst)
+        scalars += (grid[0],)
+    src, dst, TILE = launches[0][1]
+    memo = _c2t_memo("copy_kernel_batch4", (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
+                     (TILE,))
+    if memo is None:
+        return      # launched as a batch with the same layouts was before (see _c2t_memo)
     flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, TILE) in launches:
         programs = max(programs, grid[0])
@@ -493,6 +502,7 @@ def launch_copy_kernel_batch4(launches, *, stream=None):
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
+            c2t_memo=(memo, ((1, 4, 8, 11, 15, 18, 22, 25), (0, 7, 14, 21))),
         )
 
 

@@ -85,6 +85,36 @@ def launcher_cost():
     ts = [torch.empty(4, 8, 16, 32) for _ in range(5)]
     us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
     print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
+    mod._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
+    us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
+    print(f"the same launch from the launch memo: {us:.1f} us ({len(mod._C2T_MEMO)} memo entry)")
+
+
+def concat_memo_costs():
+    """concat's batched launches with a stand-in compiled kernel, launch memo off and on."""
+    spec = importlib.util.spec_from_file_location("c2t_concat_golden_memo", ROOT / "tests/golden/concat.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+
+    class Compiled:
+        function, packed_metadata = 1, 2
+
+        def launch_metadata(self, *args):
+            return None
+
+        def run(self, *args):
+            pass
+    compiled = Compiled()
+    for name in ("copy_kernel", "copy_kernel_batch4"):
+        k = JITFunction(getattr(m, name).fn)
+        k.run = lambda *args, grid, warmup, **kw: compiled
+        setattr(m, name, k)
+    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
+                                                          get_current_stream=lambda device: 0)
+    parts = [torch.randn(4096 * (k + 1) // 7 + k) for k in range(8)]
+    print(f"concat of 8 parts, batched, memo off: {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel)")
+    m._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
+    print(f"concat of 8 parts, batched, memo on:  {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel)")
 
 
 def flash_decode_host():
@@ -118,4 +148,5 @@ def flash_decode_host():
 if __name__ == "__main__":
     concat_costs()
     launcher_cost()
+    concat_memo_costs()
     flash_decode_host()

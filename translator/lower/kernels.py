@@ -111,6 +111,29 @@ class KernelPlan:
         return {"arrays": arrays, "scalars": names("scalar"), "consts": names("constexpr"),
                 "ptr_at": tuple(ptr_at), "scalar_at": tuple(scalar_at), "same": same}
 
+    def batch_memo_layout(self):
+        """memo_layout for the batched twin `<kernel>_batch4`: four slots of (the slot's grid size,
+        then the runtime parameters flattened), the Constant ones once at the end."""
+        if any(p.kind == "list" for p in self.params):
+            return None
+        runtime = [p for p in self.params if p.kind != "constexpr"]
+        arrays = [p.name for p in runtime if p.kind == "array"]
+        at, ptr_at, scalar_at = 1, [], [0]          # the slot's grid size comes first
+        for p in runtime:
+            if p.kind == "array":
+                ptr_at.append(at)
+                at += 1 if p.rank is None else 1 + 2 * p.rank + bool(p.tma_blocks) + len(p.same_as)
+            else:
+                scalar_at.append(at)
+                at += 1
+        per_slot, na = at, len(arrays)
+        same = [(arrays.index(p.name), arrays.index(o)) for p in runtime if p.kind == "array" for o in p.same_as]
+        return {"arrays": arrays, "scalars": [p.name for p in runtime if p.kind == "scalar"],
+                "consts": [p.name for p in self.params if p.kind == "constexpr"],
+                "ptr_at": tuple(s * per_slot + i for s in range(4) for i in ptr_at),
+                "scalar_at": tuple(s * per_slot + i for s in range(4) for i in scalar_at),
+                "same": [(s * na + i, s * na + j) for s in range(4) for i, j in same]}
+
     def cluster_condition(self) -> str:
         """The launcher's `clusters=` argument when only some variants may run in clusters: true
         unless the layout flags pick a variant of `cluster_free`."""

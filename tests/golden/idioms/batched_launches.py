@@ -470,6 +470,15 @@ def add_k_batch4(
 def launch_add_k_batch4(launches, *, stream=None):
     """Run up to four `({grid}, args)` launches of `add_k` (1-D grids, equal Constant
     arguments, checked by _C2TBatch) as one launch of `add_k_batch4`."""
+    arrays, scalars = [], []        # of the four slots (unused ones repeat the first), for _c2t_memo
+    for grid, (src, dst, c, T) in launches + launches[:1] * (4 - len(launches)):
+        arrays += (src, dst)
+        scalars += (grid[0], c)
+    src, dst, c, T = launches[0][1]
+    memo = _c2t_memo("add_k_batch4", (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
+                     (T,))
+    if memo is None:
+        return      # launched as a batch with the same layouts was before (see _c2t_memo)
     flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, c, T) in launches:
         programs = max(programs, grid[0])
@@ -489,6 +498,7 @@ def launch_add_k_batch4(launches, *, stream=None):
                 T,
             ),
             num_warps=_c2t_num_warps(T, dot=False),
+            c2t_memo=(memo, ((1, 4, 9, 12, 17, 20, 25, 28), (0, 7, 8, 15, 16, 23, 24, 31))),
         )
 
 

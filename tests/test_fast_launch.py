@@ -385,3 +385,28 @@ def test_memo_launches_a_batch_with_the_layouts_of_an_earlier_one(tmp_path, monk
     assert slots[3] == slots[0] and args[4 * per_slot:] == (32,)
     mod.copy_all(srcs[:2], dsts[:2], 5)     # two slots: another launch
     assert log[-1][0] == "triton"
+
+
+def test_memo_calls_the_c_launcher_directly_only_for_the_triton_it_knows(memo, monkeypatch):
+    """CudaLauncher.launch's argument order is Triton 3.6's: with another Triton the memo calls the
+    compiled kernel's `run` (which knows its own), still with the pointers as ints."""
+    mod, log = memo
+    monkeypatch.setattr(mod, "_C2T_DIRECT_LAUNCH", False)
+    calls = []
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            calls.append(args)
+
+        def __call__(self, *args):
+            log.append(("run",) + args[:3])
+
+    compiled = mod.add_k.run(grid=None, warmup=False)
+    compiled.run = CudaLauncher()
+    compiled.metadata = SimpleNamespace(global_scratch_size=0, profile_scratch_size=0)
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    assert not calls and log[-1] == ("run", 2, 1, 1)

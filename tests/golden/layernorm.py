@@ -273,13 +273,16 @@ def _c2t_dispatch(kernel, grid, args, options):
 # pointers and its scalars are put into the argument list recorded at the first such launch, and
 # the compiled kernel's C launcher runs with the pointers as ints (so without its driver query
 # per pointer: the arrays are on the devices of the recorded launch, which Triton checked).
-# Measured on the H200: docs/gpu-runs/launch-memo-2026-11-30.md. Anything else (a stream other
+# Measured on the H200: docs/gpu-runs/launch-memo-2026-11-29.md. Anything else (a stream other
 # than the current one, launch hooks, a changed global the kernel read, arrays that are not
 # tensors, the Triton interpreter) takes the launcher's full path. C2T_FAST_LAUNCH=0 turns it off.
 _C2T_MEMO = {}
 _C2T_MEMO_MAX = 4096
 _C2T_CUDA = torch._C            # current device and stream queries (tests stand in for them)
 _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buffer memo launches share
+# the C launcher's argument order is Triton 3.6's (CudaLauncher.__call__); other versions go
+# through the compiled kernel's `run`, which knows its own
+_C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
@@ -355,8 +358,8 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
         template[i] = None
     launch, scratch = None, None
     run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
-    if type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") and md is not None \
-            and not getattr(md, "profile_scratch_size", 0):
+    if _C2T_DIRECT_LAUNCH and type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") \
+            and md is not None and not getattr(md, "profile_scratch_size", 0):
         # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly
         launch = (run.launch, run.launch_cooperative_grid, run.launch_pdl)
         if md.global_scratch_size:

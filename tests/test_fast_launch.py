@@ -410,3 +410,13 @@ def test_memo_calls_the_c_launcher_directly_only_for_the_triton_it_knows(memo, m
     mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
     assert not calls and log[-1] == ("run", 2, 1, 1)
+
+
+def test_memo_leaves_scalars_of_other_types_to_the_full_path(memo):
+    """Only int, float and bool scalars are keyed (others, such as numpy scalars or 0-d tensors,
+    would be kept alive by the key)."""
+    import numpy as np
+    mod, log = memo
+    x, y = torch.zeros(64), torch.zeros(64)
+    assert mod._c2t_memo("add_k", (2,), None, (x, y), (np.int64(3),), (32,)) == ()
+    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) != ()

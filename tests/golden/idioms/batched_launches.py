@@ -214,8 +214,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
                 key.append((v == 1, not v & 15, -0x80000000 <= v < 0x80000000, v >= 1 << 63))
             elif t is float or t is bool:
                 key.append(t)
-            else:
-                key += (t, v)
+            else:               # (numpy scalars, 0-d tensors...: the key would keep them alive)
+                return ()
         key = tuple(key)
         hit = _C2T_MEMO.get(key)
     except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable, no CUDA

@@ -442,7 +442,7 @@ def launch_copy_kernel(grid, src, dst, TILE, *, stream=None):
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
-            c2t_memo=(memo, ((0, 3), ())),
+            c2t_memo=(memo, ((0, 3), ())),  # where the pointers and scalars are above
         )
 
 
@@ -505,7 +505,7 @@ def launch_copy_kernel_batch4(launches, *, stream=None):
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
-            c2t_memo=(memo, ((1, 4, 8, 11, 15, 18, 22, 25), (0, 7, 14, 21))),
+            c2t_memo=(memo, ((1, 4, 8, 11, 15, 18, 22, 25), (0, 7, 14, 21))),  # where the pointers and scalars are above
         )
 
 

@@ -470,7 +470,7 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
-            c2t_memo=(memo, ((0, 3, 6, 9, 12, 15, 18, 21), (24, 25, 26))),
+            c2t_memo=(memo, ((0, 3, 6, 9, 12, 15, 18, 21), (24, 25, 26))),  # where the pointers and scalars are above
         )
 
 

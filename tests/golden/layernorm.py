@@ -605,7 +605,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
                 TILE_N,
             ),
             num_warps=_c2t_num_warps(max(1 * TILE_N, TILE_N), dot=False),
-            c2t_memo=(memo, ((0, 6, 9, 12, 17, 20), (23,))),
+            c2t_memo=(memo, ((0, 6, 9, 12, 17, 20), (23,))),  # where the pointers and scalars are above
         )
 
 

@@ -634,7 +634,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
             ),
             num_warps=_c2t_num_warps(max(BM * BN, BM * BK, BK * BN), dot=True),
             num_stages=_c2t_num_stages("matmul_kernel", (BM, BN, BK), a.element_size() * BM * BK + b.element_size() * BK * BN, grid),
-            c2t_memo=(memo, ((0, 6, 12), ())),
+            c2t_memo=(memo, ((0, 6, 12), ())),  # where the pointers and scalars are above
         )
 
 

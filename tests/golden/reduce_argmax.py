@@ -449,7 +449,7 @@ def launch_row_sum_argmax_kernel(grid, x, sums, argmax_out, max_out, TILE_M, TIL
                 TILE_N,
             ),
             num_warps=_c2t_num_warps(max(TILE_M * TILE_N, TILE_N), dot=False),
-            c2t_memo=(memo, ((0, 5, 10, 13), ())),
+            c2t_memo=(memo, ((0, 5, 10, 13), ())),  # where the pointers and scalars are above
         )
 
 

@@ -525,7 +525,7 @@ def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
                 TILE_N,
             ),
             num_warps=_c2t_num_warps(1 * TILE_N, dot=False),
-            c2t_memo=(memo, ((0, 6, 9), ())),
+            c2t_memo=(memo, ((0, 6, 9), ())),  # where the pointers and scalars are above
         )
 
 

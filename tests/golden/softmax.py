@@ -407,7 +407,7 @@ def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
                 TILE_N,
             ),
             num_warps=_c2t_num_warps(TILE_N, dot=False),
-            c2t_memo=(memo, ((0, 5), ())),
+            c2t_memo=(memo, ((0, 5), ())),  # where the pointers and scalars are above
         )
 
 

@@ -540,7 +540,7 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
                 TN,
             ),
             num_warps=_c2t_num_warps(TM * TN, dot=False),
-            c2t_memo=(memo, ((0, 6), ())),
+            c2t_memo=(memo, ((0, 6), ())),  # where the pointers and scalars are above
         )
 
 
@@ -582,7 +582,7 @@ def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
                 TN,
             ),
             num_warps=_c2t_num_warps(1 * TM * TN, dot=False),
-            c2t_memo=(memo, ((0, 8), ())),
+            c2t_memo=(memo, ((0, 8), ())),  # where the pointers and scalars are above
         )
 
 

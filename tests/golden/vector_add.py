@@ -377,7 +377,7 @@ def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
-            c2t_memo=(memo, ((0, 3, 6), ())),
+            c2t_memo=(memo, ((0, 3, 6), ())),  # where the pointers and scalars are above
         )
 
 

@@ -593,7 +593,7 @@ def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
             ),
             num_warps=_c2t_num_warps(T, dot=False),
             **_c2t_hint_options(c2t_hints),
-            c2t_memo=(memo, ((0, 3), (6,))),
+            c2t_memo=(memo, ((0, 3), (6,))),  # where the pointers and scalars are above
         )
 
 

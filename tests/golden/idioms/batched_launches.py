@@ -437,7 +437,7 @@ def launch_add_k(grid, src, dst, c, T, *, stream=None):
                 T,
             ),
             num_warps=_c2t_num_warps(T, dot=False),
-            c2t_memo=(memo, ((0, 3), (6,))),
+            c2t_memo=(memo, ((0, 3), (6,))),  # where the pointers and scalars are above
         )
 
 
@@ -501,7 +501,7 @@ def launch_add_k_batch4(launches, *, stream=None):
                 T,
             ),
             num_warps=_c2t_num_warps(T, dot=False),
-            c2t_memo=(memo, ((1, 4, 9, 12, 17, 20, 25, 28), (0, 7, 8, 15, 16, 23, 24, 31))),
+            c2t_memo=(memo, ((1, 4, 9, 12, 17, 20, 25, 28), (0, 7, 8, 15, 16, 23, 24, 31))),  # where the pointers and scalars are above
         )
 
 

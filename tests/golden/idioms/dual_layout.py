@@ -509,7 +509,7 @@ def launch_scale_t(grid, x, y, TM, TN, transpose, *, stream=None):
                 TN,
             ),
             num_warps=_c2t_num_warps(max(TN * TM, TM * TN), dot=False),
-            c2t_memo=(memo, ((0, 6), ())),
+            c2t_memo=(memo, ((0, 6), ())),  # where the pointers and scalars are above
         )
 
 

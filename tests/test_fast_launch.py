@@ -420,3 +420,39 @@ def test_memo_leaves_scalars_of_other_types_to_the_full_path(memo):
     x, y = torch.zeros(64), torch.zeros(64)
     assert mod._c2t_memo("add_k", (2,), None, (x, y), (np.int64(3),), (32,)) == ()
     assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) != ()
+
+
+HINTED = """
+@ct.kernel(num_ctas=1)
+def add_k(x, y, n: int, T: ConstInt):
+    i = ct.bid(0)
+    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(T,)) + n)
+
+def run(x, y, n, t, ctas=None):
+    k = add_k if ctas is None else add_k.replace_hints(num_ctas=ctas)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], t),), k, (x, y, n, t))
+"""
+
+
+def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
+    """A launch of kernel.replace_hints(...) (autotuned TileGym kernels launch that way) is memoized
+    under its hints: the same hints hit, other hints (other launch options) do not."""
+    mod = build(HINTED, tmp_path)
+    log = []
+    compiled = _Compiled(log)
+    kernel = JITFunction(mod.add_k.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", kw.get("num_ctas"))) or compiled
+    monkeypatch.setattr(mod, "add_k", kernel)
+    mod._c2t_kernel_object(kernel, mod.launch_add_k)
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_c2t_hint_options", lambda hints, **deco: {"num_ctas": (hints or deco).get("num_ctas", 1)})
+    mod._C2T_MEMO.clear()
+    x, y = torch.zeros(64), torch.zeros(64)
+    for ctas in (2, 2, 4, None, 4):
+        mod.run(x, y, 3, 32, ctas)
+    assert [e[0] for e in log] == ["triton", "fast", "triton", "triton", "fast"]
+    assert [e[1] for e in log if e[0] == "triton"] == [2, 4, 1]
+    assert len(mod._C2T_MEMO) == 3

@@ -191,11 +191,12 @@ _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buf
 _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 
-def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
+def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     """Launch from the memo when this launch was seen before, and return None. Otherwise return
     what _c2t_run records the launcher's launch under: (key, pointers, scalars), or () when this
     launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
-    specializes on (its aliased-load flags, see _c2t_same)."""
+    specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
+    carries (kernel.replace_hints(...): the launch options derive from them)."""
     if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
         return ()
     try:
@@ -204,6 +205,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=()):
             return ()
         device = _C2T_CUDA._cuda_getDevice()
         key = [name, grid, device, *consts, *map(type, consts)]
+        if hints:
+            key.append(tuple(sorted(hints.items())))
         ptrs = []
         for a in arrays:
             p = a.data_ptr()
@@ -580,7 +583,7 @@ def scale(
 def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
     """Launch `scale` as cuTile's ct.launch(stream, grid, scale, args) did
     (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
-    memo = () if c2t_hints else _c2t_memo("scale", grid, stream, (x, y), (c,), (T,))
+    memo = _c2t_memo("scale", grid, stream, (x, y), (c,), (T,), hints=c2t_hints)
     if memo is None:
         return      # launched as a launch with the same layouts was before (see _c2t_memo)
     with _c2t_stream(stream):

@@ -91,25 +91,12 @@ class KernelPlan:
         from the arrays' contents)."""
         if any(p.kind == "list" for p in self.params):
             return None
-        at, ptr_at, scalar_at = 0, [], []
-        for p in self.params:
-            if p.name in self.flags:
-                continue        # (a dual kernel's flags pick the variant and are not passed)
-            if p.kind == "array":
-                ptr_at.append(at)
-                at += 1 if p.rank is None else 1 + 2 * p.rank + bool(p.tma_blocks) + len(p.same_as)
-            else:
-                if p.kind == "scalar":
-                    scalar_at.append(at)
-                at += 1
-        names = lambda kind: [p.name for p in self.params if p.kind == kind]     # noqa: E731
-        arrays = names("array")
-        # `<array>_IS_<other>` flags: whether two arrays are the same memory (_c2t_same) is part of
-        # the memo key, by their pointers (their dtypes, extents and strides are in it already)
-        same = [(arrays.index(p.name), arrays.index(o)) for p in self.params if p.kind == "array"
-                for o in p.same_as]
-        return {"arrays": arrays, "scalars": names("scalar"), "consts": names("constexpr"),
-                "ptr_at": tuple(ptr_at), "scalar_at": tuple(scalar_at), "same": same}
+        # (a dual kernel's flags pick the variant and are not passed)
+        ptr_at, scalar_at, _ = _flat_positions([p for p in self.params if p.name not in self.flags], 0)
+        arrays = [p.name for p in self.params if p.kind == "array"]
+        return {"arrays": arrays, "scalars": [p.name for p in self.params if p.kind == "scalar"],
+                "consts": [p.name for p in self.params if p.kind == "constexpr"],
+                "ptr_at": tuple(ptr_at), "scalar_at": tuple(scalar_at), "same": _same_pairs(self.params, arrays)}
 
     def batch_memo_layout(self):
         """memo_layout for the batched twin `<kernel>_batch4`: four slots of (the slot's grid size,
@@ -117,17 +104,10 @@ class KernelPlan:
         if any(p.kind == "list" for p in self.params):
             return None
         runtime = [p for p in self.params if p.kind != "constexpr"]
+        ptr_at, scalar_at, per_slot = _flat_positions(runtime, 1)
+        scalar_at = [0] + scalar_at                 # the slot's grid size comes first
         arrays = [p.name for p in runtime if p.kind == "array"]
-        at, ptr_at, scalar_at = 1, [], [0]          # the slot's grid size comes first
-        for p in runtime:
-            if p.kind == "array":
-                ptr_at.append(at)
-                at += 1 if p.rank is None else 1 + 2 * p.rank + bool(p.tma_blocks) + len(p.same_as)
-            else:
-                scalar_at.append(at)
-                at += 1
-        per_slot, na = at, len(arrays)
-        same = [(arrays.index(p.name), arrays.index(o)) for p in runtime if p.kind == "array" for o in p.same_as]
+        na, same = len(arrays), _same_pairs(runtime, arrays)
         return {"arrays": arrays, "scalars": [p.name for p in runtime if p.kind == "scalar"],
                 "consts": [p.name for p in self.params if p.kind == "constexpr"],
                 "ptr_at": tuple(s * per_slot + i for s in range(4) for i in ptr_at),
@@ -142,6 +122,29 @@ class KernelPlan:
             return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
         return (f"{tup(f'bool({f})' for f in self.flags)} not in "
                 f"{tup(tup(str(v) for v in t) for t in self.cluster_free)}")
+
+
+def _flat_positions(params, at: int):
+    """Where each array's pointer and each runtime scalar sit when `params` are flattened from
+    position `at` as the launchers flatten them (an array: pointer, extents, strides, then its
+    descriptor flag and aliasing flags, see Param.kernel_params); and the position after them."""
+    ptr_at, scalar_at = [], []
+    for p in params:
+        if p.kind == "array":
+            ptr_at.append(at)
+            at += 1 if p.rank is None else 1 + 2 * p.rank + bool(p.tma_blocks) + len(p.same_as)
+        else:
+            if p.kind == "scalar":
+                scalar_at.append(at)
+            at += 1
+    return ptr_at, scalar_at, at
+
+
+def _same_pairs(params, arrays: list) -> list:
+    """`<array>_IS_<other>` flags as positions in `arrays`: whether two arrays are the same memory
+    (_c2t_same) is part of the memo key, by their pointers (their dtypes, extents and strides are
+    in it already)."""
+    return [(arrays.index(p.name), arrays.index(o)) for p in params if p.kind == "array" for o in p.same_as]
 
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:

@@ -436,7 +436,7 @@ def launch_copy_kernel(grid, src, dst, TILE, *, stream=None):
     """Launch `copy_kernel` as cuTile's ct.launch(stream, grid, copy_kernel, args) did."""
     memo = _c2t_memo("copy_kernel", grid, stream, (src, dst), (), (TILE,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             copy_kernel, grid, (
@@ -489,7 +489,7 @@ def launch_copy_kernel_batch4(launches, *, stream=None):
     memo = _c2t_memo("copy_kernel_batch4", (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
                      (TILE,))
     if memo is None:
-        return      # launched as a batch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a batch like an earlier one (see _c2t_memo)
     flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, TILE) in launches:
         programs = max(programs, grid[0])

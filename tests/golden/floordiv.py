@@ -455,7 +455,7 @@ def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_
     """Launch `floordiv_kernel` as cuTile's ct.launch(stream, grid, floordiv_kernel, args) did."""
     memo = _c2t_memo("floordiv_kernel", grid, stream, (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket), (d, lo, width), (TILE,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             floordiv_kernel, grid, (

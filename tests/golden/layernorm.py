@@ -594,7 +594,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
     """Launch `layernorm_fwd_kernel` as cuTile's ct.launch(stream, grid, layernorm_fwd_kernel, args) did."""
     memo = _c2t_memo("layernorm_fwd_kernel", grid, stream, (x, weight, bias, y, mean_out, rstd_out), (eps,), (TILE_N,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             layernorm_fwd_kernel, grid, (

@@ -624,7 +624,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
     """Launch `matmul_kernel` as cuTile's ct.launch(stream, grid, matmul_kernel, args) did."""
     memo = _c2t_memo("matmul_kernel", grid, stream, (a, b, c), (), (BM, BN, BK))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             matmul_kernel, grid, (

@@ -440,7 +440,7 @@ def launch_row_sum_argmax_kernel(grid, x, sums, argmax_out, max_out, TILE_M, TIL
     """Launch `row_sum_argmax_kernel` as cuTile's ct.launch(stream, grid, row_sum_argmax_kernel, args) did."""
     memo = _c2t_memo("row_sum_argmax_kernel", grid, stream, (x, sums, argmax_out, max_out), (), (TILE_M, TILE_N))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             row_sum_argmax_kernel, grid, (

@@ -517,7 +517,7 @@ def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
     """Launch `scale_rows_kernel` as cuTile's ct.launch(stream, grid, scale_rows_kernel, args) did."""
     memo = _c2t_memo("scale_rows_kernel", grid, stream, (x, scale, y), (), (SLOPE, TILE_N))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             scale_rows_kernel, grid, (

@@ -401,7 +401,7 @@ def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
     """Launch `softmax_kernel` as cuTile's ct.launch(stream, grid, softmax_kernel, args) did."""
     memo = _c2t_memo("softmax_kernel", grid, stream, (x, y), (), (TILE_N,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             softmax_kernel, grid, (

@@ -533,7 +533,7 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
     """Launch `transpose_2d_kernel` as cuTile's ct.launch(stream, grid, transpose_2d_kernel, args) did."""
     memo = _c2t_memo("transpose_2d_kernel", grid, stream, (x, y), (), (TM, TN))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             transpose_2d_kernel, grid, (
@@ -575,7 +575,7 @@ def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
     """Launch `transpose_3d_kernel` as cuTile's ct.launch(stream, grid, transpose_3d_kernel, args) did."""
     memo = _c2t_memo("transpose_3d_kernel", grid, stream, (x, y), (), (TM, TN))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             transpose_3d_kernel, grid, (

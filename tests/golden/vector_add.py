@@ -370,7 +370,7 @@ def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
     """Launch `vector_add_kernel` as cuTile's ct.launch(stream, grid, vector_add_kernel, args) did."""
     memo = _c2t_memo("vector_add_kernel", grid, stream, (a, b, c), (), (TILE,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             vector_add_kernel, grid, (

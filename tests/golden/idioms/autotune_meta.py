@@ -585,7 +585,7 @@ def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
     (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
     memo = _c2t_memo("scale", grid, stream, (x, y), (c,), (T,), hints=c2t_hints)
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             scale, grid, (

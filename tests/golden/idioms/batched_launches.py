@@ -430,7 +430,7 @@ def launch_add_k(grid, src, dst, c, T, *, stream=None):
     """Launch `add_k` as cuTile's ct.launch(stream, grid, add_k, args) did."""
     memo = _c2t_memo("add_k", grid, stream, (src, dst), (c,), (T,))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
             add_k, grid, (
@@ -484,7 +484,7 @@ def launch_add_k_batch4(launches, *, stream=None):
     memo = _c2t_memo("add_k_batch4", (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
                      (T,))
     if memo is None:
-        return      # launched as a batch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a batch like an earlier one (see _c2t_memo)
     flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, c, T) in launches:
         programs = max(programs, grid[0])

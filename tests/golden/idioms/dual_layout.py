@@ -498,7 +498,7 @@ def launch_scale_t(grid, x, y, TM, TN, transpose, *, stream=None):
     """Launch `scale_t` as cuTile's ct.launch(stream, grid, scale_t, args) did."""
     memo = _c2t_memo("scale_t", grid, stream, (x, y), (), (TM, TN, transpose))
     if memo is None:
-        return      # launched as a launch with the same layouts was before (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     kernel = {
         (True,): scale_t_transpose,
         (False,): scale_t_not_transpose,

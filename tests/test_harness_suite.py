@@ -179,3 +179,18 @@ def test_command_line_timeout_wins_over_the_entrys(tmp_path, monkeypatch):
     i = cmds[0].index("--check-cases")
     rest = cmds[0][i + 1:]
     assert not rest or rest[0].startswith("--")     # no indices: no correctness case
+
+
+def test_an_entry_without_correctness_cases_says_it_is_timing_only(tmp_path):
+    """TileGym's bmm entries split shapes so that each fits a device call; one that checks no
+    correctness case (`"check_cases": []`) must not read as a correctness PASS."""
+    for name, cases in (("timed", 0), ("checked", 2)):
+        rep = _rep(name, "compute", [("M=1", 1.0, 1.0, None, {})])
+        rep["summary"] = {"cases": cases, "passed": cases}
+        rep.pop("name"), rep.pop("status")
+        (tmp_path / f"{name}.json").write_text(json.dumps(rep))
+    (tmp_path / "m").mkdir()
+    suite.merge([{"name": "timed"}, {"name": "checked"}], [str(tmp_path)], tmp_path / "m", "merge")
+    md = (tmp_path / "m" / "bench.md").read_text()
+    assert f"| timed | PASS | 0/0 | timing only: no correctness case in this entry; from {tmp_path} |" in md
+    assert f"| checked | PASS | 2/2 | from {tmp_path} |" in md

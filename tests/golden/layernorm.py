@@ -249,10 +249,8 @@ def _c2t_dispatch(kernel, grid, args, options):
             _C2T_COMPILED.clear()
         _C2T_COMPILED[key] = (kernel, cached)
         return compiled, cached
-    for (name, _), (value, scope) in kernel.used_global_vals.items():
-        now = scope.get(name, _C2T_MISSING)
-        if now is not value and now != value:               # a global the kernel read has changed:
-            return kernel[grid](*args, **options), None     # Triton's dispatch raises its own error
+    if kernel.used_global_vals and _c2t_globals_changed(kernel):
+        return kernel[grid](*args, **options), None     # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
     enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
@@ -263,6 +261,16 @@ def _c2t_dispatch(kernel, grid, args, options):
     compiled.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
                  compiled.function, compiled.packed_metadata, metadata, enter, leave, *args)
     return compiled, compiled
+
+
+def _c2t_globals_changed(kernel):
+    """Whether a global the kernel read when it was compiled has another value now (Triton's own
+    dispatch then raises an error, which the cached launch paths must not hide)."""
+    for (name, _), (value, scope) in kernel.used_global_vals.items():
+        now = scope.get(name, _C2T_MISSING)
+        if now is not value and now != value:
+            return True
+    return False
 
 
 # The launch memo. All of a launcher's work (argument checks and flattening, descriptor legality,
@@ -323,10 +331,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     if hit is None:
         return (key, ptrs, scalars)
     kernel, compiled, launch, g, template, ptr_at, scalar_at, scratch = hit
-    for (gname, _), (value, scope) in kernel.used_global_vals.items():
-        now = scope.get(gname, _C2T_MISSING)
-        if now is not value and now != value:   # a global the kernel read has changed: Triton's
-            return ()                           # dispatch (the full path) raises its own error
+    if kernel.used_global_vals and _c2t_globals_changed(kernel):
+        return ()                               # the full path: Triton's dispatch raises its error
     enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
     if getattr(enter, "calls", True) or getattr(leave, "calls", True):
         return ()                               # profilers' hooks get the full path's arguments

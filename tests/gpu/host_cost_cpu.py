@@ -6,7 +6,9 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
 - concat (examples/concat.py golden): 8 parts through the batched launcher (_C2TBatch) vs one
   launcher call per part;
 - one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
-  path (_c2t_run) with a stand-in compiled kernel;
+  path (_c2t_run) with a stand-in compiled kernel, then the same call from the launch memo
+  (_c2t_memo, with stand-ins for torch's current device and stream queries);
+- concat's batched launcher with a stand-in compiled kernel, launch memo off and on;
 - with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
   (B=1 KV=4096) on CPU tensors, cuTile original against translation, with ct.launch and _c2t_run
   stubbed and torch.cuda's device queries faked: the host code around the launches alone.

@@ -111,8 +111,15 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
         return {"name": name, "status": "error", "why": f"verify exited {proc.returncode}: {tail}"}
     rep = json.loads(rep_path.read_text())
     rep.update(name=name, status="pass" if rep["ok"] else "fail", seconds=round(time.time() - t0, 1),
-               bound=e.get("bound") or rep.get("bound"))
+               bound=e.get("bound") or rep.get("bound"), why=_timing_only(rep))
     return rep
+
+
+def _timing_only(rep: dict) -> str:
+    """The note of an entry that checked no correctness case (`"check_cases": []`: its kernels are
+    checked by another entry), so that its PASS is not read as a correctness result."""
+    checked = (rep.get("summary") or {}).get("cases", len(rep.get("results") or ()))
+    return "" if checked else "timing only: no correctness case in this entry"
 
 
 def rows_of(reports: list[dict]) -> list[dict]:
@@ -221,7 +228,8 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
             if f.is_file():
                 rep = json.loads(f.read_text())
                 rep.update(name=e["name"], status="pass" if rep["ok"] else "fail",
-                           bound=e.get("bound") or rep.get("bound"), why=f"from {folder}")
+                           bound=e.get("bound") or rep.get("bound"),
+                           why="; ".join(w for w in (_timing_only(rep), f"from {folder}") if w))
                 found[e["name"]] = rep
             elif partial.is_file():     # an entry cut off by its timeout: what it measured before
                 rep = json.loads(partial.read_text())

@@ -43,3 +43,29 @@ def test_spread_is_shown_next_to_the_ratio(monkeypatch):
     rows = suite.rows_of([{"name": "k", "timings": [t], "bound": "compute"}])
     md = suite.render_markdown([], rows, "cmd")
     assert "| k | N=4 | float16 | 0.03 | 0.03 | **1** (0.67-1.50) |" in md
+
+
+def test_memory_rows_are_compared_with_a_copy_of_their_own_size(monkeypatch):
+    """A row with a byte count is timed next to a clone moving as many bytes; the suite shows the
+    row's share of that copy next to its share of the 1 GiB copy, for memory-bound rows only."""
+    from translator.harness import suite
+    _timer(monkeypatch, {"c": [0.5], "t": [0.4]})
+    asked = []
+    monkeypatch.setattr(bench, "same_size_copy_gbps", lambda n: asked.append(n) or 2000.0)
+    t = bench.bench_case("N=4", {}, "float16", lambda: "c", lambda: "t", (),
+                         bytes_fn=lambda case, dt: 600e6).to_dict()
+    assert asked == [600000000] and t["gbps_copy_same"] == 2000.0 and t["gbps_triton"] == 1500.0
+    reps = [{"name": "k", "status": "pass", "timings": [t], "bound": "memory", "copy_bandwidth": {"gbps": 4000.0}},
+            {"name": "m", "status": "pass", "timings": [t], "bound": "compute", "copy_bandwidth": {"gbps": 4000.0}}]
+    rows = suite.rows_of(reps)
+    assert [(r["copy_share"], r["copy_same_share"]) for r in rows] == [(0.375, 0.75), (None, None)]
+    md = suite.render_markdown(reps, rows, "cmd")
+    assert "| 38% | 75% |" in md
+    assert "| k | N=4 | float16 | 38% | 75% |" in md and "0 of them reach 85%" in md
+
+
+def test_rows_without_bytes_time_no_copy(monkeypatch):
+    _timer(monkeypatch, {"c": [0.5], "t": [0.4]})
+    monkeypatch.setattr(bench, "same_size_copy_gbps", lambda n: 1 / 0)
+    t = bench.bench_case("N=4", {}, "float16", lambda: "c", lambda: "t", ())
+    assert t.gbps_copy_same is None

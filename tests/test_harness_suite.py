@@ -194,3 +194,19 @@ def test_an_entry_without_correctness_cases_says_it_is_timing_only(tmp_path):
     md = (tmp_path / "m" / "bench.md").read_text()
     assert f"| timed | PASS | 0/0 | timing only: no correctness case in this entry; from {tmp_path} |" in md
     assert f"| checked | PASS | 2/2 | from {tmp_path} |" in md
+
+
+def test_a_merge_keeps_a_whole_report_over_a_later_cut_off_one(tmp_path, monkeypatch):
+    """A rerun cut off by its timeout (mm.json.partial) does not replace the entry's whole report
+    from an earlier folder; with no whole report, the partial one is taken."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir(), new.mkdir()
+    whole = {**_rep("mm", "compute", [("M=1", 1.0, 0.9, None, {})]), "ok": True}
+    (old / "mm.json").write_text(json.dumps(whole))
+    (new / "mm.json.partial").write_text(json.dumps(_rep("mm", "compute", [("M=1", 1.0, 2.0, None, {})])))
+    captured = []
+    monkeypatch.setattr(suite, "write_reports", lambda out, reps, cmd: captured.append(reps) or "")
+    suite.merge([{"name": "mm"}], [str(old), str(new)], tmp_path / "m", "merge")
+    assert captured[0][0]["status"] == "pass" and captured[0][0]["timings"][0]["t_triton_ms"] == 0.9
+    suite.merge([{"name": "mm"}], [str(new)], tmp_path / "m", "merge")
+    assert captured[1][0]["status"] == "timeout" and captured[1][0]["timings"][0]["t_triton_ms"] == 2.0

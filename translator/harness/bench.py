@@ -29,6 +29,10 @@ class Timing:
     # medians reported; the smallest and largest ratio of the paired runs show the noise
     repeats: int = 1
     ratio_spread: list | None = None
+    # memory-bound rows: a torch clone moving the row's bytes (half read, half written), timed
+    # like the row. A short row cannot reach the 1 GiB copy's bandwidth (launch, ramp-up and tail
+    # are a larger share of it); this says what a plain copy of its size reaches
+    gbps_copy_same: float | None = None
     error: str = ""
 
     def to_dict(self) -> dict:
@@ -71,6 +75,17 @@ def copy_bandwidth_gbps(device: str = "cuda", nbytes: int = COPY_BYTES) -> dict:
     torch.cuda.empty_cache()
     return {"bytes": nbytes, "ms": ms, "gbps": 2 * nbytes / (ms * 1e-3) / 1e9,
             "rule": "torch clone of a 1 GiB tensor, bytes read + written / median time"}
+
+
+def same_size_copy_gbps(nbytes: int, device: str = "cuda") -> float | None:
+    """Bandwidth (read + write) of a torch clone that moves `nbytes` in all, timed as the bench
+    rows are (do_bench, L2 flushed): the copy reference for a row of that size. None off CUDA."""
+    import torch
+    if not cuda_ready(device) or nbytes < 8:
+        return None
+    x = torch.empty(max(nbytes // 8, 1), dtype=torch.float32, device=device)
+    ms = time_ms(lambda: x.clone())
+    return 2 * x.numel() * 4 / (ms * 1e-3) / 1e9
 
 
 def _rate(amount, ms, scale):
@@ -138,6 +153,11 @@ def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Calla
     flops = flops_fn(case, dtype) if flops_fn else None
     t.gbps_cutile, t.gbps_triton = _rate(nbytes, t.t_cutile_ms, 1e9), _rate(nbytes, t.t_triton_ms, 1e9)
     t.tflops_cutile, t.tflops_triton = _rate(flops, t.t_cutile_ms, 1e12), _rate(flops, t.t_triton_ms, 1e12)
+    if nbytes and t.gbps_triton:
+        try:
+            t.gbps_copy_same = same_size_copy_gbps(int(nbytes))
+        except Exception:             # noqa: BLE001 - out of memory etc.: the column stays empty
+            t.gbps_copy_same = None
     return t
 
 

@@ -127,12 +127,15 @@ def rows_of(reports: list[dict]) -> list[dict]:
     for rep in reports:
         bw = (rep.get("copy_bandwidth") or {}).get("gbps")
         for t in rep.get("timings", []):
-            share = t["gbps_triton"] / bw if (bw and t.get("gbps_triton") and rep.get("bound") == "memory") else None
+            memory = rep.get("bound") == "memory" and t.get("gbps_triton")
+            share = t["gbps_triton"] / bw if (bw and memory) else None
+            same = t.get("gbps_copy_same")
             rows.append({"kernel": rep["name"], "case": t["label"], "dtype": t["dtype"], "bound": rep.get("bound"),
                          "t_cutile_ms": t["t_cutile_ms"], "t_triton_ms": t["t_triton_ms"], "ratio": t["ratio"],
                          "gbps_cutile": t.get("gbps_cutile"), "gbps_triton": t.get("gbps_triton"),
                          "tflops_cutile": t.get("tflops_cutile"), "tflops_triton": t.get("tflops_triton"),
-                         "copy_share": share, "peers": t.get("peers") or {}, "error": t.get("error", ""),
+                         "copy_share": share, "copy_same_share": t["gbps_triton"] / same if (memory and same) else None,
+                         "peers": t.get("peers") or {}, "error": t.get("error", ""),
                          "ratio_graph": t.get("ratio_graph"), "ratio_spread": t.get("ratio_spread")})
     return rows
 
@@ -168,6 +171,23 @@ def _host_bound_note(low: list[dict]) -> str:
             "host-bound") if host else ""
 
 
+def _same_size_copy_section(rows: list[dict]) -> list[str]:
+    """Memory-bound rows under MIN_COPY_SHARE of the 1 GiB copy, against a copy of their own size
+    (not an acceptance check: it says whether a row is short because of its size)."""
+    low = [r for r in rows if r["copy_share"] is not None and r["copy_share"] < MIN_COPY_SHARE]
+    same = [r for r in low if r.get("copy_same_share") is not None]
+    if not same:
+        return []
+    at = [r for r in same if r["copy_same_share"] >= MIN_COPY_SHARE]
+    return ["", "## Memory-bound rows against a copy of their own size (not an acceptance check)", "",
+            f"Of the {len(low)} memory-bound rows under {MIN_COPY_SHARE:.0%} of the 1 GiB copy's bandwidth, "
+            f"{len(same)} were timed next to a torch clone moving the same bytes; {len(at)} of them reach "
+            f"{MIN_COPY_SHARE:.0%} of that copy (short rows: launch, ramp-up and tail weigh more).",
+            "", "| kernel | case | dtype | % copy BW (1 GiB) | % same-size copy |", "|---|---|---|---|---|"] + [
+        f"| {r['kernel']} | {r['case']} | {r['dtype']} | {r['copy_share']:.0%} | {r['copy_same_share']:.0%} |"
+        for r in same]
+
+
 def _g(x, d=3):
     return "-" if x is None else f"{x:.{d}g}"
 
@@ -186,21 +206,24 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
             "Rows where a side takes under 0.1 ms are timed 5 times per side, the sides alternating; the "
             "medians are shown, and the range of the 5 paired ratios after the ratio (host-bound rows "
             "vary from run to run).", "",
-            "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | peers: t_peer / t_Triton |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | "
+            "% same-size copy | peers: t_peer / t_Triton |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rate = (f"{_g(r['tflops_cutile'])} / {_g(r['tflops_triton'])} TFLOP/s" if r["tflops_triton"] is not None
                 else f"{_g(r['gbps_cutile'], 4)} / {_g(r['gbps_triton'], 4)} GB/s" if r["gbps_triton"] is not None
                 else "-")
         share = f"{r['copy_share']:.0%}" if r["copy_share"] is not None else "-"
+        same = f"{r['copy_same_share']:.0%}" if r.get("copy_same_share") is not None else "-"
         peers = "; ".join(f"{k} {_g(p.get('ms'))} ms ({_g(p.get('ratio'))})" if p.get("ms") else f"{k}: failed"
                           for k, p in r["peers"].items()) or "-"
         spread = r.get("ratio_spread")
         rng = f" ({spread[0]:.2f}-{spread[1]:.2f})" if spread else ""
         out.append(f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['t_cutile_ms'])} | {_g(r['t_triton_ms'])} "
-                   f"| **{_g(r['ratio'])}**{rng} | {rate} | {share} | {peers} |")
+                   f"| **{_g(r['ratio'])}**{rng} | {rate} | {share} | {same} | {peers} |")
     out += ["", "## Acceptance checks", ""]
     out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
+    out += _same_size_copy_section(rows)
     graph = [r for r in rows if r.get("ratio_graph")]
     if graph:
         low = [r for r in graph if r["ratio_graph"] < MIN_RATIO]
@@ -231,7 +254,9 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
                            bound=e.get("bound") or rep.get("bound"),
                            why="; ".join(w for w in (_timing_only(rep), f"from {folder}") if w))
                 found[e["name"]] = rep
-            elif partial.is_file():     # an entry cut off by its timeout: what it measured before
+            elif partial.is_file() and found.get(e["name"], {}).get("status") in (None, "timeout"):
+                # an entry cut off by its timeout: what it measured before (a whole report from an
+                # earlier folder is kept over it)
                 rep = json.loads(partial.read_text())
                 rep.update(name=e["name"], status="timeout", bound=e.get("bound") or rep.get("bound"),
                            why=f"cut off; partial results from {folder}")

@@ -41,6 +41,10 @@ C2T_SPEC = {
         {"B": 3, "M": 1000, "N": 1023, "K": 777, "sp": True},
         {"B": 3, "M": 1000, "N": 1023, "K": 777, "sp": False},
         {"B": 5, "M": 333, "N": 515, "K": 1500, "sp": True, "ta": True, "tb": True},
+        # the bench shapes of the persistent path: checked in the entry that times them, so each
+        # side searches once per shape
+        {"B": 16, "M": 1024, "N": 1024, "K": 1024, "sp": True},
+        {"B": 4, "M": 2048, "N": 2048, "K": 2048, "sp": True},
     ],
     "bench_cases": [
         {"B": 16, "M": 1024, "N": 1024, "K": 1024, "sp": True},

@@ -6,6 +6,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py matmul:0,1 bmm:0 --ctas 0,1,2
     python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:2 --spill on,off
     python tests/gpu/sweep_tilegym_options.py flash_decode:0 --warps 0,4 --stages 0,2 --graph
+    python tests/gpu/sweep_tilegym_options.py bmm:0,2 matmul:1 --loops plain,flatten,flatten_ws --ctas 1,2 --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -34,7 +35,22 @@ from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
 from translator.harness.verify import make_args, raise_cutile_compiler_timeout, set_cuda_allocator  # noqa: E402
 
 
-def variant_code(code, warps, stages, tma, ctas=1, spill="on"):
+# `--loops`: how a kernel's grid-stride loop (`for t in range(start, end, step):`, a persistent
+# schedule) is written. plain: as translated; flatten: `tl.range(..., flatten=True)`, which lets
+# Triton fuse it with the K loop inside and pipeline across output tiles (Triton's persistent
+# matmul tutorial); flatten_ws: also `warp_specialize=True`.
+_GRID_STRIDE = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+), ([^(),]+), ([^(),]+)\):$", re.M)
+
+
+def loop_variant(code, loops):
+    if loops == "plain":
+        return code
+    extra = ", flatten=True" + (", warp_specialize=True" if loops == "flatten_ws" else "")
+    return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}{extra}):", code)
+
+
+def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain"):
+    code = loop_variant(code, loops)
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
     if stages:          # a fixed depth replaces the translator's (and its shared-memory/spill retries)
@@ -76,12 +92,14 @@ def main():
                     "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
     ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
+    ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
     grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
-                                  [int(c) for c in ns.ctas.split(",")], ns.spill.split(",")))
+                                  [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
+                                  ns.loops.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path = f"{SRC}/tilegym/ops/cutile/{op}.py"
@@ -89,10 +107,10 @@ def main():
         sp = load_spec(orig, f"tests/gpu/tilegym/{op}_spec.py")
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill), path)
+        for w, s, t, c, spill, loops in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops), path)
             rebind_cutile_imports(m)
-            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill}", m))
+            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}", m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(sp.dtypes[0])
         for case in cases:

@@ -254,3 +254,154 @@ def test_mla_like_loop_pipelines_all_loads_for_sm90(tmp_path):
     out = compile_sm90(MLA_LIKE, "run", f"torch.randn(2, 64, 16, {h}), torch.randn(2, 256, 64, {h}), "
                                          f"torch.randn(2, 256, 64, {h})", tmp_path)
     assert "wgmma=True" in out and int(out.split("cp_async16=")[1].split()[0]) >= 16, out
+
+
+# `x = ct.load(...)`, `x = ct.reshape(x, (T, D))`, `x = ct.transpose(x)`: one load of the
+# transposed tile (ops_memory._FOLD), so that the tile can feed a dot straight from the pipeline.
+TRANSPOSED = """
+@ct.kernel
+def tr(X, Y, T: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    i = ct.bid(1)
+    x = ct.load(X, index=(b, i, 0), shape=(1, T, D), padding_mode=ct.PaddingMode.PAD)
+    x = ct.reshape(x, (T, D))  # drop the batch axis
+    x = ct.transpose(x)  # (D, T)
+    ct.store(Y, index=(b, 0, i), tile=ct.reshape(x * 2.0, (1, D, T)))
+
+def run(x, t=8, d=16):
+    B, N, Dx = x.shape
+    y = torch.full((B, Dx, N), 7.0, dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (B, ct.cdiv(N, t)), tr, (x, y, t, d))
+    return y
+"""
+_SPELLINGS = ["x = ct.transpose(x)", "x = x.transpose()", "x = ct.permute(x, (1, 0))"]
+
+
+def _transposed(spelling, pad="NEG_INF"):
+    return TRANSPOSED.replace("x = ct.transpose(x)", spelling).replace("PaddingMode.PAD", f"PaddingMode.{pad}")
+
+
+@pytest.mark.parametrize("spelling", _SPELLINGS)
+def test_load_reshape_transpose_is_one_load_of_the_transposed_tile(spelling):
+    body = translate(_transposed(spelling)).code.split("def tr(")[1].split("def launch_tr")[0]
+    assert ("x = _c2t_load_at_2d(X + b * X_stride_0, X_shape_2, X_shape_1, X_stride_2, X_stride_1, 0, i, D, T, "
+            "_C2T_PAD_NEG_INF, True, (b < X_shape_0))  # loads the transposed tile (the ct.transpose after it)"
+            "  # drop the batch axis") in body
+    assert "tl.trans(" not in body and "tl.permute(" not in body
+
+
+@pytest.mark.parametrize("spelling", _SPELLINGS)
+@pytest.mark.parametrize("shape", [(2, 20, 16), (3, 8, 11), (1, 5, 13)])
+def test_the_transposed_load_computes_right(tmp_path, spelling, shape):
+    mod = build(_transposed(spelling), tmp_path)
+    x = torch.randn(*shape)
+    torch.testing.assert_close(mod.run(x), x.transpose(1, 2) * 2)
+
+
+def test_the_transposed_load_of_a_noncontiguous_array(tmp_path):
+    mod = build(_transposed("x = ct.transpose(x)"), tmp_path)
+    x = torch.randn(20, 3, 40).permute(1, 0, 2)[:, :, ::3]        # (3, 20, 14), strides (40, 120, 3)
+    torch.testing.assert_close(mod.run(x), x.transpose(1, 2) * 2)
+
+
+def test_a_descriptor_branch_transposes_its_block(tmp_path, monkeypatch):
+    """Zero padding: the load also has a TMA branch, which keeps its load and transposes the block;
+    the pointer branch loads the transposed tile. Both compute the same (interpreter, TMA off/on)."""
+    src = _transposed("x = ct.transpose(x)", pad="ZERO")
+    body = translate(src).code.split("def tr(")[1].split("def launch_tr")[0]
+    assert ("x = tl.trans(tl.reshape(X_desc_0.load([b, i * T, 0]), [T, D])) if X_TMA else "
+            "_c2t_load_at_2d(X + b * X_stride_0, X_shape_2, X_shape_1, X_stride_2, X_stride_1, 0, i, D, T, ") in body
+    mod = build(src, tmp_path)
+    x = torch.randn(2, 24, 16)
+    for mode in ("off", "on"):
+        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        torch.testing.assert_close(mod.run(x), x.transpose(1, 2) * 2)
+
+
+@pytest.mark.parametrize("between", ["z = b + 1", "y = ct.transpose(x)"])
+def test_no_fold_without_the_transpose_right_after(between):
+    """Another statement between (or a transpose into another name) keeps the load as it was."""
+    src = _transposed("x = ct.transpose(x)").replace("    x = ct.transpose(x)", f"    {between}\n    x = ct.transpose(x)")
+    body = translate(src).code.split("def tr(")[1].split("def launch_tr")[0]
+    assert "X_shape_1, X_shape_2, X_stride_1, X_stride_2, i, 0, T, D" in body and "x = tl.trans(x)" in body
+
+
+ALIASED_KV = """
+@ct.kernel
+def kv(K, V, O, T: ConstInt, D: ConstInt, NT: ConstInt):
+    b = ct.bid(0)
+    acc = ct.zeros((D, D), dtype=ct.float32)
+    for j in range(NT):
+        k = ct.load(K, index=(b, j, 0), shape=(1, T, D))
+        k = ct.reshape(k, (T, D))
+        v = ct.load(V, index=(b, j, 0), shape=(1, T, D))
+        v = ct.reshape(v, (T, D))
+        v = ct.transpose(v)
+        acc = ct.mma(v, k, acc)
+    ct.store(O, index=(b, 0, 0), tile=ct.reshape(acc, (1, D, D)))
+
+def run(k, v):
+    o = torch.empty((k.shape[0], k.shape[2], k.shape[2]), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (k.shape[0],), kv, (k, v, o, 8, k.shape[2], k.shape[1] // 8))
+    return o
+"""
+
+
+def test_a_load_an_aliased_array_can_stand_for_is_not_folded(tmp_path):
+    """V's load repeats K's (TileGym's decode kernels may pass one cache as both): it stays as
+    it was, so that `v = k if V_IS_K` can reuse K's tile, and is transposed afterwards."""
+    code = translate(ALIASED_KV).code
+    assert "v = k if V_IS_K else" in code and "v = tl.trans(v)" in code
+    mod = build(ALIASED_KV, tmp_path)
+    k, v = torch.randn(2, 24, 16), torch.randn(2, 24, 16)
+    torch.testing.assert_close(mod.run(k, v), v.transpose(1, 2) @ k, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(mod.run(k, k), k.transpose(1, 2) @ k, rtol=1e-4, atol=1e-4)
+
+
+DECODE_LIKE = """
+@ct.kernel
+def dec(Q, K, V, O, G: ConstInt, D: ConstInt, TN: ConstInt, NT: ConstInt):
+    b = ct.bid(0)
+    q = ct.load(Q, index=(b, 0, 0), shape=(1, G, D), padding_mode=ct.PaddingMode.NEG_INF)
+    q = ct.reshape(q, (G, D))
+    q = ct.transpose(q)
+    acc = ct.zeros((D, G), dtype=ct.float32)
+    for j in range(NT):
+        k = ct.load(K, index=(b, j, 0), shape=(1, TN, D), padding_mode=ct.PaddingMode.NEG_INF)
+        k = ct.reshape(k, (TN, D))
+        p = ct.astype(ct.mma(k, q, ct.zeros((TN, G), dtype=ct.float32)), Q.dtype)
+        v = ct.load(V, index=(b, j, 0), shape=(1, TN, D))     # (zero padding: not K's load)
+        v = ct.reshape(v, (TN, D))
+        v = ct.transpose(v)
+        acc = ct.mma(v, p, acc)
+    ct.store(O, index=(b, 0, 0), tile=ct.reshape(ct.astype(acc, O.dtype), (1, D, G)))
+
+def run(q, k, v):
+    o = torch.empty((q.shape[0], q.shape[2], q.shape[1]), dtype=q.dtype)
+    ct.launch(torch.cuda.current_stream(), (q.shape[0],), dec, (q, k, v, o, 8, 128, 128, k.shape[1] // 128))
+    return o
+"""
+
+
+def test_decode_like_loop_computes_right(tmp_path):
+    mod = build(DECODE_LIKE, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 8, 128, generator=g) / 8, torch.randn(2, 256, 128, generator=g) / 8,
+               torch.randn(2, 256, 128, generator=g))
+    want = v.transpose(1, 2) @ (k @ q.transpose(1, 2))
+    torch.testing.assert_close(mod.run(q, k, v), want, rtol=1e-4, atol=1e-4)
+
+
+def test_decode_like_loop_pipelines_the_transposed_loads_for_sm90(tmp_path):
+    """Compiled for sm_90 with 8 query rows (flash_decode's group; the dots are mma.sync, whose
+    operands come from registers), the folded V load is an asynchronous copy into the pipeline's
+    shared memory; with a statement between the reshape and the transpose (no fold) fewer copies
+    are asynchronous (TileGym flash_decode's V: 48 plain global loads, 255 registers and spills,
+    against none and 128 registers folded; ops_memory._FOLD)."""
+    h = "dtype=torch.float16"
+    args = f"torch.randn(2, 8, 128, {h}), torch.randn(2, 256, 128, {h}), torch.randn(2, 256, 128, {h})"
+    folded = compile_sm90(DECODE_LIKE, "run", args, tmp_path)
+    unfolded = compile_sm90(DECODE_LIKE.replace("        v = ct.transpose(v)", "        z = j + 1\n        v = ct.transpose(v)"),
+                            "run", args, tmp_path)
+    copies = [int(o.split("cp_async16=")[1].split()[0]) for o in (folded, unfolded)]
+    assert copies[0] > copies[1], (folded, unfolded)

@@ -106,6 +106,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
         self.init_gemm_loops()          # gemm_loops.GemmLoops: the launcher's num_stages
         self.squeeze_done = False
+        self.transpose_done = False     # ... and folded the transpose that followed (see there)
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
 
@@ -127,17 +128,21 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def block(self, stmts: list, depth: int):
         start = len(self.lines)
-        skip = None
+        skip = ()
         outer_loads = dict(self.same_loads)     # tiles loaded in this block do not outlive it
         for i, st in enumerate(stmts):
-            if st is skip:      # the reshape a squeezed load already did
+            if any(st is s for s in skip):      # the reshape (and transpose) a squeezed load did
                 continue
             pair = self._load_then_reshape(stmts, i)
-            self.squeeze_request, self.squeeze_done = pair, False
+            self.squeeze_request, self.squeeze_done, self.transpose_done = pair, False, False
             try:
                 self.stmt(st, depth)
                 if pair is not None and self.squeeze_done:
-                    skip = stmts[i + 1]
+                    skip = (stmts[i + 1], stmts[i + 2]) if self.transpose_done else (stmts[i + 1],)
+                    # the folded statements' trailing comments go on the load's line
+                    self.lines[-1] += ("  # loads the transposed tile (the ct.transpose after it)"
+                                       if self.transpose_done else "") + "".join(
+                        self._trailing(s.span.line) for s in skip)
             except TranslationError as e:
                 if e.diag not in self.s.reporter.items:
                     self.s.reporter.items.append(e.diag)
@@ -164,10 +169,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         finds B and A to be the same memory (same pointer, extents, strides and dtype: TileGym's
         MLA decoding passes its latent cache as both K and V): `v = k if V_IS_K else <load>`.
         The loaded tiles are recorded for later loads either way."""
-        import re
         b = v.load_of
-        pat = re.compile(rf"\b{re.escape(b)}(_shape_\d+|_stride_\d+|_TMA|_desc_\d+)?\b")
-        norm = pat.sub(r"@\1", v.code)
+        norm = self._load_key(b, v.code)
         prev = self.same_loads.get(norm)
         if prev is not None and prev[0] != b:
             a = prev[0]
@@ -182,12 +185,27 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 return V(f"{prev[1]} if {b}_IS_{a} else {other}", v.kind, prec=0, rank=v.rank,
                          shape=v.shape, isint=v.isint)
         if prev is None:
+            import re
             self.same_loads[norm] = (b, name, set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", norm)))
         return v
 
+    @staticmethod
+    def _load_key(array: str, code: str) -> str:
+        """A load's code with `array` (and its extents, strides, flags) written as "@"."""
+        import re
+        return re.sub(rf"\b{re.escape(array)}(_shape_\d+|_stride_\d+|_TMA|_desc_\d+)?\b", r"@\1", code)
+
+    def may_reuse_aliased_load(self, array: str, code: str) -> bool:
+        """Whether this load of `array` (its code) repeats an earlier load of another array in
+        this straight-line code, which _reuse_aliased_load may let it take."""
+        prev = self.same_loads.get(self._load_key(array, code))
+        return self.fd_is_kernel and prev is not None and prev[0] != array
+
     def _load_then_reshape(self, stmts: list, i: int):
-        """(load call, static reshape target) when stmts[i] is `x = ct.load(...)` and stmts[i + 1]
-        is `x = ct.reshape(x, shape)`: the pair may become one load of the reshaped tile."""
+        """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and
+        stmts[i + 1] is `x = ct.reshape(x, shape)`: the pair may become one load of the reshaped
+        tile. `transposed`: stmts[i + 2] is `x = ct.transpose(x)` (or `x.transpose()`, or
+        `ct.permute(x, (1, 0))`), which that load may do too (see ops_memory._squeezed_load)."""
         st, info = stmts[i], self.s.info
         if i + 1 >= len(stmts) or id(st) in self.prefetch:
             return None
@@ -213,7 +231,25 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", call)
         except TranslationError:
             return None         # the reshape statement reports it when it is lowered
-        return (st.value, target)
+        return (st.value, target, i + 2 < len(stmts) and self._transposes(stmts[i + 2], x))
+
+    def _transposes(self, st, x: str) -> bool:
+        """Whether `st` is `x = ct.transpose(x)`, `x = x.transpose()` or `x = ct.permute(x, (1, 0))`."""
+        if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)
+                and st.targets[0].id == x and isinstance(st.value, N.Call)):
+            return False
+        call, info = st.value, self.s.info
+        args, kws = call.args, call.keywords
+        is_x = lambda n: isinstance(n, N.Name) and n.id == x      # noqa: E731
+        if info.ct_path(call.func) == "transpose":
+            return len(args) == 1 and not kws and is_x(args[0])
+        if info.ct_path(call.func) == "permute":
+            axes = args[1] if len(args) == 2 else None
+            return (not kws and is_x(args[0]) and isinstance(axes, N.TupleExpr)
+                    and [getattr(e, "value", None) for e in axes.elts] == [1, 0]
+                    and all(isinstance(e, N.Const) for e in axes.elts))
+        return (isinstance(call.func, N.Attr) and call.func.attr == "transpose" and is_x(call.func.value)
+                and not args and not kws)
 
     def emit(self, depth: int, text: str, node=None):
         self.lines.append("    " * depth + text if text else "")

@@ -88,30 +88,51 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
     keep_arr, unit_arr = sorted(perm[k] for k in keep), sorted(perm[k] for k in unit)
     base = arr.ptr + "".join(f" + {paren(idx[a], 13)} * {arr.strides[a]}" for a in unit_arr)
     inside = " & ".join(f"({idx[a].code} < {arr.shapes[a]})" for a in unit_arr)
-    fn = lw.s.use_rank("load_at", len(keep_arr))
-    lw.s.note_tile([shape[a].code for a in keep_arr])
-    code = (f"{fn}({base}, {', '.join(arr.shapes[a] for a in keep_arr)}, "
-            f"{', '.join(arr.strides[a] for a in keep_arr)}, {', '.join(idx[a].code for a in keep_arr)}, "
-            f"{', '.join(shape[a].code for a in keep_arr)}, {pad}, {check}, {inside})")
     tile_axes = [perm[k] for k in keep]
-    permute = f"{tuple(keep_arr.index(a) for a in tile_axes)}" if tile_axes != keep_arr else None
-    if permute:     # the kept axes in tile order (`order` moved them)
-        code = f"tl.permute({code}, {permute})"
     out = [t.code for t in target]
-    prec = 100
-    if lw.tma:
-        # the descriptor walks the array in its own axis order (shape and idx are in that order
-        # here); `order` only permutes the loaded tile, as on the pointer path
-        desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad)
-        if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
-            offs = _offsets(idx, [s.code for s in shape])
-            tma = f"tl.reshape({desc}.load([{offs}]), [{', '.join(shape[a].code for a in keep_arr)}])"
-            if permute:
-                tma = f"tl.permute({tma}, {permute})"
-            code = f"{tma} if {lw.tma.flag(arr)} else {code}"
-            prec = 0
+    permute = f"{tuple(keep_arr.index(a) for a in tile_axes)}" if tile_axes != keep_arr else None
+    fn = lw.s.use_rank("load_at", len(keep_arr))
+
+    def build(fold):
+        walk = keep_arr[::-1] if fold else keep_arr      # the pointer load's axes (see _FOLD below)
+        code = (f"{fn}({base}, {', '.join(arr.shapes[a] for a in walk)}, "
+                f"{', '.join(arr.strides[a] for a in walk)}, {', '.join(idx[a].code for a in walk)}, "
+                f"{', '.join(shape[a].code for a in walk)}, {pad}, {check}, {inside})")
+        if permute:     # the kept axes in tile order (`order` moved them)
+            code = f"tl.permute({code}, {permute})"
+        if lw.tma:
+            # the descriptor walks the array in its own axis order (shape and idx are in that order
+            # here); `order` only permutes the loaded tile, as on the pointer path
+            desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad)
+            if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
+                offs = _offsets(idx, [s.code for s in shape])
+                tma = f"tl.reshape({desc}.load([{offs}]), [{', '.join(shape[a].code for a in keep_arr)}])"
+                if permute:
+                    tma = f"tl.permute({tma}, {permute})"
+                if fold:        # the block lands in shared memory, where the transpose is a view
+                    tma = f"tl.trans({tma})"
+                return f"{tma} if {lw.tma.flag(arr)} else {code}", 0
+        return code, 100
+
+    fold = len(req) > 2 and req[2] and len(keep_arr) == 2 and not permute
+    if fold and lw.may_reuse_aliased_load(arr.ptr, build(False)[0]):
+        fold = False            # keep the load another array's load can stand for (aliased-load reuse)
+    code, prec = build(fold)
+    lw.s.note_tile([shape[a].code for a in (keep_arr[::-1] if fold else keep_arr)])
+    if fold:
+        out, lw.transpose_done = out[::-1], True
     lw.squeeze_done = True
     return V(code, T.TILE, prec=prec, rank=len(keep), shape=out)
+
+
+# _FOLD: `x = ct.load(...)`, `x = ct.reshape(x, (T, D))`, `x = ct.transpose(x)` (kernel._load_then_reshape
+# finds the three) become one pointer load of the transposed tile: the two kept axes walked in the
+# other order (extents, strides, indices and block sizes swapped), so no `tl.trans` follows it.
+# Triton 3.6 pipelines a load that feeds a dot directly (cp.async into shared memory) but not one
+# that feeds it through `tl.trans`: compiled for sm_90 (tests/compile_sm90.py), TileGym
+# flash_decode's KV loop issued 48 plain global loads for V and 3 async copies in all; with the
+# transpose folded, 6 async copies and no plain global load. A descriptor branch keeps its load
+# and transposes the block (in shared memory a view). Not done with `order=` (already permuted).
 
 
 def op_store(lw, call, args):

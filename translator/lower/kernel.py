@@ -197,9 +197,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def may_reuse_aliased_load(self, array: str, code: str) -> bool:
         """Whether this load of `array` (its code) repeats an earlier load of another array in
-        this straight-line code, which _reuse_aliased_load may let it take."""
+        this straight-line code of a kernel's loop, which _reuse_aliased_load may let it take."""
         prev = self.same_loads.get(self._load_key(array, code))
-        return self.fd_is_kernel and prev is not None and prev[0] != array
+        return self.fd_is_kernel and self.loop_depth > 0 and prev is not None and prev[0] != array
 
     def _load_then_reshape(self, stmts: list, i: int):
         """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and

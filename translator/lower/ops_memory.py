@@ -114,7 +114,7 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
                 return f"{tma} if {lw.tma.flag(arr)} else {code}", 0
         return code, 100
 
-    fold = len(req) > 2 and req[2] and len(keep_arr) == 2 and not permute
+    fold = req[2] and len(keep_arr) == 2 and not permute
     if fold and lw.may_reuse_aliased_load(arr.ptr, build(False)[0]):
         fold = False            # keep the load another array's load can stand for (aliased-load reuse)
     code, prec = build(fold)

@@ -304,3 +304,20 @@ def wrapper(a, i, T: ConstInt):
     assert "@triton.jit\ndef wrapper(" in res.code and "@triton.jit\ndef helper(" in res.code
     notes = [d for d in res.diagnostics if d.code == "C2T210"]
     assert notes and all(d.severity == "info" for d in notes) and any("`helper`" in d.message for d in notes)
+
+
+def test_from_dot_import_of_sibling_modules(tmp_path):
+    """`from . import scale, util` names sibling modules: the one that defines kernels gets C2T208
+    (calls through it still run cuTile); a plain one, or one not found, gets nothing. This was an
+    internal error (C2T003: Path('.').with_suffix) before."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "scale.py").write_text(HEADER + "\n@ct.kernel\ndef k(x):\n    pass\n\n\ndef scale(x):\n    return x\n")
+    (pkg / "util.py").write_text("def tile_size():\n    return 16\n")
+    (pkg / "user.py").write_text(HEADER + "from . import scale as sc, util, missing\n\n\n"
+                                          "def run(x):\n    return sc.scale(x)\n")
+    res = translator.translate_file(pkg / "user.py")
+    assert res.ok and not any(d.code == "C2T003" for d in res.diagnostics)
+    warned = [d for d in res.diagnostics if d.code == "C2T208"]
+    assert len(warned) == 1 and "module `.scale`" in warned[0].message and "`sc`" in warned[0].message

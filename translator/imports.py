@@ -25,9 +25,11 @@ def _module_file(filename: str, module: str, level: int):
         bases = [base]
     else:
         bases = list(here.parents)
+    if not module:      # `from . import x` names modules, not a module's attributes (see below)
+        return None
     for b in bases:
         for cand in (b / rel.with_suffix(".py"), b / rel / "__init__.py"):
-            if module and cand.is_file():
+            if cand.is_file():
                 return cand
     return None
 
@@ -51,6 +53,14 @@ def check_cutile_imports(info, filename: str, rep) -> None:
     """C2T208 for each from-import of a name out of a module that defines cuTile kernels."""
     for st in info.module.body:
         if not (isinstance(st, N.Import) and st.module is not None) or st in info.ct_import_stmts:
+            continue
+        if not st.module:       # `from . import sub`: each name is a sibling module
+            for name, alias in st.names:
+                path = _module_file(filename, name, st.level)
+                if path is not None and _defines_kernels(path):
+                    rep.add("C2T208", f"module `{'.' * st.level + name}` imported here is a cuTile module (it "
+                                      f"defines kernels): the translation still calls its cuTile originals "
+                                      f"through `{alias or name}`", st.span)
             continue
         path = _module_file(filename, st.module, st.level)
         if path is None or not _defines_kernels(path):

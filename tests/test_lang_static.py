@@ -54,8 +54,39 @@ def test_comprehension_variables_do_not_leak(tmp_path):
     torch.testing.assert_close(mod.run(x), x + 4)
 
 
+def test_if_clauses_between_for_clauses(tmp_path):
+    """`tuple(t * s for i, t in ... if i != 1 for s in ...)` (cuTile's own tests write it): each
+    `if` filters at its `for`, also several in a row and a trailing one; host code with such a
+    list comprehension is kept as written."""
+    mod = build("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        tiles = tuple(ct.load(x, index=(i, 0), shape=(1, T)) for i in range(3))
+        scales = (1, 2)
+        res = tuple(t * s
+                    for i, t in ct.static_iter(enumerate(tiles)) if i != 1
+                    for s in ct.static_iter(scales))
+        picks = tuple(i * 10 + j for i in range(4) if i % 2 if i > 0 for j in range(3) if j != i)
+        ct.store(y, index=(0, 0), tile=res[0] + res[1] + res[2] + res[3] + picks[-1] + len(picks))
+
+    def run(x):
+        keep = [r for r in range(3) if r >= 0 for _ in range(1) if True]
+        y = torch.empty((1, x.shape[1]), dtype=x.dtype)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, x.shape[1]))
+        return y, keep
+    """, tmp_path)
+    x = torch.randn(3, 8)
+    y, keep = mod.run(x)
+    # res = (x0, 2 x0, x2, 2 x2); picks = (10, 12, 30, 31, 32) over i in (1, 3), j != i
+    torch.testing.assert_close(y[0], 3 * x[0] + 3 * x[2] + 32 + 5)
+    assert keep == [0, 1, 2]
+    code = open(mod.__file__).read()
+    assert "picks = (1 * 10 + 0, 1 * 10 + 2, 3 * 10 + 0, 3 * 10 + 1, 3 * 10 + 2)" in code
+
+
 @pytest.mark.parametrize("body,code", [
-    ("t = tuple(i for i in range(T))", "C2T105"),                    # Constant parameter: value unknown
+    ("t = tuple(i for i in range(T))", "C2T105"),
+    ("t = tuple(i for i in range(3) if i < ct.bid(0) for j in range(2))", "C2T105"),   # between fors                    # Constant parameter: value unknown
     ("t = tuple(i for i in range(3) if i < ct.bid(0))", "C2T105"),  # runtime condition
     ("t = tuple(i for i in ct.bid(0))", "C2T105"),
     ("t = [i for i in range(3)]", "C2T103"),                         # no lists in kernels

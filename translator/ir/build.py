@@ -454,6 +454,9 @@ class Builder:
         result, fors, cond = (list(t.children) + [None, None])[:3]
         gens = []
         for cf in fors.children:
+            if _rule(cf) == "comp_if_mid":      # an `if` after a `for`: that for's condition
+                gens[-1].conds.append(self.expr(cf.children[0]))
+                continue
             _async, target, it = cf.children
             if _async is not None:
                 return self.raw(t, "comprehension")

@@ -122,15 +122,17 @@ class Lambda(Expr):
 
 @dataclass
 class CompFor(Node):
-    """`for target in iter` of a comprehension."""
+    """`for target in iter` of a comprehension, with the `if` clauses that follow it."""
     target: Expr = None
     iter: Expr = None
+    conds: list = field(default_factory=list)      # Expr
 
 
 @dataclass
 class Comprehension(Expr):
     """A generator expression (`f(x) for x in t`, also as the argument of `tuple(...)`) or a list
-    comprehension. Lark's grammar allows one trailing `if` after the `for` clauses."""
+    comprehension. Its `if` clauses are on the `for` clauses they follow (CompFor.conds); `cond`
+    is a trailing one that the grammar did not attach to a `for` (none with cutile.lark)."""
     kind: str = "generator"     # generator | list
     elt: Expr = None
     fors: list = field(default_factory=list)    # CompFor

@@ -239,19 +239,21 @@ class ExpressionLowering:
         if len(out) > 4096:
             self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", comp)
         if k == len(comp.fors):
-            if comp.cond is not None:
-                c = self._known_value(self.expr(comp.cond))
-                if c is _UNKNOWN:
-                    self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation "
-                                        "time", comp.cond)
-                if not c:
-                    return
+            if comp.cond is not None and not self._comp_condition(comp.cond):
+                return
             out.append(self.expr(comp.elt))
             return
         f = comp.fors[k]
         for item in self._comp_items(f.iter):
             self._bind_static(f.target, item, f)
-            self._unroll_level(comp, k + 1, out)
+            if all(self._comp_condition(c) for c in f.conds):
+                self._unroll_level(comp, k + 1, out)
+
+    def _comp_condition(self, cond) -> bool:
+        c = self._known_value(self.expr(cond))
+        if c is _UNKNOWN:
+            self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation time", cond)
+        return bool(c)
 
     def _comp_items(self, it) -> list:
         if isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range" \

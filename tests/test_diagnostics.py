@@ -253,7 +253,8 @@ def test_valid_python_signatures_parse(signature):
     assert signature in res.code
 
 
-@pytest.mark.parametrize("call", ["f(a, **kw,)", "f(a, b=1, **kw, c=2,)", "f(**a, **b)", "f(*a, **b, c=1,)"])
+@pytest.mark.parametrize("call", ["f(a, **kw,)", "f(a, b=1, **kw, c=2,)", "f(**a, **b)", "f(*a, **b, c=1,)",
+                                  "f(a, 123, *(10, 20), 456, *(30,))", "f(*a, b, *kw, c=1)"])
 def test_valid_python_calls_parse(call):
     """TileGym's attention interface ends a call with `**kwargs,`."""
     res = translate(f"def g(f, a, kw, b):\n    return {call}\n")

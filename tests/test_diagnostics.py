@@ -268,6 +268,7 @@ def test_valid_python_calls_parse(call):
     "with f(a) as (x, y):\n        pass",                    # cuTile's bytecode tests
     "yield a, *b",                                           # a starred element in a yield
     "yield from sorted(a)",                                  # (TileGym's attention; kept working)
+    "return {len: lambda x, /: None, f: lambda a, /, b=1: a}",   # positional-only lambda parameters
     "return [x for x in a if x for y in b if y if x != y]",  # `if` between `for` clauses
 ])
 def test_valid_python_statements_parse(stmt):

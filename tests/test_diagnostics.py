@@ -267,6 +267,7 @@ def test_valid_python_calls_parse(call):
     "with open(a) as (f), open(b) as g:\n        pass",      # a parenthesized target after `as`
     "with f(a) as (x, y):\n        pass",                    # cuTile's bytecode tests
     "yield a, *b",                                           # a starred element in a yield
+    "return f, *a, *b",                                      # ... and in a return (cuTile's _ir/type.py)
     "yield from sorted(a)",                                  # (TileGym's attention; kept working)
     "return {len: lambda x, /: None, f: lambda a, /, b=1: a}",   # positional-only lambda parameters
     "return [x for x in a if x for y in b if y if x != y]",  # `if` between `for` clauses

@@ -465,8 +465,9 @@ class Builder:
             else:
                 tgt = self.expr(target)
             gens.append(N.CompFor(span=span_of(cf), target=tgt, iter=self.expr(it)))
-        return N.Comprehension(span=span_of(t), kind=kind, elt=self.expr(result), fors=gens,
-                               cond=self.expr(cond) if cond is not None else None)
+        if cond is not None:    # (cutile.lark puts trailing `if`s in comp_fors; Lark's own rule slot)
+            gens[-1].conds.append(self.expr(cond))
+        return N.Comprehension(span=span_of(t), kind=kind, elt=self.expr(result), fors=gens)
 
     def e_tuple_comprehension(self, t):
         c = self.comprehension(t.children[0], "generator")

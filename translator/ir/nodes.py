@@ -131,12 +131,10 @@ class CompFor(Node):
 @dataclass
 class Comprehension(Expr):
     """A generator expression (`f(x) for x in t`, also as the argument of `tuple(...)`) or a list
-    comprehension. Its `if` clauses are on the `for` clauses they follow (CompFor.conds); `cond`
-    is a trailing one that the grammar did not attach to a `for` (none with cutile.lark)."""
+    comprehension. Its `if` clauses are on the `for` clauses they follow (CompFor.conds)."""
     kind: str = "generator"     # generator | list
     elt: Expr = None
     fors: list = field(default_factory=list)    # CompFor
-    cond: Optional[Expr] = None
 
 
 @dataclass

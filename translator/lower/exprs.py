@@ -239,8 +239,6 @@ class ExpressionLowering:
         if len(out) > 4096:
             self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", comp)
         if k == len(comp.fors):
-            if comp.cond is not None and not self._comp_condition(comp.cond):
-                return
             out.append(self.expr(comp.elt))
             return
         f = comp.fors[k]

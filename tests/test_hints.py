@@ -1,6 +1,8 @@
 """cuTile's num_ctas hint reaches Triton's num_ctas launch option (a CTA cluster on sm_90+), from
 the @ct.kernel decorator, kernel.replace_hints(...) and exhaustive_search's hints function; the
 other hints (occupancy, opt_level, ...) have no Triton equivalent and are reported."""
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -166,6 +168,35 @@ def test_configs_sharing_their_meta_keep_their_own_grids(tmp_path, monkeypatch):
     assert {m.config.occupancy for m in res.successes} == {1, 2}
     best = res.best.config
     assert y[: 8 * 2 * best.occupancy].eq(2 * best.occupancy).all()     # the last run is the best config's
+
+
+def test_search_times_a_config_that_ran_out_of_shared_memory_with_fewer_stages(tmp_path, monkeypatch):
+    """On the GPU a config whose pipeline does not fit in shared memory fails in @triton.autotune
+    (TileGym bmm's 128x256 tiles at 4 stages): it is timed again with one stage less, next to the
+    best config so far, until it runs or has one stage; the last round's best is the search's."""
+    mod = build(OCC, tmp_path)
+    rounds = []
+
+    def fake_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+        # config 0 fits at any depth (5 us); config 1 needs <= 3 stages (3 us); config 2 never fits
+        rounds.append({i: opts[i]["num_stages"] for i in which})
+        fits = {0: 9, 1: 3, 2: 0}
+        timed = {i: ((5e-3, 3e-3, 1.0)[i] if opts[i]["num_stages"] <= fits[i] else float("inf")) for i in which}
+        return timed, min(timed, key=timed.get)
+    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
+    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
+    space = [SimpleNamespace(T=8, n=i) for i in range(3)]
+    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 5}) for _ in space]
+    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    assert rounds == [{0: 5, 1: 5, 2: 5}, {1: 4, 2: 4, 0: 5}, {1: 3, 2: 3, 0: 5}, {2: 2, 1: 3}, {2: 1, 1: 3}]
+    assert res.best.config is space[1] and abs(res.best.mean_us - 3.0) < 1e-9
+    assert [f[0] for f in res.failures] == [space[2]] and len(res.successes) == 2
+    # under the interpreter (no GPU) nothing is retried
+    rounds.clear()
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: False)
+    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    assert len(rounds) == 1 and res.best.config is space[0] and len(res.failures) == 2
 
 
 def test_kernels_with_rank3_tiles_run_without_clusters(tmp_path, monkeypatch):

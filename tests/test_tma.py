@@ -3,7 +3,8 @@
 The generated launcher decides per array and per launch whether the descriptor path is legal
 (`<array>_TMA` constexpr); the interpreter runs both paths on CPU tensors when the module switch
 `_C2T_TMA_MODE` is "on" (the default "small" uses descriptors for CUDA tensors in launches of fewer
-programs than the GPU has SMs, "auto" for all CUDA tensors, "off" never). The
+programs than the GPU has SMs, or at most as many for kernels with a GEMM loop, "auto" for all CUDA
+tensors, "off" never). The
 interpreter enforces the copy engine's alignment rules, so a launcher that let an illegal array
 through would fail these tests instead of killing a GPU context.
 """
@@ -40,8 +41,8 @@ def _spy(mod):
     seen = []
     real = mod._c2t_tma
 
-    def spy(a, blocks, grid=None, looped=True):
-        r = real(a, blocks, grid, looped)
+    def spy(a, blocks, grid=None, looped=True, gemm=False):
+        r = real(a, blocks, grid, looped, gemm)
         seen.append(r)
         return r
     mod._c2t_tma = spy
@@ -137,11 +138,71 @@ def test_launcher_tells_looped_arrays_apart():
     assert '*_c2t_array(out, 2, "out", tma=((BM, BN),), grid=grid, looped=False),' in launcher
 
 
-def test_small_mode_uses_descriptors_only_below_one_program_per_sm(tiled, monkeypatch):
+def test_launcher_marks_arrays_of_gemm_kernels():
+    """Arrays of a kernel with a GEMM loop carry `gemm=True` (descriptors also in a grid of one
+    program per SM); a kernel without one (rowsum) does not."""
+    code = translate((ROOT / "examples" / "matmul.py").read_text()).code
+    launcher = code[code.index("def launch_matmul"):]
+    assert '*_c2t_array(a, 2, "a", tma=((BM, BK),), grid=grid, gemm=True),' in launcher
+    assert '*_c2t_array(c, 2, "c", tma=((BM, BN),), grid=grid, looped=False, gemm=True),' in launcher
+    assert "gemm=True" not in translate(LOOPED).code
+
+
+TUNED = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+""" + LOOPED + """
+
+def search(x, out):
+    configs = [SimpleNamespace(BM=8, occupancy=1), SimpleNamespace(BM=16, occupancy=3)]
+    return exhaustive_search(configs, torch.cuda.current_stream(),
+                             lambda cfg: (ct.cdiv(x.shape[0], cfg.BM) * cfg.occupancy,), rowsum,
+                             lambda cfg: (x, out, cfg.BM, 16), quiet=True)
+
+
+def search_hinted(x, out):
+    # a kernel re-hinted before the search (its META launch takes the config grid too)
+    return exhaustive_search([SimpleNamespace(BM=8), SimpleNamespace(BM=16)], torch.cuda.current_stream(),
+                             lambda cfg: (ct.cdiv(x.shape[0], cfg.BM),), rowsum.replace_hints(occupancy=2),
+                             lambda cfg: (x, out, cfg.BM, 16), quiet=True)
+"""
+
+
+def test_search_decides_descriptors_with_each_configs_grid(tmp_path):
+    """exhaustive_search times each config as @triton.autotune from the kernel's META launch: the
+    descriptor choice there must see the config's grid, as the launch after the search does (it
+    saw none before, so a persistent GEMM was tuned with masked pointers and then launched with
+    descriptors, or the other way round)."""
+    mod = build(TUNED, tmp_path)
+    grids = []
+    real = mod._c2t_tma
+
+    def spy(a, blocks, grid=None, looped=True, gemm=False):
+        grids.append(grid)
+        return real(a, blocks, grid, looped, gemm)
+    mod._c2t_tma = spy
+    code = translate(TUNED).code
+    meta = code[code.index("def _c2t_meta_rowsum"):]
+    assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=c2t_grid),' in meta
+    x = torch.randn(32, 48)
+    out = torch.zeros(32, 16)
+    res = mod.search(x, out)
+    assert len(res.successes) == 2 and not res.failures
+    assert {(4,), (6,)} <= set(grids) and None not in grids, grids
+    torch.testing.assert_close(out, x.view(32, 3, 16).sum(1), rtol=1e-4, atol=1e-4)
+    grids.clear()
+    out.zero_()
+    res = mod.search_hinted(x, out)
+    assert len(res.successes) == 2 and {(4,), (2,)} <= set(grids), grids
+    torch.testing.assert_close(out, x.view(32, 3, 16).sum(1), rtol=1e-4, atol=1e-4)
+
+
+def test_small_mode_uses_descriptors_below_one_program_per_sm(tiled, monkeypatch):
     """Default "small": a launch of fewer programs than SMs moves legal tiles by TMA (MLA decoding
-    B=1 is one program, B=128 128 programs) when the kernel moves them in a loop; a full grid, a
-    META grid not known to the launcher, or an array whose tiles are moved once per program keeps
-    pointers. A legal descriptor launch installs the scratch allocator."""
+    B=1 is one program, B=128 128 programs) when the kernel moves them in a loop, and so does one
+    of exactly one program per SM when the kernel has a GEMM loop (a persistent GEMM); a full
+    grid, a META grid not known to the launcher, or an array whose tiles are moved once per
+    program keeps pointers. A legal descriptor launch installs the scratch allocator."""
     import triton
     installed = []
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: SimpleNamespace(multi_processor_count=132))
@@ -153,6 +214,9 @@ def test_small_mode_uses_descriptors_only_below_one_program_per_sm(tiled, monkey
     assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (8, 16)) and tiled._c2t_tma(a, blocks, (131,))
     assert installed and installed[0] is tiled._c2t_tma_scratch
     assert not tiled._c2t_tma(a, blocks, (132,)) and not tiled._c2t_tma(a, blocks, (12, 12))
+    # a kernel with a GEMM loop also in a grid of one program per SM (a persistent GEMM's)
+    assert tiled._c2t_tma(a, blocks, (132,), gemm=True) and tiled._c2t_tma(a, blocks, (66, 2), gemm=True)
+    assert not tiled._c2t_tma(a, blocks, (133,), gemm=True) and not tiled._c2t_tma(a, blocks, (132,))
     assert not tiled._c2t_tma(a, blocks, lambda meta: (1,)) and not tiled._c2t_tma(a, blocks, None)
     assert not tiled._c2t_tma(a, blocks, (1,), looped=False)
     assert not tiled._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway

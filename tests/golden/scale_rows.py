@@ -360,11 +360,11 @@ def _c2t_tensor(a, name):
     return a
 
 
-def _c2t_array(a, rank, name, tma=None, grid=None, looped=True):
+def _c2t_array(a, rank, name, tma=None, grid=None, looped=True, gemm=False):
     """An Array argument as pointer, extents and strides (in elements); with `tma` (the
     block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
     the launch's grid, None when not known here; `looped`: whether the kernel moves tiles of it
-    inside a loop)."""
+    inside a loop; `gemm`: whether the kernel has a GEMM loop)."""
     if type(a) is not torch.Tensor:
         a = _c2t_tensor(a, name)
     if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
@@ -372,7 +372,7 @@ def _c2t_array(a, rank, name, tma=None, grid=None, looped=True):
     if a.dim() != rank:
         raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
     if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid, looped))
+        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid, looped, gemm))
     return (a, *a.shape, *a.stride())
 
 
@@ -413,7 +413,11 @@ def _c2t_num_warps(elements, dot=False):
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
 #   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/host-tma-2026-11-29.md);
+#   docs/gpu-runs/host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm 16x1024^3 (132
+#   programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym rms_norm's
+#   persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other kernels keep
+#   the stricter bound (docs/gpu-runs/tma-persistent-2026-11-30.md);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
@@ -422,23 +426,24 @@ if _C2T_TMA_MODE not in ("small", "auto", "on", "off"):
 _C2T_TMA_DTYPES = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
                    torch.int16, torch.int32, torch.int64,
                    *(getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))}
-_C2T_SMALL = {}             # (grid, device index) -> fewer programs than SMs
+_C2T_SMALL = {}             # (grid, device index, gemm) -> few enough programs (_c2t_small_grid)
 _C2T_TMA_LEGAL = {}         # (dtype, extents, strides, base % 16, blocks) -> the copy engine's rules hold
 
 
-def _c2t_small_grid(grid, device):
+def _c2t_small_grid(grid, device, gemm=False):
     """Whether a launch grid (a tuple; a META grid is not known here) has fewer programs than
-    device `device` (an index) has SMs."""
+    device `device` (an index) has SMs, or (`gemm`) at most as many."""
     if grid is None or callable(grid):
         return False
-    small = _C2T_SMALL.get((_c2t_grid(grid), device))
+    small = _C2T_SMALL.get((_c2t_grid(grid), device, gemm))
     if small is None:
         n = 1
         for g in grid:
             n *= g
         if len(_C2T_SMALL) >= 4096:
             _C2T_SMALL.clear()
-        small = _C2T_SMALL[(grid, device)] = n < torch.cuda.get_device_properties(device).multi_processor_count
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        small = _C2T_SMALL[(grid, device, gemm)] = n <= sms if gemm else n < sms
     return small
 
 
@@ -454,10 +459,10 @@ def _c2t_tma_legal(a, blocks):
     return not any(b[-1] * size < 16 or b[-1] * size % 16 for b in blocks)
 
 
-def _c2t_tma(a, blocks, grid=None, looped=True):
+def _c2t_tma(a, blocks, grid=None, looped=True, gemm=False):
     """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
-    the `<array>_TMA` constexpr. A descriptor that breaks the copy engine's rules kills the CUDA
-    context, so anything not proven legal here keeps the masked-pointer specialization. The
+    the `<array>_TMA` constexpr (`gemm`: the kernel has a GEMM loop, see _c2t_small_grid). A
+    descriptor that breaks the copy engine's rules kills the CUDA context, so anything not proven legal here keeps the masked-pointer specialization. The
     rules are checked once per layout (dtype, extents, strides, base alignment), since this runs
     on every launch."""
     mode = _C2T_TMA_MODE
@@ -466,7 +471,7 @@ def _c2t_tma(a, blocks, grid=None, looped=True):
     if not a.is_cuda:
         if mode != "on":
             return False
-    elif mode == "small" and not (looped and _c2t_small_grid(grid, a.get_device())):
+    elif mode == "small" and not (looped and _c2t_small_grid(grid, a.get_device(), gemm)):
         return False
     key = (a.dtype, a.shape, a.stride(), a.data_ptr() & 15, blocks)
     legal = _C2T_TMA_LEGAL.get(key)

@@ -347,7 +347,8 @@ class _C2THinted:
         self.c2t_launch = lambda *args, c2t_hints=None, **kw: kernel.c2t_launch(
             *args, c2t_hints=self._merged(c2t_hints), **kw)
         if hasattr(kernel, "c2t_meta"):
-            self.c2t_meta = lambda *args, c2t_hints=None: kernel.c2t_meta(*args, c2t_hints=self._merged(c2t_hints))
+            self.c2t_meta = lambda *args, c2t_hints=None, **kw: kernel.c2t_meta(
+                *args, c2t_hints=self._merged(c2t_hints), **kw)
 
     def _merged(self, hints):
         return {**self.c2t_hints, **hints} if hints else self.c2t_hints
@@ -495,44 +496,58 @@ def _c2t_cpu_bench(fn, quantiles=None):
 
 
 def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
-    """exhaustive_search as @triton.autotune: the tile sizes reach the kernel from META."""
+    """exhaustive_search as @triton.autotune: the tile sizes reach the kernel from META. On the GPU,
+    a config that fails to compile (a pipeline deeper than the shared memory holds: _c2t_num_stages
+    sizes it for the loads alone, and descriptor stores take some too) is timed again with one
+    stage less, as its launch would be (_c2t_fit_shared_memory), next to the best config so far:
+    TileGym bmm's 128x256 tiles needed 262 KB at 4 stages and were dropped from its search."""
     runtime = split[0][0]
-    names = sorted(split[0][1])
-    metas = [tuple(meta[n] for n in names) for _, meta, _ in split]
     on_gpu = torch.cuda.is_available() and _c2t_any_cuda(runtime)
-    if len(set(metas)) == len(metas):
-        configs = [triton.Config(dict(meta), **opts) for _, meta, opts in split]
-        grids = dict(zip(metas, (tuple(grid_fn(cfg)) for cfg in space)))
-        tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
-        with _c2t_stream(stream):
-            tuned[lambda META: grids[tuple(META[n] for n in names)]](*runtime)
-    else:
-        # configs that share their META (they differ in hints such as occupancy, which changes the
-        # grid but is no Triton option): each config's pre_hook says which one runs, and the grid
-        # is that config's (a grid looked up by META would time one config with another's grid)
-        running = [0]
-        configs = [triton.Config(dict(meta), **opts, pre_hook=_c2t_mark(running, i))
-                   for i, (_, meta, opts) in enumerate(split)]
-        grids = [tuple(grid_fn(cfg)) for cfg in space]
-        tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
-        with _c2t_stream(stream):
-            tuned[lambda META: grids[running[0]]](*runtime)
-    timings = getattr(tuned, "configs_timings", None) or {}
+    grids = [tuple(grid_fn(cfg)) for cfg in space]
+    opts = [dict(o) for _, _, o in split]
+    ms = [None] * len(space)
+    todo, best = list(range(len(space))), None
+    while todo:
+        timed, best = _c2t_autotune_round(todo, split, opts, grids, runtime, kernel, stream, on_gpu)
+        for i, t in timed.items():
+            ms[i] = t
+        todo = [i for i in todo
+                if on_gpu and i != best and ms[i] == float("inf") and opts[i].get("num_stages", 0) > 1]
+        for i in todo:
+            opts[i]["num_stages"] -= 1
+        if todo:
+            todo.append(best)       # timed again next to them, so that the last run is the best's
     successes, failures = [], []
-    for cfg, config in zip(space, configs):
-        t = timings.get(config)
-        ms = (t[0] if isinstance(t, (list, tuple)) else t) if t is not None else None
-        if ms is None and len(configs) == 1:
+    for i, cfg in enumerate(space):
+        if ms[i] is None and len(space) == 1:
             successes.append(_C2TMeasurement(cfg, 0.0, 0))             # a single config is not timed
-        elif ms is None or ms == float("inf"):
+        elif ms[i] is None or ms[i] == float("inf"):
             failures.append((cfg, RuntimeError, "did not compile or ran out of resources (autotune)"))
         else:
-            successes.append(_C2TMeasurement(cfg, ms * 1e3, 1))
-    best_cfg = space[configs.index(tuned.best_config)]
-    best = next(m for m in successes if m.config is best_cfg)
+            successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1))
+    best = next(m for m in successes if m.config is space[best])
     if not quiet:
         print(f"exhaustive_search (triton.autotune): best of {len(successes)} configs: {best}")
     return _C2TTuningResult(best, successes, failures)
+
+
+def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+    """One @triton.autotune over configs `which` (indices into the search space), each with its own
+    launch options and grid: ({index: milliseconds, inf when it failed, None when not timed}, the
+    best index). Each config's pre_hook says which one runs, and the grid is that config's (a grid
+    looked up by META would time one config with another's grid when configs differ only in hints
+    such as occupancy, which changes the grid but is no Triton option)."""
+    running = [0]
+    configs = [triton.Config(dict(split[i][1]), **opts[i], pre_hook=_c2t_mark(running, i)) for i in which]
+    tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
+    with _c2t_stream(stream):
+        tuned[lambda META: grids[running[0]]](*runtime)
+    timings = getattr(tuned, "configs_timings", None) or {}
+    timed = {}
+    for i, config in zip(which, configs):
+        t = timings.get(config)
+        timed[i] = (t[0] if isinstance(t, (list, tuple)) else t) if t is not None else None
+    return timed, which[configs.index(tuned.best_config)]
 
 
 def _c2t_mark(running, i):

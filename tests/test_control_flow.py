@@ -1,4 +1,5 @@
 """Python control flow cuTile accepts and Triton's compiler rejects, desugared."""
+import pytest
 import torch
 
 from kernel_util import build, compile_sm90
@@ -179,3 +180,59 @@ def test_helpers_calling_helpers(tmp_path):
     """, tmp_path)
     x = torch.randn(13)
     torch.testing.assert_close(mod.run(x), torch.exp(x) * 2)
+
+
+def test_helper_calls_bind_keywords_keyword_only_and_defaults_as_python(tmp_path):
+    """A helper called with keyword arguments (in any order), keyword-only parameters (after a bare
+    `*`), positional-only ones (before `/`) and defaults binds as Python binds it; an array passed
+    by keyword has its rank inferred through the helper."""
+    mod = build("""
+    def affine(t, /, scale, shift=0.0, *, clamp=False):
+        u = t * scale + shift
+        if clamp:
+            u = ct.maximum(u, 0.0)
+        return u
+
+    def load_row(arr, T: ConstInt):
+        return ct.load(arr, index=(ct.bid(0),), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+
+    @ct.kernel
+    def k(x, out, out2, alpha, T: ConstInt):
+        t = load_row(T=T, arr=x)
+        ct.store(out, index=(ct.bid(0),), tile=affine(t, shift=1.0, scale=alpha))
+        ct.store(out2, index=(ct.bid(0),), tile=affine(t, alpha, clamp=True))
+
+    def run(x, alpha):
+        out, out2 = torch.empty_like(x), torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, out, out2, alpha, 16))
+        return out, out2
+    """, tmp_path)
+    x = torch.randn(37)
+    out, out2 = mod.run(x, -2.0)
+    torch.testing.assert_close(out, x * -2.0 + 1.0)
+    torch.testing.assert_close(out2, torch.clamp(x * -2.0, min=0.0))
+
+
+@pytest.mark.parametrize("call, code, says", [
+    ("f(t, s=2.0)", "C2T109", "`f` has no parameter `s`"),
+    ("f(t, 2.0, scale=2.0)", "C2T109", "`f` got two values for the argument `scale`"),
+    ("f(t=t, scale=2.0)", "C2T109", "`f`: parameter `t` is positional-only"),
+    ("f(t)", "C2T109", "`f` is missing the argument `scale`"),
+    ("f(t, 2.0, 3.0)", "C2T109", "`f` takes 2 positional arguments, got 3"),
+    ("f(t, **{'scale': 2.0})", "C2T103", "**mapping"),
+    ("f(*(t, 2.0))", "C2T103", "starred argument"),
+])
+def test_helper_call_binding_errors_are_located(call, code, says):
+    from kernel_util import translate
+    res = translate(f"""
+    def f(t, /, scale, *, clamp=False):
+        return t * scale
+
+    @ct.kernel
+    def k(x, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(x, index=(0,), tile={call})
+    """)
+    d = next(d for d in res.diagnostics if d.severity == "error")
+    assert d.code == code and says in d.message, d.format()
+    assert d.line == 12, d.format()       # the call's line

@@ -149,19 +149,20 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if callee.name in info.kernels:
                     continue
                 pnames = [p.name for p in callee.params if p.kind == "normal"]
-                for i, a in enumerate(n.args):
-                    if i >= len(pnames):
-                        continue
+                # (parameter, argument) pairs: positional arguments in order, keywords by name
+                pairs = [(pn, a) for pn, a in zip(pnames, n.args) if not isinstance(a, N.Starred)]
+                pairs += [(k.name, k.value) for k in n.keywords if k.name in pnames]
+                for pname, a in pairs:
                     if isinstance(a, N.Name) and a.id in candidates:
-                        sub_arrays, sub_lists = infer_params(callee, info, {pnames[i]}, _depth + 1)
-                        if pnames[i] in sub_arrays:
-                            note(_base(a, alias), sub_arrays[pnames[i]])
-                        if pnames[i] in sub_lists and _base(a, alias) == (a.id, False):
-                            note((a.id, True), sub_lists[pnames[i]])
+                        sub_arrays, sub_lists = infer_params(callee, info, {pname}, _depth + 1)
+                        if pname in sub_arrays:
+                            note(_base(a, alias), sub_arrays[pname])
+                        if pname in sub_lists and _base(a, alias) == (a.id, False):
+                            note((a.id, True), sub_lists[pname])
                     elif isinstance(a, N.Subscript) and _base(a, alias)[1]:
-                        sub_arrays, _ = infer_params(callee, info, {pnames[i]}, _depth + 1)
-                        if pnames[i] in sub_arrays:
-                            note(_base(a, alias), sub_arrays[pnames[i]])
+                        sub_arrays, _ = infer_params(callee, info, {pname}, _depth + 1)
+                        if pname in sub_arrays:
+                            note(_base(a, alias), sub_arrays[pname])
         elif isinstance(n, N.Attr) and isinstance(n.value, (N.Name, N.Subscript)) and n.attr in _ARRAY_ATTRS:
             note(_base(n.value, alias), None)
         elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) \

@@ -36,20 +36,65 @@ def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call
     return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False)
 
 
+def _signature(lw, fd, e):
+    """A helper's parameters in order, as (Param, how it may be passed: "pos" positional only,
+    "any", "kw" keyword only); *args and **kwargs parameters are refused."""
+    out, how = [], "any"
+    if any(p.kind == "posonly_marker" for p in fd.params):
+        how = "pos"
+    for p in fd.params:
+        if p.kind == "posonly_marker":
+            how = "any"
+        elif p.kind == "star":
+            if p.name != "*":
+                lw.fail("C2T103", f"`{fd.name}` has *{p.name}; a helper's *args is not supported in kernel code", e)
+            how = "kw"
+        elif p.kind == "kwstar":
+            lw.fail("C2T103", f"`{fd.name}` has **{p.name}; a helper's **kwargs is not supported in kernel code", e)
+        else:
+            out.append((p, how))
+    return out
+
+
+def _bind(lw, fd, e) -> tuple:
+    """The call's arguments bound to `fd`'s parameters as Python binds them (positional, then
+    keywords, then defaults, each evaluated in the caller): (params, lowered args)."""
+    sig = _signature(lw, fd, e)
+    if any(isinstance(a, N.Starred) for a in e.args):
+        lw.fail("C2T103", f"call `{fd.name}(...)` with a starred argument is not supported in kernel code "
+                          "(pass the elements one by one)", e)
+    positional = [p for p, how in sig if how != "kw"]
+    if len(e.args) > len(positional):
+        lw.fail("C2T109", f"`{fd.name}` takes {len(positional)} positional argument"
+                          f"{'s' if len(positional) != 1 else ''}, got {len(e.args)}", e)
+    bound = {}
+    for p, a in zip(positional, e.args):
+        bound[p.name] = lw.expr(a)
+    by_name = {p.name: how for p, how in sig}
+    for kw in e.keywords:
+        if kw.name is None:
+            lw.fail("C2T103", f"call `{fd.name}(...)` with **mapping arguments is not supported in kernel code", kw)
+        if kw.name not in by_name:
+            lw.fail("C2T109", f"`{fd.name}` has no parameter `{kw.name}`", kw)
+        if by_name[kw.name] == "pos":
+            lw.fail("C2T109", f"`{fd.name}`: parameter `{kw.name}` is positional-only", kw)
+        if kw.name in bound:
+            lw.fail("C2T109", f"`{fd.name}` got two values for the argument `{kw.name}`", kw)
+        bound[kw.name] = lw.expr(kw.value)
+    params, args = [], []
+    for p, _ in sig:
+        if p.name not in bound:
+            if p.default is None:
+                lw.fail("C2T109", f"`{fd.name}` is missing the argument `{p.name}`", e)
+            bound[p.name] = lw.expr(p.default)
+        params.append(p)
+        args.append(bound[p.name])
+    return params, args
+
+
 def _call(lw, fd, base_name, e, captured, module_level) -> V:
     s = lw.s
-    if e.keywords or any(isinstance(a, N.Starred) for a in e.args):
-        lw.fail("C2T103", f"call `{fd.name}(...)` with keyword or starred arguments is not supported yet", e)
-    params = [p for p in fd.params if p.kind == "normal"]
-    if len(params) != len([p for p in fd.params if p.kind != "posonly_marker"]):
-        lw.fail("C2T103", f"`{fd.name}` has *args/**kwargs; not supported in kernel code", e)
-    args = [lw.expr(a) for a in e.args]
-    if len(args) > len(params):
-        lw.fail("C2T109", f"`{fd.name}` takes {len(params)} arguments", e)
-    for p in params[len(args):]:
-        if p.default is None:
-            lw.fail("C2T109", f"`{fd.name}` is missing the argument `{p.name}`", e)
-        args.append(lw.expr(p.default))
+    params, args = _bind(lw, fd, e)
     cap_vals = [lw.env[c] for c in captured]
     all_params = params + [N.Param(span=fd.span, name=c) for c in captured]
     all_args = args + cap_vals
@@ -98,7 +143,7 @@ def lower_library_helper(s, fd: N.FunctionDef):
     params = [p for p in fd.params if p.kind == "normal"]
     lw = FunctionLowerer(s, fd, {})
     try:
-        if len(params) != len([p for p in fd.params if p.kind != "posonly_marker"]):
+        if any(p.kind == "kwstar" or (p.kind == "star" and p.name != "*") for p in fd.params):
             lw.fail("C2T103", f"`{fd.name}` has *args/**kwargs; not supported in kernel code", fd)
         arrays, lists = infer_params(fd, s.info, {p.name for p in params})
         args = []

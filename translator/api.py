@@ -154,9 +154,13 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         HOST_HELPERS_USED.add("hints")
     hints = "hints" in HOST_HELPERS_USED    # launchers take cuTile hints (num_ctas) at run time
     for name, plan in plans.items():
-        params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in plan.params]
-        code = emit.render("kernel.py.j2", k=plan, params=params, hints=hints, **_batch_slots(plan))
-        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, code))
+        parts = []
+        for kp_plan in plan.subs or [plan]:       # rank variants: one kernel each, then the dispatcher
+            params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in kp_plan.params]
+            parts.append(emit.render("kernel.py.j2", k=kp_plan, params=params, hints=hints, **_batch_slots(kp_plan)))
+        if plan.subs:
+            parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints))
+        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts)))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]
         code = emit.render("helper.py.j2", h=plan)
@@ -180,7 +184,7 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
         kernels.append(KernelSummary(
             name=name, line=plan.fd.span.line,
             translated=plan.ok and not any(d.severity == ERROR for d in kdiags),
-            params=[f"{p.name}: {p.kind}" + (f"[{p.rank}]" if p.kind in ("array", "list") else "")
+            params=[f"{p.name}: {p.kind}" + (f"[{_ranks_of(plan, p)}]" if p.kind in ("array", "list") else "")
                     for p in plan.params],
             hints=dict(plan.hints), diagnostics=len(kdiags)))
     if rep.has_errors:
@@ -237,6 +241,19 @@ def _batch_slots(plan) -> dict:
     return {"slot_params": decl, "slot_args": args}
 
 
+def _ranks_of(plan, p) -> str:
+    """A parameter's rank for the kernel summary; "1|2" for an array of rank variants."""
+    if plan.subs and p.name in plan.subs[0].rank_choice:
+        return "|".join(str(r) for r in sorted({s.rank_choice[p.name] for s in plan.subs}))
+    return str(p.rank)
+
+
+def _all_plans(shared: Shared):
+    """The module's kernel plans, a kernel with rank variants as its sub plans (one per rank)."""
+    for plan in getattr(shared, "plans", {}).values():
+        yield from plan.subs or [plan]
+
+
 def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports."""
     edits = []
@@ -247,7 +264,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     if "torch" not in have and info.kernels:
         need.append("import torch")
     tma = bool(shared.ranks.get("desc"))
-    dot = any(p.has_dot for p in getattr(shared, "plans", {}).values())
+    dot = any(p.has_dot for p in _all_plans(shared))
     if "functools" not in have and dot:
         need.append("import functools")
     if "os" not in have and (tma or info.kernels):
@@ -283,9 +300,11 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
         from .host import HOST_HELPERS_USED
-        lists = any(p.kind == "list" for plan in getattr(shared, "plans", {}).values() for p in plan.params)
+        lists = any(p.kind == "list" for plan in _all_plans(shared) for p in plan.params)
         used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
-        alias = any(p.same_as for plan in getattr(shared, "plans", {}).values() for p in plan.params)
+        if any(plan.subs for plan in getattr(shared, "plans", {}).values()):
+            used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
+        alias = any(p.same_as for plan in _all_plans(shared) for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma, alias=alias).strip("\n"))
     else:

@@ -181,7 +181,10 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     tuned = None
                     if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels:
                         tuned = kernels[n.args[3].id]
-                        tuned.tuned = True      # the search autotunes it with META
+                        if tuned.subs:          # one kernel per array rank: its launches are timed instead
+                            tuned = None
+                        else:
+                            tuned.tuned = True      # the search autotunes it with META
                     hints = n.args[5] if len(n.args) > 5 else next(
                         (k.value for k in n.keywords if k.name == "hints_fn"), None)
                     if hints is not None and not (isinstance(hints, N.Const) and hints.value is None):

@@ -79,6 +79,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.fd = fd
         self.env: dict = dict(env)
         self.lines: list = []
+        # a rank variant's {array: rank} (kernels.py _plan_rank_variants) and the branches it
+        # could not lower: {(line, col, part): their diagnostics}
+        self.rank_choice: dict = {}
+        self.rank_dead: dict = {}
         self._comment_idx = 0
         self._comments = [c for c in shared.comments
                           if fd.span.line < c.line <= fd.span.end_line]
@@ -495,7 +499,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         before = dict(self.env)
         frame = self.loop_frames[-1] if self.loop_frames else None
         start = self._loop_counts(frame)
-        self.block(st.body, depth + 1)
+        self._branch(st, st.body, depth + 1, "body")
         mid = self._loop_counts(frame)
         after_body = self.env
         self.env = dict(before)
@@ -505,10 +509,42 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.st_If(st.orelse[0], depth, "elif")
             else:
                 self.emit(depth, "else:")
-                self.block(st.orelse, depth + 1)
+                self._branch(st, st.orelse, depth + 1, "else")
         self._merge_env(after_body)
         if frame is not None:
             self._one_branch_per_iteration(frame, start, mid)
+
+    def _branch(self, st, stmts: list, depth: int, part: str):
+        """One branch of an `if` decided at run time (or by a Constant). In a rank variant
+        (self.rank_choice), a branch that uses one of those arrays and cannot be lowered with
+        their ranks here becomes `tl.static_assert(False, ...)`: cuTile compiles only the branches
+        Constant arguments select, and so does Triton for constexpr conditions, so the assert fires
+        only where cuTile would have failed too. Its diagnostics are kept in self.rank_dead."""
+        if not self.rank_choice or not self._uses_arrays(stmts, self.rank_choice):
+            self.block(stmts, depth)
+            return
+        from ..diagnostics import ERROR
+        items, n0, mark = self.s.reporter.items, len(self.s.reporter.items), len(self.lines)
+        env, emitted, cidx = dict(self.env), set(self._emitted), self._comment_idx
+        self.block(stmts, depth)
+        new = items[n0:]
+        if not any(d.severity == ERROR for d in new):
+            return
+        del items[n0:], self.lines[mark:]
+        self.s.reporter._seen.difference_update((d.code, d.message, d.line, d.col) for d in new)
+        self.env, self._emitted, self._comment_idx = env, emitted, cidx
+        lo = st.span.line + 1 if part == "body" else st.body[-1].span.end_line + 1
+        hi = stmts[-1].span.end_line
+        self._emitted.update((c.line, c.col) for c in self._comments if lo <= c.line <= hi)   # (its comments go too)
+        self.rank_dead[(st.span.line, st.span.col, part)] = new
+        ranks = " and ".join(f"a {r}-D `{a}`" for a, r in self.rank_choice.items())
+        self.emit(depth, f'tl.static_assert(False, "this branch is not for {ranks}: cuTile compiles it only '
+                         f'for the ranks it uses")  # C2T: {new[0].code} here')
+
+    @staticmethod
+    def _uses_arrays(stmts: list, names) -> bool:
+        from .arrays import walk
+        return any(isinstance(n, N.Name) and n.id in names for n in walk(stmts))
 
     def _merge_env(self, other: dict):
         for k, v in other.items():

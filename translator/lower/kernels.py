@@ -1,6 +1,7 @@
 """Plan and lower each @ct.kernel: parameters (arrays expanded), hints, body."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -83,6 +84,12 @@ class KernelPlan:
     # when it has none or also other loops with dots; the launcher deepens the pipeline with it
     # (_c2t_num_stages) when each program has an SM to itself
     stage_bytes: str = ""
+    # rank variants: a kernel that uses an array parameter with several ranks, in branches that
+    # Constant arguments select (cuTile compiles only those), becomes one kernel per rank of those
+    # arrays (`subs`, each with its `rank_choice`), launched by a dispatcher on the arrays' ranks
+    subs: list = field(default_factory=list)
+    rank_choice: dict = field(default_factory=dict)     # a sub plan's {array: rank}
+    sub_of: str = ""            # a sub plan: the kernel it is a variant of (its launcher is internal)
 
     def memo_layout(self):
         """For the launcher's launch memo (_c2t_memo): the names of the array, scalar and Constant
@@ -192,15 +199,69 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
             plan.ok = False
     conflicts = {}
     arrays, lists = infer_params(fd, info, names, conflicts=conflicts)
-    for name, ranks in conflicts.items():
-        p = next(p for p in fd.params if p.name == name)
-        uses = " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
-        rep.add("C2T101", f"kernel `{fd.name}`: array parameter `{name}` is used {uses}: cuTile compiles only the "
-                          "branches that Constant arguments (or the arrays' ranks) select, so one kernel may take "
-                          "the array with either rank, but a Triton kernel takes each array with one rank", p.span,
-                "split the kernel in two (one per rank), or give the array one rank on the host (e.g. pass "
-                "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
+    choices = _rank_choices(conflicts)
+    if conflicts and not choices:
+        for name, ranks in conflicts.items():
+            p = next(p for p in fd.params if p.name == name)
+            uses = " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
+            rep.add("C2T101", f"kernel `{fd.name}`: array parameter `{name}` is used {uses}: cuTile compiles only "
+                              "the branches that Constant arguments (or the arrays' ranks) select, and more than "
+                              f"{_MAX_RANK_VARIANTS} kernels (one per combination of ranks) would be needed",
+                    p.span, "split the kernel (one per rank), or give the array one rank on the host (e.g. pass "
+                            "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
         plan.ok = False
+    if choices:
+        return _plan_rank_variants(shared, fd, plan, arrays, lists, choices)
+    _plan_body(shared, fd, plan, arrays, lists)
+    return plan
+
+
+_MAX_RANK_VARIANTS = 4
+
+
+def _rank_choices(conflicts: dict) -> list:
+    """The rank combinations of the arrays used with several ranks ({array: rank} each), or [] when
+    there are none or more than _MAX_RANK_VARIANTS."""
+    if not conflicts:
+        return []
+    names = sorted(conflicts)
+    combos = list(itertools.product(*(sorted(conflicts[n]) for n in names)))
+    if len(combos) > _MAX_RANK_VARIANTS:
+        return []
+    return [dict(zip(names, c)) for c in combos]
+
+
+def _plan_rank_variants(shared, fd, plan, arrays, lists, choices) -> KernelPlan:
+    """One sub plan (kernel and internal launcher) per rank combination. In each, a branch of an
+    `if` that cannot be lowered with those ranks becomes `tl.static_assert(False, ...)` (Triton,
+    as cuTile, compiles only the branches Constant arguments select); a branch that no
+    combination can lower is an error, reported as such."""
+    n0 = len(shared.reporter.items)
+    for choice in choices:
+        suffix = "".join(f"_{n}_{r}d" for n, r in choice.items())
+        sub = KernelPlan(fd.name + suffix, fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
+        sub.ok = plan.ok
+        _plan_body(shared, fd, sub, {**arrays, **choice}, lists)
+        plan.subs.append(sub)
+    dead = [sub.__dict__.pop("_rank_dead", {}) for sub in plan.subs]
+    for key, diags in dead[0].items():
+        if all(key in d for d in dead[1:]):         # no rank combination lowers this branch
+            shared.reporter.items.extend(diags)
+    plan.ok = all(s.ok for s in plan.subs) and not any(
+        d.severity == "error" for d in shared.reporter.items[n0:])
+    first = plan.subs[0]
+    plan.params = [dataclasses.replace(p, rank=None, tma_blocks="", same_as=[]) if p.name in choices[0] else p
+                   for p in first.params]
+    plan.variants, plan.lines, plan.docstring = first.variants, first.lines, first.docstring
+    plan.written = set().union(*(s.written for s in plan.subs))
+    plan.has_dot = any(s.has_dot for s in plan.subs)
+    return plan
+
+
+def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict, lists: dict):
+    """The kernel's parameters and its lowering (one per layout-flag variant)."""
+    info, rep = shared.info, shared.reporter
+    deco = info.kernel_decorator(fd)
     comments = {c.line: c.text for c in shared.comments if not c.own_line}
     for p in fd.params:
         if p.kind != "normal":
@@ -240,7 +301,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
             venv[flag] = V(str(val), T.STATIC, value=val, known=True)
         lines = _lower(shared, fd, venv, plan)
         permuting.append(plan.__dict__.pop("_permutes", False))
-        name = fd.name if not plan.flags else fd.name + "".join(
+        name = plan.name if not plan.flags else plan.name + "".join(
             f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
     plan.lines = plan.variants[0][2]
@@ -272,7 +333,6 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                           f"{plan.no_clusters_why}, and Triton 3.6's num_ctas (CTA clusters) miscompiles or fails "
                           "to compile such kernels", kw.span, "nothing to do; the kernel runs without clusters")
     plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
-    return plan
 
 
 def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> list:
@@ -280,6 +340,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
     from ..passes import prepare
     lw = FunctionLowerer(shared, prepare(fd), env)
     lw.fd_is_kernel, lw.param_arrays = True, {p.name for p in plan.params if p.kind == "array"}
+    lw.rank_choice = plan.rank_choice
     consts = {p.name for p in plan.params if p.kind == "constexpr"}
     cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in plan.params if p.kind == "array"})
     lw.tma = TmaPlan(cands, consts) if cands else None
@@ -293,6 +354,8 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         shared.reporter.items.append(e.diag)
         return ["    pass"]
     plan.written |= lw.all_written
+    if plan.rank_choice:        # branches these ranks cannot lower (see _plan_rank_variants)
+        plan.__dict__.setdefault("_rank_dead", {}).update(lw.rank_dead)
     gemm = plan.__dict__.setdefault("_gemm", [])
     gemm.append(None if lw.other_dot_loops else lw.gemm_loops)
     for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)
@@ -366,6 +429,8 @@ def batch_refusal(plan: KernelPlan, info) -> str:
         return "the kernel did not translate"
     if plan.flags:
         return "it has dual-kernel layout flags"
+    if plan.subs:
+        return "the ranks of its arrays pick one of several kernels"
     if any(p.kind == "list" for p in plan.params):
         return "it takes a list of arrays"
     for n in walk(plan.fd.body):

@@ -1,0 +1,109 @@
+"""Rank variants: a kernel that uses an array parameter with several ranks, in branches that
+Constant arguments select (TileGym liger's tvd: the loss is (BT, V) for reduction "none" and
+(BT,) otherwise), becomes one Triton kernel per rank, launched by the array's rank. A branch that
+cannot be lowered with a variant's rank becomes `tl.static_assert(False, ...)` there: Triton, as
+cuTile, compiles only the branches a constexpr condition selects."""
+import os
+
+import pytest
+import torch
+
+from kernel_util import build, compile_sm90, translate
+
+ROWLOSS = """
+@ct.kernel
+def rowloss(P, LOSS, BLOCK: ConstInt, per_elem: ConstInt):
+    row = ct.bid(0)
+    p = ct.load(P, index=(row, 0), shape=(1, BLOCK), padding_mode=ct.PaddingMode.ZERO)
+    if per_elem == 1:
+        # LOSS is (rows, cols): one value per element
+        ct.store(LOSS, index=(row, 0), tile=p * p)
+    else:
+        # LOSS is (rows,): one value per row
+        ct.store(LOSS, index=(row,), tile=ct.sum(p * p, axis=1))
+
+
+def run(p, per_elem):
+    rows, cols = p.shape
+    loss = torch.empty((rows, cols) if per_elem else (rows,), dtype=p.dtype, device=p.device)
+    ct.launch(torch.cuda.current_stream(), (rows,), rowloss, (p, loss, 64, int(per_elem)))
+    return loss
+"""
+
+
+def test_one_kernel_per_rank_and_a_dispatcher():
+    res = translate(ROWLOSS)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    code = res.code
+    one = code[code.index("def rowloss_LOSS_1d("):code.index("def launch_rowloss_LOSS_1d")]
+    two = code[code.index("def rowloss_LOSS_2d("):code.index("def launch_rowloss_LOSS_2d")]
+    assert "LOSS, LOSS_shape_0, LOSS_stride_0," in one and "LOSS_shape_1" not in one
+    assert "LOSS, LOSS_shape_0, LOSS_shape_1, LOSS_stride_0, LOSS_stride_1" in two
+    # the branch for the other rank is a compile-time assert, its comments gone with it
+    assert one.count("tl.static_assert(False, ") == 1 and "a 1-D `LOSS`" in one
+    assert "one value per element" not in one and "one value per row" in one
+    assert two.count("tl.static_assert(False, ") == 1 and "one value per row" not in two
+    assert "(1,): launch_rowloss_LOSS_1d," in code and "(2,): launch_rowloss_LOSS_2d," in code
+    assert "rowloss = rowloss_LOSS_1d" in code and "_c2t_kernel_object(rowloss, launch_rowloss)" in code
+    assert code.count("_c2t_kernel_object(") == 1 + code.count("def _c2t_kernel_object(")
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_each_rank_runs_its_kernel(tmp_path, dtype):
+    mod = build(ROWLOSS, tmp_path)
+    p = torch.randn(5, 50).to(dtype)
+    torch.testing.assert_close(mod.run(p, True), p * p)
+    torch.testing.assert_close(mod.run(p, False), (p.float() * p.float()).sum(1).to(dtype), rtol=2e-3, atol=2e-3)
+    with pytest.raises(ValueError, match=r"`rowloss`: \(LOSS\) of ranks \(3,\); the kernel uses them with ranks "
+                                         r"\[\(1,\), \(2,\)\]"):
+        mod.launch_rowloss((1,), p, torch.empty(2, 2, 2), 64, 1)
+
+
+def test_the_variants_compile_for_sm90(tmp_path):
+    """Triton's compiler skips the static_assert of the branch a constexpr condition rules out."""
+    out = compile_sm90(ROWLOSS, "run", "(torch.randn(5, 50), True)", tmp_path)
+    assert "OK rowloss_LOSS_2d" in out
+    out = compile_sm90(ROWLOSS, "run", "(torch.randn(5, 50), False)", tmp_path)
+    assert "OK rowloss_LOSS_1d" in out
+
+
+def test_a_branch_no_rank_lowers_is_an_error():
+    """The tolerance is for rank mismatches a variant explains: a branch that fails with every
+    rank is reported as the error it is."""
+    res = translate(ROWLOSS.replace("tile=ct.sum(p * p, axis=1))", "tile=ct.sum(p * q, axis=1))"))
+    assert not res.ok
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and all("`q`" in d.message for d in errs), [d.format() for d in errs]
+
+
+def test_too_many_rank_combinations_are_refused():
+    src = """
+    @ct.kernel
+    def k(A, B, C, mode: ConstInt):
+        if mode == 0:
+            ct.store(A, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+            ct.store(B, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+            ct.store(C, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))
+        else:
+            ct.store(A, index=(0, 0), tile=ct.zeros((4, 4), dtype=ct.float32))
+            ct.store(B, index=(0, 0), tile=ct.zeros((4, 4), dtype=ct.float32))
+            ct.store(C, index=(0, 0), tile=ct.zeros((4, 4), dtype=ct.float32))
+    """
+    res = translate(src)
+    errs = [d for d in res.diagnostics if d.code == "C2T101"]
+    assert len(errs) == 3 and "more than 4 kernels" in errs[0].message, [d.format() for d in res.diagnostics]
+    assert errs[0].line == 7 and "t.view(-1, 1)" in errs[0].hint        # at the parameter, with what to do
+
+
+def test_notes_of_a_branch_survive_where_it_is_lowered():
+    """A diagnostic the live variant's branch gives is reported even though the other variant
+    dropped the same branch (and its diagnostics) first."""
+    src = ROWLOSS.replace("        ct.store(LOSS, index=(row, 0), tile=p * p)",
+                          "        ct.store(LOSS, index=(row, 0), tile=p * p)\n"
+                          "        ct.printf(\"%f\", ct.sum(p))")
+    res = translate(src)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    direct = translate(src.replace("ct.store(LOSS, index=(row,), tile=ct.sum(p * p, axis=1))", "pass"))
+    printf_notes = lambda r: [d.code for d in r.diagnostics if d.line == 13]
+    assert printf_notes(direct) and printf_notes(res) == printf_notes(direct)

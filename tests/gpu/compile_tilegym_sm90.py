@@ -6,7 +6,8 @@ made to launch every config (triton.autotune is disabled here), so every tuned c
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py softmax rms_norm matmul ...
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas mla_decoding bmm
 
-`--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases;
+`--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases
+(`--all`: all small cases, not the first three; `liger_tvd`, `unsloth_geglu`: TileGym's suites);
 `--ptxas` also prints each specialization's registers and spill stores (`ptxas -v` on its PTX):
 spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md).
 
@@ -69,8 +70,17 @@ def ptxas_lines(captured) -> list:
     return lines
 
 
-def check(op: str, bench: bool = False, ptxas: bool = False) -> str:
-    path = ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
+def source_of(op: str) -> Path:
+    """An op's TileGym file: ops/cutile/<op>.py, or suites/<suite>/cutile/<name>.py for a spec named
+    <suite>_<name> (liger_tvd, unsloth_geglu)."""
+    suite, _, name = op.partition("_")
+    if suite in ("liger", "unsloth") and name:
+        return ROOT / ".corpus/src/tilegym/suites" / suite / "cutile" / f"{name}.py"
+    return ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
+
+
+def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False) -> str:
+    path = source_of(op)
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
     code, _ = translate(path)
@@ -79,7 +89,7 @@ def check(op: str, bench: bool = False, ptxas: bool = False) -> str:
     triton.autotune = _no_autotune
     captured = C._capture(mod)
     errors = []
-    for case in (sp.bench_cases if bench else sp.cases[:3]):
+    for case in (sp.bench_cases if bench else sp.cases if every_case else sp.cases[:3]):
         for dt in (sp.dtypes[:1] if bench else sp.dtypes):
             try:
                 getattr(mod, sp.entry)(*sp.make_args(case, getattr(torch, dt), 0, "cpu"))
@@ -101,7 +111,8 @@ if __name__ == "__main__":
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
     for op in [a for a in sys.argv[1:] if not a.startswith("--")]:
         try:
-            print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags), flush=True)
+            print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags),
+                  flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on
             ok = False
             print(f"{op}: FAIL {type(exc).__name__}: {str(exc)[-800:]}", flush=True)

@@ -24,6 +24,10 @@ step() {    # step SECONDS TITLE COMMAND...
 #    host-bound row at 0.69)
 step 240 "layer_norm_legacy, softmax" python -m translator.cli bench tests/gpu/suite.py \
     --tilegym "$TILEGYM_SRC/tilegym" --only tg_layer_norm_legacy tg_softmax --timeout 110 --out "$out/bench"
+# 1b. TileGym liger's tvd, new in the ninth session (rank variants: one kernel per rank of its loss
+#    array), against cuTile for the first time
+step 150 "liger tvd" python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym" \
+    --only tg_liger_tvd --timeout 140 --out "$out/bench_tvd"
 # 2. where the host-bound rows' host time goes, by function (rms_norm 4096x4096, softmax 4096x1024
 #    with TMA, flash_decode B=1: the Triton side spent 17-38 us more per call than cuTile's)
 step 120 "host time by function" python tests/gpu/profile_split.py --cprofile tg_rms_norm:0 tg_softmax:1 \

@@ -54,7 +54,10 @@ C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
               **({"dtypes": _DTYPES[n]} if n in _DTYPES else {})} for n, b in _EX] + [
     e for n, b in _TG for e in _tg(n, b)] + [
     {"name": f"tg_unsloth_{n}", "file": f"{{tilegym}}/suites/unsloth/cutile/{n}.py",
-     "spec": f"tests/gpu/tilegym/unsloth_{n}_spec.py", "bound": b} for n, b in _UNSLOTH]
+     "spec": f"tests/gpu/tilegym/unsloth_{n}_spec.py", "bound": b} for n, b in _UNSLOTH] + [
+    # TileGym's liger suite: tvd, whose kernels take the loss array as 2-D or 1-D (rank variants)
+    {"name": "tg_liger_tvd", "file": "{tilegym}/suites/liger/cutile/tvd.py",
+     "spec": "tests/gpu/tilegym/liger_tvd_spec.py", "bound": "memory"}]
 
 PARTS = [
     " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
@@ -64,5 +67,5 @@ PARTS = [
     "tg_bmm tg_bmm_2k tg_bmm_tiled",   # 17-38 s each with TileGym's 15 s compile budget
     "tg_bmm_tiled_2k",      # 296 s: its correctness case (transposed operands) is a new shape for both searches
     "tg_group_gemm",
-    "tg_unsloth_geglu tg_unsloth_swiglu",
+    "tg_unsloth_geglu tg_unsloth_swiglu tg_liger_tvd",
 ]

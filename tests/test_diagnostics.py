@@ -271,6 +271,15 @@ def test_valid_python_calls_parse(call):
     "yield from sorted(a)",                                  # (TileGym's attention; kept working)
     "return {len: lambda x, /: None, f: lambda a, /, b=1: a}",   # positional-only lambda parameters
     "return [x for x in a if x for y in b if y if x != y]",  # `if` between `for` clauses
+    # Python 3.10 forms LALR cannot take as rules (translator/parse.py _plan_310)
+    "with (open(a) as f, open(b) as g):\n        pass",      # parenthesized context managers
+    "with (\n        open(a) as f,  # first\n        open(b) as g,\n    ):\n        pass",
+    "with (open(a), open(b) as g):\n        pass",
+    "with (open(a)) as f, (open(b)):\n        pass",         # (parentheses of expressions stay)
+    "match a, b:\n        case (1, 2):\n            return 1\n        case _:\n            return 0",
+    "match (a):\n        case 1:\n            pass",
+    "match = {1: 2}\n    match[1] = 3\n    match.clear()",   # `match` as a plain name
+    "match: int = 3",
 ])
 def test_valid_python_statements_parse(stmt):
     """More Python 3 that Lark's bundled grammar rejected (cutile-python's tests and tutorials):

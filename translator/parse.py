@@ -26,6 +26,103 @@ class _CutileIndenter(Indenter):
     DEDENT_type = "_python__DEDENT"
     tab_len = 8
 
+    def process(self, stream):
+        return _rewrite_310(super().process(stream))
+
+
+# Python 3.10 forms that Lark's bundled Python 3 grammar lacks, and that LALR(1) cannot take as
+# grammar rules (`with (` starts both a parenthesized expression and parenthesized context
+# managers): `with (a as b, c as d):` and `match a, b:`. parse() finds them with Python's own
+# tokenizer and the token stream is rewritten to the forms the grammar has: the parentheses (and
+# a trailing comma) of the `with` dropped (the newlines inside them are gone already: the
+# indenter saw the parentheses), the `match` subject put in parentheses; and a statement that
+# starts with the name `match` but is no match statement, `match[k] = v`, gets it as a name. Only token positions
+# are used, so the source text (which host code is copied from) is untouched.
+_PY310 = {"drop": set(), "open": set(), "close": set(), "name": set()}   # character offsets, set per parse
+
+
+def _rewrite_310(tokens):
+    drop, opens, closes = _PY310["drop"], _PY310["open"], _PY310["close"]
+    for tok in tokens:
+        pos = tok.start_pos
+        if pos in opens and tok.type not in (_NL, "_python__INDENT", "_python__DEDENT"):
+            opens.discard(pos)
+            yield Token.new_borrow_pos("LPAR", "(", tok)
+        if pos in closes and tok.type == "COLON":
+            closes.discard(pos)
+            yield Token.new_borrow_pos("RPAR", ")", tok)
+        if pos in drop and tok.type in ("LPAR", "RPAR", "COMMA"):
+            continue
+        if pos in _PY310["name"] and tok.type == "MATCH":
+            tok = Token.new_borrow_pos("python__NAME", tok.value, tok)
+        yield tok
+
+
+def _plan_310(text: str) -> None:
+    """Find parenthesized `with` items and tuple `match` subjects (see _PY310)."""
+    import io
+    import tokenize
+    for v in _PY310.values():
+        v.clear()
+    drop = _PY310["drop"]
+    if "with" not in text and "match" not in text:
+        return
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return          # the parser reports what is wrong
+
+    def off(t):
+        return starts[t.start[0] - 1] + t.start[1]
+
+    def top_level(lo, hi):
+        """Strings of the tokens in toks[lo:hi] outside any nested brackets."""
+        depth, out = 0, []
+        for t in toks[lo:hi]:
+            if t.string in ("(", "[", "{"):
+                depth += 1
+            elif t.string in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0:
+                out.append(t.string)
+        return out
+
+    starts_stmt = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    for i, t in enumerate(toks):
+        if t.type != tokenize.NAME or i + 1 >= len(toks):
+            continue
+        if t.string == "with" and toks[i + 1].string == "(":
+            depth, j = 0, i + 1
+            while j < len(toks):
+                depth += toks[j].string in ("(", "[", "{")
+                depth -= toks[j].string in (")", "]", "}")
+                if depth == 0:
+                    break
+                j += 1
+            inner = top_level(i + 2, j)
+            if j + 1 < len(toks) and toks[j + 1].string == ":" and ("as" in inner or "," in inner):
+                drop.update((off(toks[i + 1]), off(toks[j])))
+                if toks[j - 1].string == ",":
+                    drop.add(off(toks[j - 1]))
+        elif t.string == "match" and (i == 0 or toks[i - 1].type in starts_stmt):
+            depth, k = 0, i + 1
+            while k < len(toks) and toks[k].type != tokenize.NEWLINE:
+                depth += toks[k].string in ("(", "[", "{")
+                depth -= toks[k].string in (")", "]", "}")
+                if depth == 0 and toks[k].string == ":":
+                    break
+                k += 1
+            if not (k + 1 < len(toks) and toks[k].string == ":" and toks[k + 1].type == tokenize.NEWLINE):
+                _PY310["name"].add(off(t))          # `match[k] = v`, `match.x()`: a name
+            elif "," in top_level(i + 1, k):
+                _PY310["open"].add(off(toks[i + 1]))
+                _PY310["close"].add(off(toks[k]))
+
 
 @dataclass(frozen=True)
 class Comment:
@@ -70,6 +167,7 @@ def parse(text: str, reporter: Reporter) -> Parsed | None:
     if not text.endswith("\n"):
         text += "\n"
     _COMMENTS.clear()
+    _plan_310(text)
     try:
         tree = parser().parse(text)
     except UnexpectedInput as e:

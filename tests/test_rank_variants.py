@@ -107,3 +107,38 @@ def test_notes_of_a_branch_survive_where_it_is_lowered():
     direct = translate(src.replace("ct.store(LOSS, index=(row,), tile=ct.sum(p * p, axis=1))", "pass"))
     printf_notes = lambda r: [d.code for d in r.diagnostics if d.line == 13]
     assert printf_notes(direct) and printf_notes(res) == printf_notes(direct)
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+def test_rank_variants_with_layout_flags_and_hints(tmp_path):
+    """Each rank variant has its own dual kernels per layout flag, and the cluster hint reaches
+    the variants that do not transpose (one warning, not one per variant)."""
+    src = """
+    @ct.kernel(num_ctas=2)
+    def k(X, OUT, T: ConstInt, per_elem: ConstInt, TRANS: ct.Constant[bool]):
+        i = ct.bid(0)
+        if TRANS:
+            x = ct.transpose(ct.load(X, index=(0, i), shape=(T, 1)))
+        else:
+            x = ct.load(X, index=(i, 0), shape=(1, T))
+        if per_elem == 1:
+            ct.store(OUT, index=(i, 0), tile=x * 2.0)
+        else:
+            ct.store(OUT, index=(i,), tile=ct.sum(x, axis=1))
+
+    def run(x, per_elem, trans):
+        rows, cols = (x.shape[1], x.shape[0]) if trans else x.shape
+        out = torch.empty((rows, cols) if per_elem else (rows,), dtype=x.dtype)
+        ct.launch(torch.cuda.current_stream(), (rows,), k, (x, out, 16, int(per_elem), trans))
+        return out
+    """
+    res = translate(src)
+    assert [d.code for d in res.diagnostics] == ["C2T201"], [d.format() for d in res.diagnostics]
+    for name in ("k_OUT_1d_TRANS", "k_OUT_1d_not_TRANS", "k_OUT_2d_TRANS", "k_OUT_2d_not_TRANS"):
+        assert f"def {name}(" in res.code
+    mod = build(src, tmp_path)
+    x = torch.randn(5, 16)
+    for trans in (False, True):
+        xx = x.t().contiguous() if trans else x
+        torch.testing.assert_close(mod.run(xx, True, trans), x * 2)
+        torch.testing.assert_close(mod.run(xx, False, trans), x.sum(1))

@@ -142,3 +142,27 @@ def test_rank_variants_with_layout_flags_and_hints(tmp_path):
         xx = x.t().contiguous() if trans else x
         torch.testing.assert_close(mod.run(xx, True, trans), x * 2)
         torch.testing.assert_close(mod.run(xx, False, trans), x.sum(1))
+
+
+def test_a_branch_one_rank_and_layout_lowers_is_no_error():
+    """What counts is whether any lowering (rank and layout flag) lowered the branch: here only
+    the 2-D, TRANS one can (`y` exists only with TRANS), and cuTile too compiles it only there."""
+    src = """
+    @ct.kernel
+    def k(X, OUT, T: ConstInt, per_elem: ConstInt, TRANS: ct.Constant[bool]):
+        i = ct.bid(0)
+        x = ct.load(X, index=(i, 0), shape=(1, T))
+        if TRANS:
+            y = ct.transpose(ct.load(X, index=(0, i), shape=(T, 1)))
+        if per_elem == 1:
+            ct.store(OUT, index=(i, 0), tile=y * 2.0)
+        else:
+            ct.store(OUT, index=(i,), tile=ct.sum(x, axis=1))
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    code = res.code
+    lowered = code[code.index("def k_OUT_2d_TRANS("):code.index("def k_OUT_2d_not_TRANS(")]
+    assert "y * 2.0" in lowered
+    not_trans = code[code.index("def k_OUT_2d_not_TRANS("):code.index("def launch_k_OUT_2d(")]
+    assert "y * 2.0" not in not_trans and "tl.static_assert(False" in not_trans

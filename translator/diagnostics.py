@@ -136,6 +136,14 @@ class Reporter:
             self.items.append(d)
         return d
 
+    def withdraw(self, since: int) -> list[Diagnostic]:
+        """Take back the diagnostics added since there were `since` of them (code lowered
+        tentatively and then dropped): returned, and forgotten, so that they can be reported again."""
+        taken = self.items[since:]
+        del self.items[since:]
+        self._seen.difference_update((d.code, d.message, d.line, d.col) for d in taken)
+        return taken
+
     def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = ""):
         raise TranslationError(self.make(code, message, span, hint))
 

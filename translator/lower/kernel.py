@@ -79,10 +79,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.fd = fd
         self.env: dict = dict(env)
         self.lines: list = []
-        # a rank variant's {array: rank} (kernels.py _plan_rank_variants) and the branches it
-        # could not lower: {(line, col, part): their diagnostics}
+        # a rank variant's {array: rank} (kernels.py _plan_rank_variants), the branches it could
+        # not lower, {(line, col, part): their diagnostics}, and those it lowered
         self.rank_choice: dict = {}
         self.rank_dead: dict = {}
+        self.rank_lowered: set = set()
         self._comment_idx = 0
         self._comments = [c for c in shared.comments
                           if fd.span.line < c.line <= fd.span.end_line]
@@ -524,19 +525,20 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.block(stmts, depth)
             return
         from ..diagnostics import ERROR
-        items, n0, mark = self.s.reporter.items, len(self.s.reporter.items), len(self.lines)
+        n0, mark = len(self.s.reporter.items), len(self.lines)
         env, emitted, cidx = dict(self.env), set(self._emitted), self._comment_idx
         self.block(stmts, depth)
-        new = items[n0:]
-        if not any(d.severity == ERROR for d in new):
+        key = (st.span.line, st.span.col, part)
+        if not any(d.severity == ERROR for d in self.s.reporter.items[n0:]):
+            self.rank_lowered.add(key)
             return
-        del items[n0:], self.lines[mark:]
-        self.s.reporter._seen.difference_update((d.code, d.message, d.line, d.col) for d in new)
+        new = self.s.reporter.withdraw(n0)
+        del self.lines[mark:]
         self.env, self._emitted, self._comment_idx = env, emitted, cidx
         lo = st.span.line + 1 if part == "body" else st.body[-1].span.end_line + 1
         hi = stmts[-1].span.end_line
-        self._emitted.update((c.line, c.col) for c in self._comments if lo <= c.line <= hi)   # (its comments go too)
-        self.rank_dead[(st.span.line, st.span.col, part)] = new
+        self._emitted.update((c.line, c.col) for c in self._comments if lo <= c.line <= hi)  # its comments go too
+        self.rank_dead.setdefault(key, new)
         ranks = " and ".join(f"a {r}-D `{a}`" for a, r in self.rank_choice.items())
         self.emit(depth, f'tl.static_assert(False, "this branch is not for {ranks}: cuTile compiles it only '
                          f'for the ranks it uses")  # C2T: {new[0].code} here')

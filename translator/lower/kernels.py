@@ -243,10 +243,13 @@ def _plan_rank_variants(shared, fd, plan, arrays, lists, choices) -> KernelPlan:
         sub.ok = plan.ok
         _plan_body(shared, fd, sub, {**arrays, **choice}, lists)
         plan.subs.append(sub)
-    dead = [sub.__dict__.pop("_rank_dead", {}) for sub in plan.subs]
-    for key, diags in dead[0].items():
-        if all(key in d for d in dead[1:]):         # no rank combination lowers this branch
-            shared.reporter.items.extend(diags)
+    dead, lowered = {}, set()
+    for sub in plan.subs:
+        for key, diags in sub.__dict__.pop("_rank_dead", {}).items():
+            dead.setdefault(key, diags)
+        lowered |= sub.__dict__.pop("_rank_lowered", set())
+    for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
+        shared.reporter.items.extend(dead[key])
     plan.ok = all(s.ok for s in plan.subs) and not any(
         d.severity == "error" for d in shared.reporter.items[n0:])
     first = plan.subs[0]
@@ -354,8 +357,10 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         shared.reporter.items.append(e.diag)
         return ["    pass"]
     plan.written |= lw.all_written
-    if plan.rank_choice:        # branches these ranks cannot lower (see _plan_rank_variants)
-        plan.__dict__.setdefault("_rank_dead", {}).update(lw.rank_dead)
+    if plan.rank_choice:        # branches these ranks could or could not lower (_plan_rank_variants)
+        for key, diags in lw.rank_dead.items():
+            plan.__dict__.setdefault("_rank_dead", {}).setdefault(key, diags)
+        plan.__dict__.setdefault("_rank_lowered", set()).update(lw.rank_lowered)
     gemm = plan.__dict__.setdefault("_gemm", [])
     gemm.append(None if lw.other_dot_loops else lw.gemm_loops)
     for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)

@@ -160,10 +160,12 @@ def test_launch_hooks_are_passed_only_when_installed(fast, monkeypatch):
     assert enter is chain and meta == {"grid": (2,)}
 
 
-def test_a_changed_global_goes_back_to_triton_dispatch(fast, monkeypatch):
+@pytest.mark.parametrize("path", ["fast", "memo"])
+def test_a_changed_global_goes_back_to_triton_dispatch(path, request, monkeypatch):
     """Triton refuses to run a kernel whose global constants changed after it was compiled; the
-    cached path must not hide that."""
-    mod, log = fast
+    cached path (`fast`) and the launch memo (`memo`) must not hide that: such a launch goes
+    through Triton's dispatch, which refuses it."""
+    mod, log = request.getfixturevalue(path)
     x, y = torch.zeros(64), torch.zeros(64)
     scope = {"SCALE": 2.0}
     monkeypatch.setattr(mod.add_k, "used_global_vals", {("SCALE", 0): (2.0, scope)})
@@ -456,17 +458,3 @@ def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
     assert [e[0] for e in log] == ["triton", "fast", "triton", "triton", "fast"]
     assert [e[1] for e in log if e[0] == "triton"] == [2, 4, 1]
     assert len(mod._C2T_MEMO) == 3
-
-
-def test_memo_leaves_a_launch_with_a_changed_global_to_tritons_dispatch(memo, monkeypatch):
-    """As on the cached path: a kernel whose global constants changed since it was compiled is
-    launched through Triton's dispatch, which refuses it, not from the memo."""
-    mod, log = memo
-    x, y = torch.zeros(64), torch.zeros(64)
-    scope = {"SCALE": 2.0}
-    monkeypatch.setattr(mod.add_k, "used_global_vals", {("SCALE", 0): (2.0, scope)})
-    mod.run(x, y, 3, 32)
-    mod.run(x, y, 3, 32)
-    scope["SCALE"] = 3.0
-    mod.run(x, y, 3, 32)
-    assert [e[0] for e in log] == ["triton", "fast", "triton"]

@@ -36,8 +36,8 @@ class _CutileIndenter(Indenter):
 # tokenizer and the token stream is rewritten to the forms the grammar has: the parentheses (and
 # a trailing comma) of the `with` dropped (the newlines inside them are gone already: the
 # indenter saw the parentheses), the `match` subject put in parentheses; and a statement that
-# starts with the name `match` but is no match statement, `match[k] = v`, gets it as a name. Only token positions
-# are used, so the source text (which host code is copied from) is untouched.
+# starts with the name `match` but is no match statement, `match[k] = v`, gets it as a name.
+# Only token positions are used, so the source text (which host code is copied from) is untouched.
 _PY310 = {"drop": set(), "open": set(), "close": set(), "name": set()}   # character offsets, set per parse
 
 
@@ -67,10 +67,7 @@ def _plan_310(text: str) -> None:
     drop = _PY310["drop"]
     if "with" not in text and "match" not in text:
         return
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
+    starts = _line_starts(text)
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                 if t.type not in (tokenize.COMMENT, tokenize.NL)]
@@ -185,12 +182,14 @@ def parse(text: str, reporter: Reporter) -> Parsed | None:
     return Parsed(tree, comments, text)
 
 
+def _line_starts(text: str) -> list[int]:
+    """The character offset at which each line of `text` starts."""
+    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+
 def _comments_from_tokens(tokens: list[Token], text: str) -> list[Comment]:
     out: dict[tuple[int, int], Comment] = {}
-    line_starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            line_starts.append(i + 1)
+    line_starts = _line_starts(text)
     for tok in tokens:
         base = tok.start_pos
         for m in _COMMENT_RE.finditer(str(tok)):

@@ -13,12 +13,7 @@ mkdir -p "$out"
 export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
 export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
 log="$out/next_session.txt"
-step() {    # step SECONDS TITLE COMMAND...
-    local limit=$1 title=$2
-    shift 2
-    echo "### $title ($(date +%T), limit ${limit}s): $*" | tee -a "$log"
-    timeout "$limit" "$@" 2>&1 | grep -v -i "warn\|return is_tile" | tee -a "$log"
-}
+source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 # 1. the rows the ninth session did not rerun with its final code: layer_norm_legacy (its rows in
 #    the merged table predate it; no GEMM loop, so its code should be unchanged) and softmax (a
 #    host-bound row at 0.69)

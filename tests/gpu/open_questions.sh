@@ -13,12 +13,7 @@ mkdir -p "$out"
 export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
 export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
 log="$out/open_questions.txt"
-step() {    # step SECONDS TITLE COMMAND...
-    local limit=$1 title=$2
-    shift 2
-    echo "### $title ($(date +%T), limit ${limit}s): $*" | tee -a "$log"
-    timeout "$limit" "$@" 2>&1 | grep -v -i "warn\|return is_tile" | tee -a "$log"
-}
+source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 # 1. the transposed persistent matmul under clusters (section 5): one process per way
 for way in translator clusters no-transpose; do
     step 60 "clusters and transposes: $way" python tests/gpu/probe_clusters_transpose.py "$way"

@@ -387,10 +387,10 @@ def _c2t_num_warps(elements, dot=False):
 #   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
 #   docs/gpu-runs/host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
-#   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm 16x1024^3 (132
-#   programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym rms_norm's
-#   persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other kernels keep
-#   the stricter bound (docs/gpu-runs/tma-persistent-2026-11-30.md);
+#   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
+#   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
+#   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other
+#   kernels keep the stricter bound (docs/gpu-runs/tma-persistent-2026-11-30.md);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")
@@ -435,9 +435,9 @@ def _c2t_tma_legal(a, blocks):
 def _c2t_tma(a, blocks, grid=None, looped=True, gemm=False):
     """Whether the kernel may move `a`'s tiles (`blocks`: their shapes) with TMA descriptors:
     the `<array>_TMA` constexpr (`gemm`: the kernel has a GEMM loop, see _c2t_small_grid). A
-    descriptor that breaks the copy engine's rules kills the CUDA context, so anything not proven legal here keeps the masked-pointer specialization. The
-    rules are checked once per layout (dtype, extents, strides, base alignment), since this runs
-    on every launch."""
+    descriptor that breaks the copy engine's rules kills the CUDA context, so anything not proven
+    legal here keeps the masked-pointer specialization. The rules are checked once per layout
+    (dtype, extents, strides, base alignment), since this runs on every launch."""
     mode = _C2T_TMA_MODE
     if mode == "off":
         return False

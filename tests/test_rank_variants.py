@@ -34,6 +34,10 @@ def run(p, per_elem):
 def test_one_kernel_per_rank_and_a_dispatcher():
     res = translate(ROWLOSS)
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    [note] = res.diagnostics        # the split is said, at the parameter's line
+    assert (note.code, note.severity, note.line) == ("C2T211", "info", 7), note.format()
+    assert "`LOSS` is used as a 2-D array (line 12) and as a 1-D array (line 15)" in note.message
+    assert "(`rowloss_LOSS_1d`, `rowloss_LOSS_2d`)" in note.message
     code = res.code
     one = code[code.index("def rowloss_LOSS_1d("):code.index("def launch_rowloss_LOSS_1d")]
     two = code[code.index("def rowloss_LOSS_2d("):code.index("def launch_rowloss_LOSS_2d")]
@@ -133,7 +137,7 @@ def test_rank_variants_with_layout_flags_and_hints(tmp_path):
         return out
     """
     res = translate(src)
-    assert [d.code for d in res.diagnostics] == ["C2T201"], [d.format() for d in res.diagnostics]
+    assert [d.code for d in res.diagnostics] == ["C2T201", "C2T211"], [d.format() for d in res.diagnostics]
     for name in ("k_OUT_1d_TRANS", "k_OUT_1d_not_TRANS", "k_OUT_2d_TRANS", "k_OUT_2d_not_TRANS"):
         assert f"def {name}(" in res.code
     mod = build(src, tmp_path)

@@ -61,6 +61,9 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "ct.Constant annotations, or call it from a kernel of this module, to have it translated"),
     "C2T210": (INFO, "function translated as a Triton helper for other modules' kernels",
                "nothing to do if only kernels call it; host code that calls it must call the original"),
+    "C2T211": (INFO, "kernel translated as one kernel per rank of an array (rank variants)",
+               "nothing to do; a launch with ranks the kernel does not use raises ValueError, as cuTile "
+               "fails to compile it"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -203,7 +203,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     if conflicts and not choices:
         for name, ranks in conflicts.items():
             p = next(p for p in fd.params if p.name == name)
-            uses = " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
+            uses = _rank_uses(ranks)
             rep.add("C2T101", f"kernel `{fd.name}`: array parameter `{name}` is used {uses}: cuTile compiles only "
                               "the branches that Constant arguments (or the arrays' ranks) select, and more than "
                               f"{_MAX_RANK_VARIANTS} kernels (one per combination of ranks) would be needed",
@@ -211,12 +211,17 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                             "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
         plan.ok = False
     if choices:
-        return _plan_rank_variants(shared, fd, plan, arrays, lists, choices)
+        return _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts)
     _plan_body(shared, fd, plan, arrays, lists)
     return plan
 
 
 _MAX_RANK_VARIANTS = 4
+
+
+def _rank_uses(ranks: dict) -> str:
+    """`as a 2-D array (line 85) and as a 1-D array (line 87)`: {rank: first use} in words."""
+    return " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
 
 
 def _rank_choices(conflicts: dict) -> list:
@@ -231,15 +236,22 @@ def _rank_choices(conflicts: dict) -> list:
     return [dict(zip(names, c)) for c in combos]
 
 
-def _plan_rank_variants(shared, fd, plan, arrays, lists, choices) -> KernelPlan:
+def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> KernelPlan:
     """One sub plan (kernel and internal launcher) per rank combination. In each, a branch of an
     `if` that cannot be lowered with those ranks becomes `tl.static_assert(False, ...)` (Triton,
     as cuTile, compiles only the branches Constant arguments select); a branch that no
     combination can lower is an error, reported as such."""
     n0 = len(shared.reporter.items)
+    names = [fd.name + "".join(f"_{n}_{r}d" for n, r in choice.items()) for choice in choices]
+    for name, ranks in sorted(conflicts.items()):
+        p = next(p for p in fd.params if p.name == name)
+        uses = _rank_uses(ranks)
+        shared.reporter.add("C2T211", f"kernel `{fd.name}`: array parameter `{name}` is used {uses}: one Triton "
+                                      f"kernel per rank ({', '.join(f'`{n}`' for n in names)}), launched by the "
+                                      "arrays' ranks; in each, a branch for other ranks is a compile-time assert",
+                            p.span)
     for choice in choices:
-        suffix = "".join(f"_{n}_{r}d" for n, r in choice.items())
-        sub = KernelPlan(fd.name + suffix, fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
+        sub = KernelPlan(fd.name + "".join(f"_{n}_{r}d" for n, r in choice.items()), fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
         sub.ok = plan.ok
         _plan_body(shared, fd, sub, {**arrays, **choice}, lists)
         plan.subs.append(sub)

@@ -70,3 +70,34 @@ def test_rows_without_bytes_time_no_copy(monkeypatch):
     monkeypatch.setattr(bench, "same_size_copy_gbps", lambda n: asked.append(n) or 2000.0)
     t = bench.bench_case("N=4", {}, "float16", lambda: "c", lambda: "t", ())
     assert asked == [] and t.gbps_copy_same is None
+
+
+def test_timing_pauses_the_garbage_collector_and_restores_it(monkeypatch):
+    """time_ms runs do_bench with gc off (as timeit does) and leaves gc as it found it, also when
+    the timed function raises."""
+    import gc
+    import triton.testing
+    seen = []
+
+    def do_bench(fn, **kw):
+        seen.append(gc.isenabled())
+        fn()
+        return 1.5
+    monkeypatch.setattr(triton.testing, "do_bench", do_bench)
+    assert gc.isenabled()
+    assert bench.time_ms(lambda: None) == 1.5
+    assert seen == [False] and gc.isenabled()
+
+    def boom():
+        raise RuntimeError("x")
+    try:
+        bench.time_ms(boom)
+    except RuntimeError:
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        bench.time_ms(lambda: None)
+        assert not gc.isenabled()       # it was off before: stays off
+    finally:
+        gc.enable()

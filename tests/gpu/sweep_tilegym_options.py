@@ -7,6 +7,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py mla_decoding:2 flash_decode:2 --spill on,off
     python tests/gpu/sweep_tilegym_options.py flash_decode:0 --warps 0,4 --stages 0,2 --graph
     python tests/gpu/sweep_tilegym_options.py bmm:0,2 matmul:1 --loops plain,flatten,flatten_ws --ctas 1,2 --graph
+    python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,4,16 --tma off,auto --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -82,6 +83,16 @@ def first_tensor(out):
     raise TypeError("no tensor output")
 
 
+def suite_paths(op):
+    """The TileGym file and spec of `op`: the suite entry tg_<op> where there is one (e.g. liger_tvd,
+    from TileGym's suites/), else ops/cutile/<op>.py with tests/gpu/tilegym/<op>_spec.py."""
+    from tests.gpu.suite import C2T_SUITE
+    for entry in C2T_SUITE:
+        if entry["name"] == f"tg_{op}":
+            return entry["file"].replace("{tilegym}", f"{SRC}/tilegym"), entry["spec"]
+    return f"{SRC}/tilegym/ops/cutile/{op}.py", f"tests/gpu/tilegym/{op}_spec.py"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ops", nargs="+")
@@ -102,9 +113,9 @@ def main():
                                   ns.loops.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
-        path = f"{SRC}/tilegym/ops/cutile/{op}.py"
+        path, spec = suite_paths(op)
         orig = load_module(path)
-        sp = load_spec(orig, f"tests/gpu/tilegym/{op}_spec.py")
+        sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
         for w, s, t, c, spill, loops in grid:

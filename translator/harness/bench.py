@@ -50,9 +50,19 @@ def cuda_ready(device: str) -> bool:
 
 
 def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> float:
-    """Median milliseconds of fn() on the current stream (triton.testing.do_bench)."""
+    """Median milliseconds of fn() on the current stream (triton.testing.do_bench), with Python's
+    garbage collector paused as timeit pauses it: a collection in the middle of a short (host-bound)
+    row's calls lands on whichever side happens to be running, and is noise in its ratio."""
+    import gc
     from triton.testing import do_bench
-    return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def graph_time_ms(fn: Callable[[], object]) -> float | None:

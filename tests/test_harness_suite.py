@@ -210,3 +210,32 @@ def test_a_merge_keeps_a_whole_report_over_a_later_cut_off_one(tmp_path, monkeyp
     assert captured[0][0]["status"] == "pass" and captured[0][0]["timings"][0]["t_triton_ms"] == 0.9
     suite.merge([{"name": "mm"}], [str(new)], tmp_path / "m", "merge")
     assert captured[1][0]["status"] == "timeout" and captured[1][0]["timings"][0]["t_triton_ms"] == 2.0
+
+
+def test_merge_keeps_earlier_rows_of_dtypes_a_later_run_did_not_time(tmp_path):
+    """A GEMM entry timed in fp16 by one call and in bf16 by another (--dtypes) merges into one
+    entry with both dtypes' rows; a later run of the same dtype still replaces the earlier rows."""
+    s = tmp_path / "suite.py"
+    s.write_text('C2T_SUITE = [{"name": "mm", "file": "mm.py", "bound": "compute"}]\n')
+
+    def write(folder, dtype, ratio, ok=True):
+        rep = _rep("mm", None, [("M=1", ratio, 1.0, None, {})], ok=ok)
+        rep.pop("name"), rep.pop("status")
+        rep["timings"][0]["dtype"] = dtype
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mm.json").write_text(json.dumps(rep))
+    write("f16", "float16", 0.9)
+    write("b16", "bfloat16", 1.1, ok=False)
+    write("f16b", "float16", 0.95)
+    suite.main([str(s), "--merge", str(tmp_path / "f16"), str(tmp_path / "b16"), "--out", str(tmp_path / "m")])
+    data = json.loads((tmp_path / "m" / "bench.json").read_text())
+    assert [(r["dtype"], r["ratio"]) for r in data["rows"]] == [("float16", 0.9), ("bfloat16", 1.1)]
+    entry = data["entries"][0]
+    assert entry["status"] == "fail" and entry["summary"] == {"cases": 4, "passed": 3}
+    assert entry["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16'}"
+    suite.main([str(s), "--merge", str(tmp_path / "f16"), str(tmp_path / "b16"), str(tmp_path / "f16b"),
+                "--out", str(tmp_path / "m2")])
+    data = json.loads((tmp_path / "m2" / "bench.json").read_text())
+    assert [(r["dtype"], r["ratio"]) for r in data["rows"]] == [("bfloat16", 1.1), ("float16", 0.95)]
+    assert data["entries"][0]["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16b'}"
+    assert data["entries"][0]["summary"] == {"cases": 4, "passed": 3}     # f16's own cases replaced by f16b's

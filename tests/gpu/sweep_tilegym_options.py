@@ -16,7 +16,7 @@ a dot kernel that spills registers is compiled again with one stage less or twic
 (docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table).
 
 `op:i,j` picks bench cases i, j of tests/gpu/tilegym/<op>_spec.py (all when omitted); the first
-dtype of the spec is used. TileGym is read from $TILEGYM_SRC (default .corpus/src)."""
+dtype of the spec is used, or --dtype. TileGym is read from $TILEGYM_SRC (default .corpus/src)."""
 import argparse
 import itertools
 import os
@@ -104,6 +104,7 @@ def main():
     ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
     ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws")
+    ap.add_argument("--dtype", default=None, help="the dtype to time (default: the spec's first)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
@@ -123,7 +124,7 @@ def main():
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}", m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
-        dt = torch_dtype(sp.dtypes[0])
+        dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:
             args = make_args(sp, case, dt, 0, "cuda")
             f0 = getattr(orig, sp.entry)

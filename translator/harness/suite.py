@@ -253,7 +253,7 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
                 rep.update(name=e["name"], status="pass" if rep["ok"] else "fail",
                            bound=e.get("bound") or rep.get("bound"),
                            why="; ".join(w for w in (_timing_only(rep), f"from {folder}") if w))
-                found[e["name"]] = rep
+                found[e["name"]] = _other_dtypes_kept(found.get(e["name"]), rep)
             elif partial.is_file() and found.get(e["name"], {}).get("status") in (None, "timeout"):
                 # an entry cut off by its timeout: what it measured before (a whole report from an
                 # earlier folder is kept over it)
@@ -265,6 +265,34 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
                for e in entries]
     print(write_reports(out, reports, cmd))
     return 0 if all(r["status"] == "pass" for r in reports) else 1
+
+
+def _other_dtypes_kept(earlier: dict | None, later: dict) -> dict:
+    """A later whole report of an entry replaces an earlier one, except for the earlier one's rows of
+    dtypes the later one did not time at all (a run with --dtypes: the bf16 rows of a GEMM entry
+    timed in a call of their own). Those rows stay, and the note says which folder they are from."""
+    if not earlier or earlier.get("status") not in ("pass", "fail"):
+        return later
+    timed = {t["dtype"] for t in later.get("timings") or ()}
+    kept = [t for t in earlier.get("timings") or () if t["dtype"] not in timed]
+    if not kept:
+        return later
+    merged = dict(later, timings=kept + list(later.get("timings") or ()),
+                  ok=bool(later["ok"] and earlier["ok"]))
+    merged["status"] = "pass" if merged["ok"] else "fail"
+    # where each dtype's rows are from (an earlier merge of this kind has its own map)
+    source = {t["dtype"]: earlier["why"] for t in kept} | earlier.get("dtype_source", {})
+    source = {d: w for d, w in source.items() if d not in timed}
+    merged["dtype_source"] = source | {d: later["why"] for d in timed}
+    merged["why"] = "; ".join(f"{d} rows {w}" for d, w in sorted(merged["dtype_source"].items()))
+    # the correctness counts: those of each report that still contributes rows
+    counts = earlier.get("source_summary", {earlier["why"]: earlier.get("summary") or {}})
+    counts = {w: c for w, c in counts.items() if w in source.values()} | {later["why"]: later.get("summary") or {}}
+    merged["source_summary"] = counts
+    if all("cases" in c for c in counts.values()):
+        merged["summary"] = dict(later.get("summary") or {}, cases=sum(c["cases"] for c in counts.values()),
+                                 passed=sum(c.get("passed", 0) for c in counts.values()))
+    return merged
 
 
 def write_reports(out: Path, reports: list[dict], cmd: str, done: bool = True) -> str:
@@ -294,7 +322,7 @@ def build_parser():
     p.add_argument("--no-bench", action="store_true", help="correctness only")
     p.add_argument("--merge", nargs="+", metavar="DIR",
                    help="run nothing: merge the per-entry reports of earlier --out folders (a later folder wins "
-                        "for an entry) into one table in --out")
+                        "for an entry, except for rows of dtypes it did not time) into one table in --out")
     p.add_argument("--env", nargs="+", default=[], metavar="K=V",
                    help="environment for every entry (e.g. C2T_TMA=auto); an entry's own env wins")
     return p

@@ -176,6 +176,48 @@ def test_a_changed_global_goes_back_to_triton_dispatch(path, request, monkeypatc
     assert [e[0] for e in log] == ["triton", "fast", "triton"]
 
 
+@pytest.mark.parametrize("path", ["fast", "memo"])
+def test_a_global_mutated_in_place_still_goes_back_to_triton_dispatch(path, request, monkeypatch):
+    """The unchanged-globals shortcut (same objects: nothing compared) is only taken for immutable
+    values: a list the kernel read, changed in place, is still compared and found changed."""
+    mod, log = request.getfixturevalue(path)
+    x, y = torch.zeros(64), torch.zeros(64)
+    table = [1, 2]
+    scope = {"TABLE": table}
+    monkeypatch.setattr(mod.add_k, "used_global_vals", {("TABLE", 0): ([1, 2], scope)})
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    table.append(3)
+    mod.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton", "fast", "triton"]
+
+
+def test_unchanged_constexpr_globals_are_compared_once(fast, monkeypatch):
+    """Triton's deep copy of a tl.constexpr global is compared with the module's value once; later
+    launches see the same object bound and compare nothing. Rebinding the name (to an equal value)
+    compares again; rebinding it to another value is a change."""
+    mod, log = fast
+    compared = []
+
+    class Const(triton.language.constexpr):
+        def __ne__(self, other):
+            compared.append(1)
+            return super().__ne__(other)
+    x, y = torch.zeros(64), torch.zeros(64)
+    scope = {"PAD": Const(0)}
+    monkeypatch.setattr(mod.add_k, "used_global_vals", {("PAD", 0): (Const(0), scope)})
+    for _ in range(4):
+        mod.run(x, y, 3, 32)
+    assert len(compared) == 1 and [e[0] for e in log] == ["triton", "fast", "fast", "fast"]
+    scope["PAD"] = Const(0)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    assert len(compared) == 2 and log[-1][0] == "fast"
+    scope["PAD"] = Const(1)
+    mod.run(x, y, 3, 32)
+    assert log[-1][0] == "triton"
+
+
 # --- the launch memo (_c2t_memo): a launcher's launch with the layouts of an earlier one ---
 
 @pytest.fixture

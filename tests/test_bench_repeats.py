@@ -102,20 +102,3 @@ def test_timing_pauses_the_garbage_collector_and_restores_it(monkeypatch):
     finally:
         gc.enable()
 
-
-def test_pinning_is_opt_in_and_gives_the_cpus_back(monkeypatch):
-    """C2T_BENCH_PIN=1 runs do_bench on one CPU and restores the thread's CPUs after; without it the
-    affinity is left alone."""
-    import os
-    import triton.testing
-    if not hasattr(os, "sched_setaffinity"):
-        return
-    before = os.sched_getaffinity(0)
-    seen = []
-    monkeypatch.setattr(triton.testing, "do_bench", lambda fn, **kw: seen.append(os.sched_getaffinity(0)) or 1.0)
-    monkeypatch.delenv("C2T_BENCH_PIN", raising=False)
-    bench.time_ms(lambda: None)
-    monkeypatch.setenv("C2T_BENCH_PIN", "1")
-    bench.time_ms(lambda: None)
-    assert seen == [before, {max(before)}]
-    assert os.sched_getaffinity(0) == before

@@ -54,32 +54,15 @@ def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> fl
     garbage collector paused as timeit pauses it: a collection in the middle of a short (host-bound)
     row's calls lands on whichever side happens to be running, and is noise in its ratio."""
     import gc
-    import os
     from triton.testing import do_bench
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
-    pinned = _pin_thread() if os.environ.get("C2T_BENCH_PIN") == "1" else None
     try:
         return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
     finally:
-        if pinned is not None:
-            os.sched_setaffinity(0, pinned)
         if was_enabled:
             gc.enable()
-
-
-def _pin_thread():
-    """C2T_BENCH_PIN=1 (an experiment, tests/gpu/probe_timing_modes.py): the timing thread runs on
-    one CPU, the last it may use, so that the scheduler cannot move it between cores in the middle
-    of a host-bound row. Returns the CPUs to give back, or None where affinity cannot be set."""
-    import os
-    try:
-        allowed = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {max(allowed)})
-        return allowed
-    except (AttributeError, OSError):
-        return None
 
 
 def graph_time_ms(fn: Callable[[], object]) -> float | None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU experiment (not part of the product): the tenth session's last device call, in one call of
+# GPU experiment (not part of the product): the tenth session's fifth device call, in one call of
 # at most ~9.5 minutes (each step has its own time limit, so one that hangs cannot take the
 # others' time). From the project root on the GPU machine:
 #
@@ -14,10 +14,11 @@ export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
 log="$out/next_session.txt"
 source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
-# 1. why host-bound rows swing from run to run: flush and call device times, host time per call,
-#    and 8 alternating do_bench runs per side, unpinned and pinned to one CPU
-step 170 "timing modes" python tests/gpu/probe_timing_modes.py tg_rms_norm:1 tg_flash_decode:1 tg_dropout:0
-# 2. the host-bound entries with the timing thread pinned (C2T_BENCH_PIN=1)
-step 330 "pinned" "${bench[@]}" --only tg_rms_norm tg_flash_decode tg_dropout --env C2T_BENCH_PIN=1 --timeout 160 \
-    --out "$out/bench_pin"
+# 1. the launch cost again after the changed-globals shortcut (commit baf1d89), same cases as the
+#    session's first call
+step 70 "launch cost" python tests/gpu/probe_launch_cost.py tg_rms_norm:0 tg_flash_decode:0
+# 2. host time per call and do_bench modes of flash_decode B=1 KV=16384 (86.5 us host before)
+step 45 "timing modes" python tests/gpu/probe_timing_modes.py tg_flash_decode:1
+# 3. the flash_decode entry with this code
+step 60 "flash_decode" "${bench[@]}" --only tg_flash_decode --timeout 55 --out "$out/bench"
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -265,6 +265,25 @@ def test_memo_misses_on_anything_the_launch_depends_on(memo, change):
     assert log[-1][0] == "fast" and len(mod._C2T_MEMO) == 2
 
 
+def test_memo_keys_ints_by_the_classes_triton_specializes_on(memo):
+    """Ints share a memo entry exactly when Triton would compile them alike: equal to 1 or not,
+    a multiple of 16 or not, and their type by range (int32, int64, uint64)."""
+    mod, log = memo
+    x, y = torch.zeros(64), torch.zeros(64)
+    values = [3, 5, 1, 48, 0, 16, -5, -32, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 3, 2 ** 40 + 16, -2 ** 40,
+              2 ** 63 + 3, 2 ** 63 + 16, 2 ** 64 - 1]
+
+    def triton_class(v):
+        return (v == 1, v % 16 == 0, -2 ** 31 <= v < 2 ** 31, v >= 2 ** 63)
+    for v in values:
+        mod.run(x, y, v, 32)
+    assert len(mod._C2T_MEMO) == len({triton_class(v) for v in values})
+    before = len(log)
+    for v in values:                # each again: all hits
+        mod.run(x, y, v, 32)
+    assert [e[0] for e in log[before:]] == ["fast"] * len(values)
+
+
 def test_memo_keeps_no_arrays_alive(memo):
     import gc
     import weakref

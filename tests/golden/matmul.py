@@ -289,8 +289,13 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
             key.append(ptrs[i] == ptrs[j])
         for v in scalars:
             t = type(v)
-            if t is int:        # what Triton specializes an int on
-                key.append((v == 1, not v & 15, -0x80000000 <= v < 0x80000000, v >= 1 << 63))
+            if t is int:        # what Triton specializes an int on: its type by range, 16 | v, v == 1
+                if -0x80000000 <= v < 0x80000000:
+                    key.append(1 if v == 1 else 0 if v & 15 else 16)
+                elif v < 1 << 63:
+                    key.append(2 if v & 15 else 17)
+                else:
+                    key.append(3 if v & 15 else 18)
             elif t is float or t is bool:
                 key.append(t)
             else:               # (numpy scalars, 0-d tensors...: the key would keep them alive)

@@ -1,7 +1,7 @@
 """CPU experiment (not part of the product; no GPU): host microseconds of the generated host code
 with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping alone.
 
-    TRITON_INTERPRET=1 python tests/gpu/host_cost_cpu.py
+    python tests/gpu/host_cost_cpu.py
 
 - concat (examples/concat.py golden): 8 parts through the batched launcher (_C2TBatch) vs one
   launcher call per part;
@@ -10,8 +10,9 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
   (_c2t_memo, with stand-ins for torch's current device and stream queries);
 - concat's batched launcher with a stand-in compiled kernel, launch memo off and on;
 - with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
-  (B=1 KV=4096) on CPU tensors, cuTile original against translation, with ct.launch and _c2t_run
-  stubbed and torch.cuda's device queries faked: the host code around the launches alone.
+  (B=1 KV=4096) on CPU tensors, cuTile original (ct.launch stubbed) against translation, through
+  the launch memo (stand-in compiled kernels and device queries) and with _c2t_run stubbed;
+  torch.cuda's device queries faked.
 Numbers depend on the machine; compare variants within one run.
 """
 import importlib.util
@@ -136,15 +137,44 @@ def flash_decode_host():
     trans, _ = load_translated(translate(path)[0], path)
     rebind_cutile_imports(trans)
     ct.launch = lambda *a, **k: None
-    for m in list(sys.modules.values()):
-        if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED"):
-            m._c2t_run = lambda kernel, grid, args, **options: None
     q = torch.randn(1, 32, 1, 128, dtype=torch.bfloat16)
     k, v = torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16), torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16)
+    modules = [m for m in list(sys.modules.values())
+               if isinstance(m, types.ModuleType) and "_c2t_run" in vars(m) and "_C2T_MEMO" in vars(m)]
+    # the translation's launches through the launch memo, as on the GPU: real JITFunctions (their
+    # globals as Triton records them at compile time) with a stand-in compiled kernel, and stand-ins
+    # for torch's device and stream queries
+    class Compiled:
+        function, packed_metadata = 1, 2
+
+        def launch_metadata(self, *args):
+            return None
+
+        def run(self, *args):
+            pass
+    compiled = Compiled()
+    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
+                                                          get_current_stream=lambda device: 0)
+    saved = []
+    for m in modules:
+        saved.append((m, m._c2t_run, m._C2T_CUDA))
+        m._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
+        for name, obj in list(vars(m).items()):
+            if isinstance(obj, JITFunction):       # kernels (dual variants too) and their helpers
+                kernel = JITFunction(obj.fn)
+                kernel.cache_key                # Triton records the globals a kernel reads here
+                kernel.run = lambda *args, grid, warmup, **kw: compiled
+                setattr(m, name, kernel)
     t0 = per_call_us(lambda: orig.fmha_decode(q, k, v, 0.1))
+    t2 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+    entries = sum(len(m._C2T_MEMO) for m in modules)
+    for m, run, cuda in saved:
+        m._c2t_run = lambda kernel, grid, args, **options: None
+        m._C2T_CUDA = cuda          # CPU torch: no device query, so no memo
     t1 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
-    print(f"TileGym flash_decode B=1 KV=4096 host code: cuTile {t0:.1f} us, translation {t1:.1f} us "
-          f"(launches stubbed)")
+    print(f"TileGym flash_decode B=1 KV=4096 host code: cuTile {t0:.1f} us (ct.launch stubbed), translation "
+          f"{t2:.1f} us through the launch memo ({entries} entries; stand-in kernels), {t1:.1f} us with "
+          f"_c2t_run stubbed (CPU tensors: no memo)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# GPU experiment (not part of the product): the tenth session's fifth device call, in one call of
-# at most ~9.5 minutes (each step has its own time limit, so one that hangs cannot take the
-# others' time). From the project root on the GPU machine:
+# GPU experiment (not part of the product): what docs/gpu-runs/host-bound-2026-11-30.md leaves for
+# the next device session, in one call of at most ~9.5 minutes (each step has its own time limit,
+# so one that hangs cannot take the others' time). From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
@@ -14,11 +14,12 @@ export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
 log="$out/next_session.txt"
 source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
-# 1. the launch cost again after the changed-globals shortcut (commit baf1d89), same cases as the
-#    session's first call
+# 1. the launch cost with the one-int scalar key (727bf9e), same cases as the tenth session's calls
 step 70 "launch cost" python tests/gpu/probe_launch_cost.py tg_rms_norm:0 tg_flash_decode:0
-# 2. host time per call and do_bench modes of flash_decode B=1 KV=16384 (86.5 us host before)
-step 45 "timing modes" python tests/gpu/probe_timing_modes.py tg_flash_decode:1
-# 3. the flash_decode entry with this code
-step 60 "flash_decode" "${bench[@]}" --only tg_flash_decode --timeout 55 --out "$out/bench"
+# 2. warps for looped 8192-element rows: tvd ran 1.02-1.05 with 16 warps against 0.94-1.01 with the
+#    translator's 8; rms_norm 4096x8192 has the same tile width (a rule must not cost either)
+step 150 "warps" python tests/gpu/sweep_tilegym_options.py liger_tvd:0,1 rms_norm:1 --warps 0,16 --graph
+# 3. the host-bound entries with this code, and ex_concat (cut off in the tenth session)
+step 320 "host-bound rows" "${bench[@]}" --only tg_flash_decode tg_dropout tg_rms_norm ex_concat --timeout 150 \
+    --out "$out/bench"
 echo "### done ($(date +%T))" | tee -a "$log"

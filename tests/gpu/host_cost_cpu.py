@@ -32,6 +32,24 @@ from triton.runtime.jit import JITFunction  # noqa: E402
 from kernel_util import build  # noqa: E402
 
 
+class _Compiled:
+    """Stands in for the CompiledKernel JITFunction.run returns: its launcher does nothing."""
+    function, packed_metadata = 1, 2
+
+    def launch_metadata(self, *args):
+        return None
+
+    def run(self, *args):
+        pass
+
+
+def stand_in_compiled():
+    """A stand-in compiled kernel, with a stand-in driver for the device and stream queries."""
+    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
+                                                          get_current_stream=lambda device: 0)
+    return _Compiled()
+
+
 def per_call_us(fn, n=3000):
     for _ in range(200):
         fn()
@@ -71,20 +89,10 @@ def k5(a, b, c, d, e, n: int, m: int, s: float, T: ConstInt):
 def launcher_cost():
     mod = build(SRC, Path(tempfile.mkdtemp()))
 
-    class Compiled:      # stands in for the CompiledKernel JITFunction.run returns
-        function, packed_metadata = 1, 2
-
-        def launch_metadata(self, *args):
-            return None
-
-        def run(self, *args):
-            pass
-    compiled = Compiled()
+    compiled = stand_in_compiled()
     kernel = JITFunction(mod.k5.fn)
     kernel.run = lambda *args, grid, warmup, **kw: compiled
     mod.k5 = kernel
-    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
-                                                          get_current_stream=lambda device: 0)
     ts = [torch.empty(4, 8, 16, 32) for _ in range(5)]
     us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
     print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
@@ -99,21 +107,11 @@ def concat_memo_costs():
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
 
-    class Compiled:
-        function, packed_metadata = 1, 2
-
-        def launch_metadata(self, *args):
-            return None
-
-        def run(self, *args):
-            pass
-    compiled = Compiled()
+    compiled = stand_in_compiled()
     for name in ("copy_kernel", "copy_kernel_batch4"):
         k = JITFunction(getattr(m, name).fn)
         k.run = lambda *args, grid, warmup, **kw: compiled
         setattr(m, name, k)
-    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
-                                                          get_current_stream=lambda device: 0)
     parts = [torch.randn(4096 * (k + 1) // 7 + k) for k in range(8)]
     print(f"concat of 8 parts, batched, memo off: {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel)")
     m._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
@@ -144,17 +142,7 @@ def flash_decode_host():
     # the translation's launches through the launch memo, as on the GPU: real JITFunctions (their
     # globals as Triton records them at compile time) with a stand-in compiled kernel, and stand-ins
     # for torch's device and stream queries
-    class Compiled:
-        function, packed_metadata = 1, 2
-
-        def launch_metadata(self, *args):
-            return None
-
-        def run(self, *args):
-            pass
-    compiled = Compiled()
-    triton.runtime.driver._active = types.SimpleNamespace(get_current_device=lambda: 0,
-                                                          get_current_stream=lambda device: 0)
+    compiled = stand_in_compiled()
     saved = []
     for m in modules:
         saved.append((m, m._c2t_run, m._C2T_CUDA))

@@ -239,3 +239,14 @@ def test_merge_keeps_earlier_rows_of_dtypes_a_later_run_did_not_time(tmp_path):
     assert [(r["dtype"], r["ratio"]) for r in data["rows"]] == [("bfloat16", 1.1), ("float16", 0.95)]
     assert data["entries"][0]["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16b'}"
     assert data["entries"][0]["summary"] == {"cases": 4, "passed": 3}     # f16's own cases replaced by f16b's
+
+
+def test_memory_check_says_where_cutile_falls_short_too():
+    """The memory-bound check's detail counts the short rows where the cuTile original is under the
+    bar as well (its rate against the same copy bandwidth)."""
+    rep = _rep("k", "memory", [("N=1", 1.0, 1.0, 3200.0, {}), ("N=2", 1.0, 1.0, 2000.0, {})])
+    rep["timings"][0]["gbps_cutile"] = 3800.0      # cuTile at 95% of 4000 GB/s, the translation at 80%
+    rep["timings"][1]["gbps_cutile"] = 1900.0      # both under 85%
+    res = {what.split(" ")[0]: (ok, detail) for what, ok, detail in suite.checks(suite.rows_of([rep]))}
+    assert res["memory-bound"] == (False, "k N=1 float16 80%, k N=2 float16 50%; cuTile's original is under 85% "
+                                          "on 1 of these 2 rows too")

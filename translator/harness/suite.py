@@ -156,11 +156,23 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
          (", ".join(f"{lab(r)} {r['ratio']:.2f}" + (f" (graph {r['ratio_graph']:.2f})" if r.get("ratio_graph") else "")
                     for r in low) + _host_bound_note(low)) or "none below"),
         (f"memory-bound rows at >= {MIN_COPY_SHARE:.0%} of the copy bandwidth", bool(mem) and not mem_low,
-         ", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) or f"all {len(mem)} rows"),
+         (", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) + _cutile_share_note(mem_low))
+         or f"all {len(mem)} rows"),
         (f"matmul within {MATMUL_SLACK:.0%} of torch.matmul", bool(mm) and not mm_low,
          ", ".join(f"{lab(r)} t_torch/t_Triton {p['ratio']:.2f}" for r, p in mm_low) or
          (f"all {len(mm)} rows" if mm else "no torch.matmul peer timed")),
     ]
+
+
+def _cutile_share_note(mem_low: list[dict]) -> str:
+    """How many of the memory-bound rows under MIN_COPY_SHARE the cuTile original is under it too
+    (its rate against the same copy): a row where only the translation falls short is a lead."""
+    timed = [r for r in mem_low if r.get("gbps_cutile") and r.get("gbps_triton")]
+    if not timed:
+        return ""
+    both = [r for r in timed if r["copy_share"] * r["gbps_cutile"] / r["gbps_triton"] < MIN_COPY_SHARE]
+    return (f"; cuTile's original is under {MIN_COPY_SHARE:.0%} on {len(both)} of these {len(timed)} rows too"
+            if both else "")
 
 
 def _host_bound_note(low: list[dict]) -> str:

@@ -214,31 +214,35 @@ def test_a_merge_keeps_a_whole_report_over_a_later_cut_off_one(tmp_path, monkeyp
 
 def test_merge_keeps_earlier_rows_of_dtypes_a_later_run_did_not_time(tmp_path):
     """A GEMM entry timed in fp16 by one call and in bf16 by another (--dtypes) merges into one
-    entry with both dtypes' rows; a later run of the same dtype still replaces the earlier rows."""
+    entry with both dtypes' timings and correctness cases; a later run of a dtype replaces the
+    earlier one's rows and cases of that dtype (a failure it fixed is gone)."""
     s = tmp_path / "suite.py"
     s.write_text('C2T_SUITE = [{"name": "mm", "file": "mm.py", "bound": "compute"}]\n')
 
-    def write(folder, dtype, ratio, ok=True):
-        rep = _rep("mm", None, [("M=1", ratio, 1.0, None, {})], ok=ok)
+    def write(folder, dtype, ratio, passed=(True, True)):
+        rep = _rep("mm", None, [("M=1", ratio, 1.0, None, {})], ok=all(passed))
         rep.pop("name"), rep.pop("status")
         rep["timings"][0]["dtype"] = dtype
+        rep["results"] = [{"dtype": dtype, "passed": p} for p in passed]
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "mm.json").write_text(json.dumps(rep))
-    write("f16", "float16", 0.9)
-    write("b16", "bfloat16", 1.1, ok=False)
+
+    def merged(*folders):
+        out = tmp_path / ("m_" + "_".join(folders))
+        suite.main([str(s), "--merge", *(str(tmp_path / f) for f in folders), "--out", str(out)])
+        data = json.loads((out / "bench.json").read_text())
+        return [(r["dtype"], r["ratio"]) for r in data["rows"]], data["entries"][0]
+    write("f16", "float16", 0.9, passed=(True, False))
+    write("b16", "bfloat16", 1.1)
     write("f16b", "float16", 0.95)
-    suite.main([str(s), "--merge", str(tmp_path / "f16"), str(tmp_path / "b16"), "--out", str(tmp_path / "m")])
-    data = json.loads((tmp_path / "m" / "bench.json").read_text())
-    assert [(r["dtype"], r["ratio"]) for r in data["rows"]] == [("float16", 0.9), ("bfloat16", 1.1)]
-    entry = data["entries"][0]
-    assert entry["status"] == "fail" and entry["summary"] == {"cases": 4, "passed": 3}
+    rows, entry = merged("f16", "b16")
+    assert rows == [("float16", 0.9), ("bfloat16", 1.1)]
+    assert entry["status"] == "fail" and entry["summary"]["cases"] == 4 and entry["summary"]["passed"] == 3
     assert entry["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16'}"
-    suite.main([str(s), "--merge", str(tmp_path / "f16"), str(tmp_path / "b16"), str(tmp_path / "f16b"),
-                "--out", str(tmp_path / "m2")])
-    data = json.loads((tmp_path / "m2" / "bench.json").read_text())
-    assert [(r["dtype"], r["ratio"]) for r in data["rows"]] == [("bfloat16", 1.1), ("float16", 0.95)]
-    assert data["entries"][0]["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16b'}"
-    assert data["entries"][0]["summary"] == {"cases": 4, "passed": 3}     # f16's own cases replaced by f16b's
+    rows, entry = merged("f16", "b16", "f16b")
+    assert rows == [("bfloat16", 1.1), ("float16", 0.95)]
+    assert entry["status"] == "pass" and entry["summary"]["cases"] == 4 and entry["summary"]["passed"] == 4
+    assert entry["why"] == f"bfloat16 rows from {tmp_path / 'b16'}; float16 rows from {tmp_path / 'f16b'}"
 
 
 def test_memory_check_says_where_cutile_falls_short_too():

@@ -281,29 +281,25 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
 
 def _other_dtypes_kept(earlier: dict | None, later: dict) -> dict:
     """A later whole report of an entry replaces an earlier one, except for the earlier one's rows of
-    dtypes the later one did not time at all (a run with --dtypes: the bf16 rows of a GEMM entry
-    timed in a call of their own). Those rows stay, and the note says which folder they are from."""
+    dtypes the later one did not run at all (a run with --dtypes: the bf16 rows of a GEMM entry
+    timed in a call of their own). Those timings and correctness cases stay, and the note says
+    which folder each dtype's rows are from."""
     if not earlier or earlier.get("status") not in ("pass", "fail"):
         return later
-    timed = {t["dtype"] for t in later.get("timings") or ()}
-    kept = [t for t in earlier.get("timings") or () if t["dtype"] not in timed]
+    ran = {t["dtype"] for t in later.get("timings") or ()} | {c.get("dtype") for c in later.get("results") or ()}
+    kept = [t for t in earlier.get("timings") or () if t["dtype"] not in ran]
     if not kept:
         return later
-    merged = dict(later, timings=kept + list(later.get("timings") or ()),
-                  ok=bool(later["ok"] and earlier["ok"]))
+    cases = [c for c in earlier.get("results") or () if c.get("dtype") not in ran] + list(later.get("results") or ())
+    merged = dict(later, timings=kept + list(later.get("timings") or ()), results=cases,
+                  ok=bool(later["ok"] and all(c.get("passed") for c in cases)))
     merged["status"] = "pass" if merged["ok"] else "fail"
+    merged["summary"] = dict(later.get("summary") or {}, cases=len(cases),
+                             passed=sum(1 for c in cases if c.get("passed")))
     # where each dtype's rows are from (an earlier merge of this kind has its own map)
     source = {t["dtype"]: earlier["why"] for t in kept} | earlier.get("dtype_source", {})
-    source = {d: w for d, w in source.items() if d not in timed}
-    merged["dtype_source"] = source | {d: later["why"] for d in timed}
+    merged["dtype_source"] = {d: w for d, w in source.items() if d not in ran} | {d: later["why"] for d in ran if d}
     merged["why"] = "; ".join(f"{d} rows {w}" for d, w in sorted(merged["dtype_source"].items()))
-    # the correctness counts: those of each report that still contributes rows
-    counts = earlier.get("source_summary", {earlier["why"]: earlier.get("summary") or {}})
-    counts = {w: c for w, c in counts.items() if w in source.values()} | {later["why"]: later.get("summary") or {}}
-    merged["source_summary"] = counts
-    if all("cases" in c for c in counts.values()):
-        merged["summary"] = dict(later.get("summary") or {}, cases=sum(c["cases"] for c in counts.values()),
-                                 passed=sum(c.get("passed", 0) for c in counts.values()))
     return merged
 
 

@@ -8,6 +8,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py flash_decode:0 --warps 0,4 --stages 0,2 --graph
     python tests/gpu/sweep_tilegym_options.py bmm:0,2 matmul:1 --loops plain,flatten,flatten_ws --ctas 1,2 --graph
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,4,16 --tma off,auto --graph
+    python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -50,7 +51,7 @@ def loop_variant(code, loops):
     return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}{extra}):", code)
 
 
-def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain"):
+def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0):
     code = loop_variant(code, loops)
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
@@ -63,6 +64,8 @@ def _x_opts(elements, dot=False):
     o = {{"num_warps": {warps!r} or _c2t_num_warps(elements, dot=dot)}}
     if {stages!r}:
         o["num_stages"] = {stages!r}
+    if {maxnreg!r}:                 # a register cap per thread (ptx .maxnreg): more programs per SM
+        o["maxnreg"] = {maxnreg!r}
     if dot and {ctas!r} > 1 and elements >= 256 * 256:       # forced; 0: none; 1: cuTile's hints
         o["num_ctas"] = {ctas!r}
     return o
@@ -105,13 +108,14 @@ def main():
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
     ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws")
     ap.add_argument("--dtype", default=None, help="the dtype to time (default: the spec's first)")
+    ap.add_argument("--maxnreg", default="0", help="registers per thread at most (Triton's maxnreg; 0: no cap)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
     grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
-                                  ns.loops.split(",")))
+                                  ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")]))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -119,10 +123,11 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops), path)
+        for w, s, t, c, spill, loops, regs in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs), path)
             rebind_cutile_imports(m)
-            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}", m))
+            mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
+                         + (f" maxnreg={regs}" if regs else ""), m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

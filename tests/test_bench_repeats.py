@@ -102,3 +102,24 @@ def test_timing_pauses_the_garbage_collector_and_restores_it(monkeypatch):
     finally:
         gc.enable()
 
+
+
+def test_short_rows_record_each_sides_lowest_host_time(monkeypatch):
+    """A short row also gets each side's host time per call: the lowest of HOST_RUNS runs, the
+    sides alternating; a side whose host time cannot be taken (no CUDA) leaves both empty."""
+    _timer(monkeypatch, {"c": [0.05] * 5, "t": [0.05] * 5})
+    host = {"c": [30.0, 28.0, 31.0], "t": [40.0, 41.0, 39.0]}
+    order = []
+
+    def host_us(fn):
+        side = fn()
+        order.append(side)
+        return host[side].pop(0)
+    monkeypatch.setattr(bench, "host_us", host_us)
+    t = bench.bench_case("row", {}, "float16", lambda: "c", lambda: "t", ())
+    assert (t.host_us_cutile, t.host_us_triton) == (28.0, 39.0)
+    assert order[-6:] == ["c", "t", "t", "c", "c", "t"]
+    _timer(monkeypatch, {"c": [0.05] * 5, "t": [0.05] * 5})
+    monkeypatch.setattr(bench, "host_us", lambda fn: None)
+    t = bench.bench_case("row", {}, "float16", lambda: "c", lambda: "t", ())
+    assert (t.host_us_cutile, t.host_us_triton) == (None, None)

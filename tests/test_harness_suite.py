@@ -254,3 +254,17 @@ def test_memory_check_says_where_cutile_falls_short_too():
     res = {what.split(" ")[0]: (ok, detail) for what, ok, detail in suite.checks(suite.rows_of([rep]))}
     assert res["memory-bound"] == (False, "k N=1 float16 80%, k N=2 float16 50%; cuTile's original is under 85% "
                                           "on 1 of these 2 rows too")
+
+
+def test_short_rows_host_times_get_their_own_section():
+    """Rows timed with each side's host time per call are listed with it, the do_bench and graph
+    ratios next to it; a table without such rows has no such section."""
+    rep = _rep("k", "memory", [("N=1", 0.04, 0.05, 1000.0, {}), ("N=2", 1.0, 1.0, 3900.0, {})])
+    rep["timings"][0].update(host_us_cutile=72.6, host_us_triton=86.5, ratio_graph=1.19)
+    rows = suite.rows_of([rep])
+    md = suite.render_markdown([rep], rows, "cutile2triton bench x.py")
+    assert "## Host time per call" in md
+    assert "| k | N=1 | float16 | 0.8 | 1.19 | 72.6 / 86.5 | 0.839 |" in md
+    assert "| k | N=2 |" not in md.split("## Host time per call")[1]
+    rep["timings"][0].update(host_us_cutile=None, host_us_triton=None)
+    assert "## Host time per call" not in suite.render_markdown([rep], suite.rows_of([rep]), "x")

@@ -29,6 +29,12 @@ class Timing:
     # medians reported; the smallest and largest ratio of the paired runs show the noise
     repeats: int = 1
     ratio_spread: list | None = None
+    # short rows: the host's time per call, each side (a loop of calls without synchronizing;
+    # the lowest of HOST_RUNS alternating runs). On such rows do_bench times the device while the
+    # host keeps ahead of the GPU and the host when it falls behind
+    # (docs/gpu-runs/host-bound-2026-11-30.md); this says how far apart the two sides' hosts are
+    host_us_cutile: float | None = None
+    host_us_triton: float | None = None
     # memory-bound rows: a torch clone moving the row's bytes (half read, half written), timed
     # like the row. A short row cannot reach the 1 GiB copy's bandwidth (launch, ramp-up and tail
     # are a larger share of it); this says what a plain copy of its size reaches
@@ -63,6 +69,30 @@ def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> fl
     finally:
         if was_enabled:
             gc.enable()
+
+
+def host_us(fn: Callable[[], object], n: int = 200) -> float | None:
+    """Host microseconds per call of fn(): n calls without synchronizing (the device's queue
+    absorbs them), timed on the host clock, garbage collector paused. None off CUDA."""
+    import gc
+    import time
+    import torch
+    if not torch.cuda.is_available():
+        return None
+    fn()
+    torch.cuda.synchronize()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        us = (time.perf_counter() - t0) / n * 1e6
+    finally:
+        if was_enabled:
+            gc.enable()
+    torch.cuda.synchronize()
+    return us
 
 
 def graph_time_ms(fn: Callable[[], object]) -> float | None:
@@ -106,6 +136,7 @@ def _rate(amount, ms, scale):
 
 SHORT_MS = 0.1          # a call this short is bound by the host's Python, whose jitter is large
 REPEATS = 5             # do_bench runs per side for a short row, cuTile and Triton alternating
+HOST_RUNS = 3           # host-time runs per side for a short row, alternating
 
 
 def _median(xs):
@@ -126,6 +157,12 @@ def _repeat_short(t: Timing, orig, trans):
     ratios = [c / r for c, r in zip(cut, tri)]
     t.t_cutile_ms, t.t_triton_ms, t.repeats = _median(cut), _median(tri), REPEATS
     t.ratio_spread = [min(ratios), max(ratios)]
+    hosts = {orig: [], trans: []}
+    for k in range(HOST_RUNS):
+        for f in ((trans, orig) if k % 2 else (orig, trans)):
+            hosts[f].append(host_us(f))
+    if all(x is not None for xs in hosts.values() for x in xs):
+        t.host_us_cutile, t.host_us_triton = min(hosts[orig]), min(hosts[trans])
 
 
 def bench_case(label: str, case: dict, dtype, orig_fn: Callable, trans_fn: Callable, args: tuple,

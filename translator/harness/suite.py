@@ -136,7 +136,8 @@ def rows_of(reports: list[dict]) -> list[dict]:
                          "tflops_cutile": t.get("tflops_cutile"), "tflops_triton": t.get("tflops_triton"),
                          "copy_share": share, "copy_same_share": t["gbps_triton"] / same if (memory and same) else None,
                          "peers": t.get("peers") or {}, "error": t.get("error", ""),
-                         "ratio_graph": t.get("ratio_graph"), "ratio_spread": t.get("ratio_spread")})
+                         "ratio_graph": t.get("ratio_graph"), "ratio_spread": t.get("ratio_spread"),
+                         "host_us_cutile": t.get("host_us_cutile"), "host_us_triton": t.get("host_us_triton")})
     return rows
 
 
@@ -250,7 +251,28 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
                 "", "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) |", "|---|---|---|---|---|"]
         out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r['ratio_graph'])} |"
                 for r in graph]
+    out += _host_time_section(rows)
     return "\n".join(out) + "\n"
+
+
+def _host_time_section(rows: list[dict]) -> list[str]:
+    """Short rows' host time per call, each side: where do_bench's ratio is the hosts' rather than
+    the kernels' (it times the host whenever the host falls behind the GPU's flush + call)."""
+    host = [r for r in rows if r.get("host_us_cutile") and r.get("host_us_triton")]
+    if not host:
+        return []
+    out = ["", "## Host time per call (short rows; not an acceptance check)", "",
+           "Each side's host microseconds per call (calls in a loop without synchronizing, the lowest of "
+           "3 runs). do_bench flushes the L2 cache before each timed call (about 61 us of device time on "
+           "the H200) and times the device while the host keeps ahead of that, the host when it falls "
+           "behind: rows whose host time is near the flush plus the call swing between the two "
+           "(docs/gpu-runs/host-bound-2026-11-30.md).", "",
+           "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) | host us cuTile / Triton | "
+           "host ratio |", "|---|---|---|---|---|---|---|"]
+    out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r.get('ratio_graph'))} | "
+            f"{r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f} | "
+            f"{_g(r['host_us_cutile'] / r['host_us_triton'])} |" for r in host]
+    return out
 
 
 def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:

@@ -146,7 +146,8 @@ def _median(xs):
 
 def _repeat_short(t: Timing, orig, trans):
     """A short row's timing again, REPEATS runs per side, alternating which side goes first, so
-    that drift (clocks, the host's load) falls on both; the medians replace the single runs."""
+    that drift (clocks, the host's load) falls on both; the medians replace the single runs. Then
+    each side's host time per call, HOST_RUNS runs alternating, the lowest kept."""
     cut, tri = [t.t_cutile_ms], [t.t_triton_ms]
     for k in range(1, REPEATS):
         pair = (trans, orig) if k % 2 else (orig, trans)

@@ -349,3 +349,19 @@ def test_from_dot_import_of_sibling_modules(tmp_path):
     assert res.ok and not any(d.code == "C2T003" for d in res.diagnostics)
     warned = [d for d in res.diagnostics if d.code == "C2T208"]
     assert len(warned) == 1 and "module `.scale`" in warned[0].message and "`sc`" in warned[0].message
+
+
+def test_reporter_withdraw_and_restore():
+    """Diagnostics of tentatively lowered code are taken back (and may be reported again); restoring
+    them reports each once, as add does."""
+    from translator.diagnostics import Reporter
+    rep = Reporter("k.py")
+    rep.add("C2T101", "kept")
+    n = len(rep.items)
+    rep.add("C2T103", "tentative")
+    taken = rep.withdraw(n)
+    assert [d.message for d in taken] == ["tentative"] and [d.message for d in rep.items] == ["kept"]
+    rep.restore(taken)
+    rep.restore(taken)
+    rep.add("C2T103", "tentative")
+    assert [d.message for d in rep.items] == ["kept", "tentative"]

@@ -139,6 +139,14 @@ class Reporter:
             self.items.append(d)
         return d
 
+    def restore(self, diags: list[Diagnostic]):
+        """Report again diagnostics taken back by withdraw (each once, as add does)."""
+        for d in diags:
+            key = (d.code, d.message, d.line, d.col)
+            if key not in self._seen:
+                self._seen.add(key)
+                self.items.append(d)
+
     def withdraw(self, since: int) -> list[Diagnostic]:
         """Take back the diagnostics added since there were `since` of them (code lowered
         tentatively and then dropped): returned, and forgotten, so that they can be reported again."""

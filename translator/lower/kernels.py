@@ -250,8 +250,8 @@ def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> 
                                       f"kernel per rank ({', '.join(f'`{n}`' for n in names)}), launched by the "
                                       "arrays' ranks; in each, a branch for other ranks is a compile-time assert",
                             p.span)
-    for choice in choices:
-        sub = KernelPlan(fd.name + "".join(f"_{n}_{r}d" for n, r in choice.items()), fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
+    for name, choice in zip(names, choices):
+        sub = KernelPlan(name, fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
         sub.ok = plan.ok
         _plan_body(shared, fd, sub, {**arrays, **choice}, lists)
         plan.subs.append(sub)
@@ -261,7 +261,7 @@ def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> 
             dead.setdefault(key, diags)
         lowered |= sub.__dict__.pop("_rank_lowered", set())
     for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
-        shared.reporter.items.extend(dead[key])
+        shared.reporter.restore(dead[key])
     plan.ok = all(s.ok for s in plan.subs) and not any(
         d.severity == "error" for d in shared.reporter.items[n0:])
     first = plan.subs[0]

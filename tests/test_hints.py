@@ -465,3 +465,26 @@ def run(x, dtype: ct.DType = None):
     x = torch.randn(40)
     torch.testing.assert_close(mod.run(x), x * 3)
     assert seen[-1]["num_ctas"] == 2
+
+
+def test_search_retries_a_failing_best_and_says_when_no_config_runs(tmp_path, monkeypatch):
+    """When every config fails in the first round, each (the round's nominal best too) is timed
+    again with fewer stages; when none ever runs, the search raises a RuntimeError that names the
+    configs, as the launch-by-launch search does (it was a bare StopIteration)."""
+    mod = build(OCC, tmp_path)
+    fits = {0: 2, 1: 0}
+
+    def fake_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+        timed = {i: (4e-3 if opts[i]["num_stages"] <= fits[i] else float("inf")) for i in which}
+        return timed, min(timed, key=timed.get)
+    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
+    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
+    space = [SimpleNamespace(T=8, n=i) for i in range(2)]
+    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 4}) for _ in space]
+    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    assert res.best.config is space[0] and [f[0] for f in res.failures] == [space[1]]
+    fits[0] = 0
+    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 4}) for _ in space]
+    with pytest.raises(RuntimeError, match="exhaustive_search: no config ran \\(2 failed\\)"):
+        mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)

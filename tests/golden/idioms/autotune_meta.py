@@ -544,11 +544,10 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
         timed, best = _c2t_autotune_round(todo, split, opts, grids, runtime, kernel, stream, on_gpu)
         for i, t in timed.items():
             ms[i] = t
-        todo = [i for i in todo
-                if on_gpu and i != best and ms[i] == float("inf") and opts[i].get("num_stages", 0) > 1]
+        todo = [i for i in todo if on_gpu and ms[i] == float("inf") and opts[i].get("num_stages", 0) > 1]
         for i in todo:
             opts[i]["num_stages"] -= 1
-        if todo:
+        if todo and ms[best] != float("inf"):
             todo.append(best)       # timed again next to them, so that the last run is the best's
     successes, failures = [], []
     for i, cfg in enumerate(space):
@@ -558,6 +557,9 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
             failures.append((cfg, RuntimeError, "did not compile or ran out of resources (autotune)"))
         else:
             successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1))
+    if not successes:
+        raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
+                           + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
     best = next(m for m in successes if m.config is space[best])
     if not quiet:
         print(f"exhaustive_search (triton.autotune): best of {len(successes)} configs: {best}")

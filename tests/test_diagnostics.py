@@ -365,3 +365,27 @@ def test_reporter_withdraw_and_restore():
     rep.restore(taken)
     rep.add("C2T103", "tentative")
     assert [d.message for d in rep.items] == ["kept", "tentative"]
+
+
+def test_unsupported_statements_are_named_as_python_names_them():
+    """A `match` or `with` statement in kernel code (Python 3.10 forms parse) is refused where it
+    stands, named by its keyword rather than the grammar's rule name."""
+    src = """
+@ct.kernel
+def k(x, y, MODE: ConstInt, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    match MODE, T:
+        case (0, _):
+            t = t * 2
+        case _:
+            t = t + 1
+    with (open("a") as f, open("b") as g):
+        pass
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+    res = translate(src)                # (translate puts HEADER first)
+    msgs = [(d.code, d.message, d.line) for d in res.diagnostics if d.code == "C2T103"]
+    line_of = {w: next(i for i, ln in enumerate((HEADER + src).splitlines(), 1) if ln.strip().startswith(w))
+               for w in ("match", "with")}
+    assert ("C2T103", "a `match` statement is not supported in kernel code", line_of["match"]) in msgs
+    assert ("C2T103", "a `with` statement is not supported in kernel code", line_of["with"]) in msgs

@@ -298,7 +298,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         fn = getattr(self, "st_" + type(st).__name__, None)
         if fn is None:
             kind = getattr(st, "kind", type(st).__name__)
-            self.fail("C2T103", f"statement `{kind}` is not supported in kernel code", st)
+            what = f"a `{kind[:-5]}` statement" if kind.endswith("_stmt") else f"statement `{kind}`"
+            self.fail("C2T103", f"{what} is not supported in kernel code", st)
         outer, self.pre_lines = self.pre_lines, []
         looped = isinstance(st, (N.For, N.While))
         self.loop_depth += looped

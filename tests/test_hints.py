@@ -175,28 +175,39 @@ def test_search_times_a_config_that_ran_out_of_shared_memory_with_fewer_stages(t
     (TileGym bmm's 128x256 tiles at 4 stages): it is timed again with one stage less, next to the
     best config so far, until it runs or has one stage; the last round's best is the search's."""
     mod = build(OCC, tmp_path)
-    rounds = []
-
-    def fake_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
-        # config 0 fits at any depth (5 us); config 1 needs <= 3 stages (3 us); config 2 never fits
-        rounds.append({i: opts[i]["num_stages"] for i in which})
-        fits = {0: 9, 1: 3, 2: 0}
-        timed = {i: ((5e-3, 3e-3, 1.0)[i] if opts[i]["num_stages"] <= fits[i] else float("inf")) for i in which}
-        return timed, min(timed, key=timed.get)
-    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
-    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
-    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
-    space = [SimpleNamespace(T=8, n=i) for i in range(3)]
-    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 5}) for _ in space]
-    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    # config 0 fits at any depth (5 us); config 1 needs <= 3 stages (3 us); config 2 never fits
+    fits = {0: 9, 1: 3, 2: 0}
+    rounds, search = _search_with_stand_in_rounds(
+        mod, monkeypatch, lambda i, stages: (5e-3, 3e-3, 1.0)[i] if stages <= fits[i] else float("inf"))
+    space, res = search(3, 5)
     assert rounds == [{0: 5, 1: 5, 2: 5}, {1: 4, 2: 4, 0: 5}, {1: 3, 2: 3, 0: 5}, {2: 2, 1: 3}, {2: 1, 1: 3}]
     assert res.best.config is space[1] and abs(res.best.mean_us - 3.0) < 1e-9
     assert [f[0] for f in res.failures] == [space[2]] and len(res.successes) == 2
     # under the interpreter (no GPU) nothing is retried
     rounds.clear()
     monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: False)
-    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    space, res = search(3, 5)
     assert len(rounds) == 1 and res.best.config is space[0] and len(res.failures) == 2
+
+
+def _search_with_stand_in_rounds(mod, monkeypatch, ms):
+    """exhaustive_search's autotune on a stand-in GPU: each round times config i at its number of
+    stages as ms(i, stages). Returns (the rounds' {config: stages}, search(n_configs, stages))."""
+    rounds = []
+
+    def fake_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+        rounds.append({i: opts[i]["num_stages"] for i in which})
+        timed = {i: ms(i, opts[i]["num_stages"]) for i in which}
+        return timed, min(timed, key=timed.get)
+    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
+    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
+
+    def search(n, stages):
+        space = [SimpleNamespace(T=8, n=i) for i in range(n)]
+        split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": stages}) for _ in space]
+        return space, mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    return rounds, search
 
 
 def test_kernels_with_rank3_tiles_run_without_clusters(tmp_path, monkeypatch):
@@ -473,18 +484,10 @@ def test_search_retries_a_failing_best_and_says_when_no_config_runs(tmp_path, mo
     configs, as the launch-by-launch search does (it was a bare StopIteration)."""
     mod = build(OCC, tmp_path)
     fits = {0: 2, 1: 0}
-
-    def fake_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
-        timed = {i: (4e-3 if opts[i]["num_stages"] <= fits[i] else float("inf")) for i in which}
-        return timed, min(timed, key=timed.get)
-    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
-    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
-    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
-    space = [SimpleNamespace(T=8, n=i) for i in range(2)]
-    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 4}) for _ in space]
-    res = mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+    _, search = _search_with_stand_in_rounds(mod, monkeypatch,
+                                             lambda i, stages: 4e-3 if stages <= fits[i] else float("inf"))
+    space, res = search(2, 4)
     assert res.best.config is space[0] and [f[0] for f in res.failures] == [space[1]]
     fits[0] = 0
-    split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": 4}) for _ in space]
     with pytest.raises(RuntimeError, match="exhaustive_search: no config ran \\(2 failed\\)"):
-        mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+        search(2, 4)

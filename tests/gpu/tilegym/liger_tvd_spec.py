@@ -68,7 +68,12 @@ def reference(p, q, shift_labels, reduction, ignore_index, has_label):
 
 
 def bytes_moved(case, dtype):
-    """p and q read, grads written, the loss written (per element or per row)."""
+    """p and q read, grads written, the loss written in float32 (per element for reduction "none",
+    per row otherwise); for "none" in another dtype the host then casts the loss to that dtype
+    (`output_tensor.to(p.dtype)`: the float32 loss read again and written in the input's dtype)."""
     size = torch.empty((), dtype=dtype).element_size()
     n = case["BT"] * case["V"]
-    return 3 * n * size + (n * size if case["reduction"] == "none" else case["BT"] * 4)
+    if case["reduction"] != "none":
+        return 3 * n * size + case["BT"] * 4
+    cast = 0 if dtype == torch.float32 else n * 4 + n * size
+    return 3 * n * size + n * 4 + cast

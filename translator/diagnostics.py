@@ -39,9 +39,10 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T109": (ERROR, "wrong number of arguments",
                "check the call against the cuTile signature"),
     "C2T201": (WARNING, "kernel hint has no Triton equivalent and was dropped",
-               "nothing to change for correctness; the launcher picks num_warps from the tile sizes and "
-               "num_stages from shared memory and register spills (edit them in the generated launcher "
-               "to tune further)"),
+               "nothing to change for correctness; the launcher picks num_warps from the tile sizes, "
+               "num_stages from shared memory and register spills, and caps the registers of a kernel "
+               "without dots where that fits two programs per SM without spilling (edit them in the "
+               "generated launcher to tune further)"),
     "C2T202": (INFO, "scheduling hint dropped",
                "latency/allow_tma hints do not change results; Triton pipelines loads itself and the "
                "launcher decides where tensor descriptors are used (C2T_TMA)"),

@@ -218,6 +218,8 @@ def _c2t_dispatch(kernel, grid, args, options):
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
         cached = compiled
+        if "num_stages" not in options and "maxnreg" not in options and _C2T_OCCUPANCY_RETRY:
+            cached = _c2t_two_programs_per_sm(kernel, grid, args, options, compiled)
         if compiled is None or hasattr(compiled, "result"):
             return compiled, None
         if len(_C2T_COMPILED) >= _C2T_COMPILED_MAX:
@@ -236,6 +238,49 @@ def _c2t_dispatch(kernel, grid, args, options):
     compiled.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
                  compiled.function, compiled.packed_metadata, metadata, enter, leave, *args)
     return compiled, compiled
+
+
+# Registers per thread decide how many programs of a kernel an SM runs at once. A kernel without
+# dots whose registers leave room for one program per SM has nothing to hide its memory latency
+# with while that program computes: TileGym's softmax over rows of 16384 (16 warps) compiles to 71
+# registers in bfloat16 (one program per SM) and to 64 in float16 (two), and on the H200 the
+# bfloat16 rows ran 25% slower than the float16 ones (docs/gpu-runs/occupancy-2026-11-30.md).
+# $C2T_OCCUPANCY_RETRY=0 keeps the first compile.
+_C2T_OCCUPANCY_RETRY = os.environ.get("C2T_OCCUPANCY_RETRY", "1") != "0"
+_C2T_SM_LIMITS = {}         # device -> (SMs, registers per SM, threads per SM)
+
+
+def _c2t_sm_limits():
+    device = torch.cuda.current_device()
+    limits = _C2T_SM_LIMITS.get(device)
+    if limits is None:
+        p = torch.cuda.get_device_properties(device)
+        limits = _C2T_SM_LIMITS[device] = (p.multi_processor_count, getattr(p, "regs_per_multiprocessor", 65536),
+                                           getattr(p, "max_threads_per_multi_processor", 2048))
+    return limits
+
+
+def _c2t_two_programs_per_sm(kernel, grid, args, options, compiled):
+    """After the first launch of a kernel without dots (one specialization): when its registers let
+    an SM hold one program only, and the grid has more programs than the GPU has SMs, compile it
+    again with a register cap (Triton's maxnreg) that fits two programs per SM; the cached launch
+    path runs that compile when it does not spill registers (else the first one). The cap changes
+    how registers are allocated, not what the kernel computes."""
+    regs = getattr(compiled, "n_regs", 0)
+    if not regs:            # not a compiled CUDA kernel
+        return compiled
+    threads = 32 * options.get("num_warps", 4)
+    sms, sm_regs, sm_threads = _c2t_sm_limits()
+    cap = min(255, sm_regs // (2 * threads) // 8 * 8)     # registers are given out 8 per thread at a time
+    programs = grid[0] * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
+    if regs <= cap or 2 * threads > sm_threads or programs <= sms:
+        return compiled
+    try:
+        capped = kernel.warmup(*args, grid=grid, maxnreg=cap, **options)
+        capped._init_handles()
+    except Exception:   # noqa: BLE001 - the cap is an optimization; keep the compile that runs
+        return compiled
+    return capped if capped.n_spills == 0 else compiled
 
 
 def _c2t_globals_changed(kernel):

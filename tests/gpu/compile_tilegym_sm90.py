@@ -9,7 +9,12 @@ made to launch every config (triton.autotune is disabled here), so every tuned c
 `--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases
 (`--all`: all small cases, not the first three; `liger_tvd`, `unsloth_geglu`: TileGym's suites);
 `--ptxas` also prints each specialization's registers and spill stores (`ptxas -v` on its PTX):
-spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md).
+spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md);
+for a kernel without dots whose registers fit one program per SM, also what the launcher's register
+cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
+`--dtypes`: every dtype of the spec with --bench (else the first).
+
+    PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas --dtypes softmax liger_tvd
 
 TileGym is read from .corpus/src (a fetched checkout; never committed)."""
 import os
@@ -60,13 +65,23 @@ def ptxas_lines(captured) -> list:
         seen.add(key)
         k = triton.compile(src, target=C._H200, options=options.__dict__)
         regs, spills = ptxas_usage(k.asm["ptx"])
+        capped = ""
+        threads = 32 * options.num_warps
+        cap = min(255, 65536 // (2 * threads) // 8 * 8)
+        if "num_stages" not in kwargs and regs > cap and 2 * threads <= 2048:
+            # what the launcher's occupancy retry (_c2t_two_programs_per_sm) compiles next
+            _, src2, options2 = C.specialize_for_h200(fn, args, {**kwargs, "maxnreg": cap})
+            k2 = triton.compile(src2, target=C._H200, options=options2.__dict__)
+            regs2, spills2 = ptxas_usage(k2.asm["ptx"])
+            capped = (f"; capped at {cap} for two programs per SM: {regs2} registers, {spills2} B spilled"
+                      f" ({'taken' if spills2 == 0 else 'not taken'})")
         names = fn.arg_names if hasattr(fn, "arg_names") else fn.fn.arg_names
         consts = {names[k[0]]: v for k, v in src.constants.items()
                   if len(k) == 1 and names[k[0]].isupper() and isinstance(v, (int, bool))}
         shared = k.metadata.shared
         fits = "" if shared <= 232448 else " (over 227 KB: the launcher retries with fewer stages)"
         lines.append(f"  {name} {consts} warps={options.num_warps} stages={options.num_stages} "
-                     f"ctas={options.num_ctas}: {regs} registers, {spills} B spilled, {shared} B shared{fits}")
+                     f"ctas={options.num_ctas}: {regs} registers, {spills} B spilled, {shared} B shared{fits}{capped}")
     return lines
 
 
@@ -79,7 +94,8 @@ def source_of(op: str) -> Path:
     return ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
 
 
-def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False) -> str:
+def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False,
+          every_dtype: bool = False) -> str:
     path = source_of(op)
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
@@ -90,7 +106,7 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
     captured = C._capture(mod)
     errors = []
     for case in (sp.bench_cases if bench else sp.cases if every_case else sp.cases[:3]):
-        for dt in (sp.dtypes[:1] if bench else sp.dtypes):
+        for dt in (sp.dtypes[:1] if bench and not every_dtype else sp.dtypes):
             try:
                 getattr(mod, sp.entry)(*sp.make_args(case, getattr(torch, dt), 0, "cpu"))
             except Exception as exc:      # noqa: BLE001 - captured launches return nothing; host code may fail after
@@ -111,8 +127,8 @@ if __name__ == "__main__":
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
     for op in [a for a in sys.argv[1:] if not a.startswith("--")]:
         try:
-            print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags),
-                  flush=True)
+            print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags,
+                        every_dtype="--dtypes" in flags), flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on
             ok = False
             print(f"{op}: FAIL {type(exc).__name__}: {str(exc)[-800:]}", flush=True)

@@ -9,12 +9,15 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py bmm:0,2 matmul:1 --loops plain,flatten,flatten_ws --ctas 1,2 --graph
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,4,16 --tma off,auto --graph
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
+    python tests/gpu/sweep_tilegym_options.py softmax:4,5 --dtype bfloat16 --occupancy on,off --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
 tile has at least 256x256 elements (and drops the hints). `--spill on` is the translator's default:
 a dot kernel that spills registers is compiled again with one stage less or twice the warps
-(docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table).
+(docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table). `--occupancy on`
+is the translator's default too: a kernel without dots whose registers fit one program per SM is
+compiled again with a cap that fits two, where that does not spill.
 
 `op:i,j` picks bench cases i, j of tests/gpu/tilegym/<op>_spec.py (all when omitted); the first
 dtype of the spec is used, or --dtype. TileGym is read from $TILEGYM_SRC (default .corpus/src)."""
@@ -51,7 +54,7 @@ def loop_variant(code, loops):
     return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}{extra}):", code)
 
 
-def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0):
+def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on"):
     code = loop_variant(code, loops)
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
@@ -73,6 +76,7 @@ def _x_opts(elements, dot=False):
 
 _C2T_TMA_MODE = {tma!r}
 _C2T_SPILL_RETRY = {spill == "on"!r}
+_C2T_OCCUPANCY_RETRY = {occupancy == "on"!r}
 _C2T_CLUSTERS = {ctas == 1!r}      # cuTile's num_ctas hints (off when forced or 0)
 """
 
@@ -109,13 +113,16 @@ def main():
     ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws")
     ap.add_argument("--dtype", default=None, help="the dtype to time (default: the spec's first)")
     ap.add_argument("--maxnreg", default="0", help="registers per thread at most (Triton's maxnreg; 0: no cap)")
+    ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "
+                    "without dots, where it does not spill (on/off)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
     grid = list(itertools.product([int(w) or None for w in ns.warps.split(",")],
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
-                                  ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")]))
+                                  ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")],
+                                  ns.occupancy.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -123,11 +130,11 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops, regs in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs), path)
+        for w, s, t, c, spill, loops, regs, occ in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ), path)
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
-                         + (f" maxnreg={regs}" if regs else ""), m))
+                         + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}", m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

@@ -1,6 +1,6 @@
-"""Short bench rows (a side under 0.1 ms, host-bound) are timed several times per side with the
-sides alternating, and their medians reported with the range of the paired ratios; long rows are
-timed once. No GPU: do_bench and the graph replay are stand-ins."""
+"""Short bench rows (a side under bench.SHORT_MS, 0.25 ms: host-bound) are timed several times
+per side with the sides alternating, and their medians reported with the range of the paired
+ratios; long rows are timed once. No GPU: do_bench and the graph replay are stand-ins."""
 import importlib
 
 bench = importlib.import_module("translator.harness.bench")

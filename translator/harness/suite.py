@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from .bench import geomean
+from .bench import SHORT_MS, geomean
 from .errors import HarnessError
 
 MIN_RATIO = 0.85          # no kernel below this t_cuTile / t_Triton
@@ -216,9 +216,9 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
         out.append(f"| {r['name']} | {r['status'].upper()} | {s.get('passed', '-')}/{s.get('cases', '-')} | "
                    f"{r.get('why', '')} |")
     out += ["", "## Timing (median of do_bench; ratio = t_cuTile / t_Triton, > 1: Triton faster)", "",
-            "Rows where a side takes under 0.1 ms are timed 5 times per side, the sides alternating; the "
-            "medians are shown, and the range of the 5 paired ratios after the ratio (host-bound rows "
-            "vary from run to run).", "",
+            f"Rows where a side takes under {SHORT_MS} ms (0.1 ms in runs before 2026-11-30's eleventh "
+            "session) are timed 5 times per side, the sides alternating; the medians are shown, and the "
+            "range of the 5 paired ratios after the ratio (host-bound rows vary from run to run).", "",
             "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | "
             "% same-size copy | peers: t_peer / t_Triton |",
             "|---|---|---|---|---|---|---|---|---|---|"]

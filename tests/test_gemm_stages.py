@@ -1,8 +1,9 @@
 """GEMM loops get a deeper software pipeline when each program of the launch has an SM to itself
 (a skinny or persistent matmul): the translator finds loops with one dot whose reads are all
 ct.load tiles of whole array parameters and gives the launcher the bytes one iteration loads;
-_c2t_num_stages turns them into num_stages (3 to 6) on the GPU. On the H200, TileGym matmul
-128x8192x8192 fp16 took 86 us with 3 stages and 64 us with 6 (docs/gpu-runs/stages-2026-11-29.md).
+_c2t_num_stages turns them into num_stages (3 to 8) on the GPU. On the H200, TileGym matmul
+128x8192x8192 fp16 took 86 us with 3 stages, 64 us with 6 (docs/gpu-runs/stages-2026-11-29.md) and
+61 us with 8 (docs/gpu-runs/occupancy-2026-11-30.md).
 No GPU here: torch.cuda is stood in for where the launcher asks it."""
 import types
 
@@ -93,7 +94,8 @@ def test_loops_that_are_not_gemm_loops_keep_the_default_depth():
 def test_deep_stages_rule(tmp_path):
     mod = build(GEMM, tmp_path)
     deep = mod._c2t_deep_stages
-    assert deep(2 * (128 * 32 + 32 * 128), 64, 132) == 6       # skinny matmul, 128x128x32 fp16
+    assert deep(2 * (128 * 32 + 32 * 128), 64, 132) == 8       # skinny matmul, 128x128x32 fp16: 16 KiB
+    assert deep(2 * (128 * 32 + 32 * 64), 64, 132) == 8        # 12 KiB: 16 would fit, 8 at most
     assert deep(2 * (128 * 64 + 64 * 128), 132, 132) == 6      # persistent, one program per SM
     assert deep(2 * (128 * 64 + 64 * 256), 132, 132) == 4      # 48 KiB a stage
     assert deep(2 * (256 * 64 + 64 * 256), 32, 132) == 3       # 64 KiB: what fits, never below 3
@@ -118,17 +120,17 @@ def test_launcher_deepens_the_pipeline_of_grids_with_an_sm_per_program(tmp_path,
     monkeypatch.setattr(mod, "_c2t_run", lambda kernel, grid, args, **opts: tried.append((grid, opts["num_stages"])))
     a, b = torch.zeros(128, 8192, dtype=torch.float16), torch.zeros(8192, 8192, dtype=torch.float16)
     c = torch.zeros(128, 8192, dtype=torch.float16)
-    mod.run(a, b, c, 128, 128, 32)                  # 64 programs, 16 KiB a stage
+    mod.run(a, b, c, 128, 128, 32)                  # 64 programs, 16 KiB a stage: 8
     big = torch.zeros(4096, 8192, dtype=torch.float16)
     mod.run(big, b, torch.zeros(4096, 8192, dtype=torch.float16), 128, 128, 32)   # 2048 programs
     a32, b32 = a.float(), b.float()
     mod.run(a32, b32, c.float(), 128, 128, 32)      # fp32 operands: 32 KiB a stage, still 6
     mod.run(a32, b32, c.float(), 128, 128, 128)     # 128 KiB a stage: 3
-    assert tried == [((1, 64), 6), ((32, 64), 3), ((1, 64), 6), ((1, 64), 3)]
+    assert tried == [((1, 64), 8), ((32, 64), 3), ((1, 64), 6), ((1, 64), 3)]
 
 
 def test_shared_memory_retry_of_a_deep_pipeline_does_not_touch_wide_grids(tmp_path, monkeypatch):
-    """Running out of shared memory at 6 stages retries with 5 for that launch shape; a launch of
+    """Running out of shared memory at 8 stages retries with 7, 6... for that launch shape; a launch of
     the same tiles over more programs than SMs still starts from 3."""
     mod = build(GEMM, tmp_path)
     _fake_gpu(monkeypatch, mod, sms=132)
@@ -145,12 +147,12 @@ def test_shared_memory_retry_of_a_deep_pipeline_does_not_touch_wide_grids(tmp_pa
     monkeypatch.setattr(mod, "_c2t_run", lambda kernel, grid, args, **opts: kernel[grid](*args, **opts))
     b = torch.zeros(8192, 8192, dtype=torch.float16)
     mod.run(torch.zeros(128, 8192, dtype=torch.float16), b, torch.zeros(128, 8192, dtype=torch.float16), 128, 128, 32)
-    assert tried == [6, 5, 4]
+    assert tried == [8, 7, 6, 5, 4]
     mod.run(torch.zeros(4096, 8192, dtype=torch.float16), b, torch.zeros(4096, 8192, dtype=torch.float16),
             128, 128, 32)
-    assert tried[3:] == [3]
+    assert tried[5:] == [3]
     mod.run(torch.zeros(128, 8192, dtype=torch.float16), b, torch.zeros(128, 8192, dtype=torch.float16), 128, 128, 32)
-    assert tried[4:] == [4]                         # remembered for that launch shape
+    assert tried[6:] == [4]                         # remembered for that launch shape
 
 
 def test_gemm_loop_results_under_the_interpreter(tmp_path):

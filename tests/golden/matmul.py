@@ -476,16 +476,17 @@ _C2T_STAGES = {}            # (kernel, Constant args, first num_stages) -> num_s
 _C2T_LAST_LAUNCH = [None]   # (that key, the num_stages the launch was given)
 _C2T_DEEP = {}              # (bytes per GEMM-loop iteration, grid) -> first num_stages
 _C2T_DEEP_SMEM = 192 * 1024     # shared memory a deep pipeline may take (the H200 has 227 KiB per block)
-_C2T_DEEP_MAX = 6
+_C2T_DEEP_MAX = 8              # skinny matmul 128x128x32 fp16/bf16 on the H200: 64 us at 6, 61 at 8-12
 
 
 def _c2t_deep_stages(stage_bytes, programs, sms):
     """num_stages of a GEMM loop (one dot per iteration, loading tiles of `stage_bytes` bytes):
     when the `programs` of the launch have an SM each (at most `sms` of them, as a skinny or a
-    persistent matmul has), as many stages as fit in _C2T_DEEP_SMEM, 3 to 6: such a loop streams
+    persistent matmul has), as many stages as fit in _C2T_DEEP_SMEM, 3 to 8: such a loop streams
     its operands and has no other program to hide its load latency. Measured on the H200
     (docs/gpu-runs/stages-2026-11-29.md): TileGym matmul 128x8192x8192 fp16 ran in 86 us with 3
-    stages and 64 us with 6 (cuTile 56 us); its persistent kernel in 77 and 54-57 us (cuTile 54).
+    stages, 64 us with 6 (cuTile 56 us) and 61 with 8, 10 or 12 (docs/gpu-runs/occupancy-2026-11-30.md);
+    its persistent kernel in 77 and 54-57 us (cuTile 54).
     Otherwise Triton's default, 3 (several programs per SM hide each other's latency)."""
     if not stage_bytes or programs > sms:
         return 3

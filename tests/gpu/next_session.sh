@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# GPU experiment (not part of the product): skinny and batched GEMMs with pipelines up to 8 stages
-# deep (_C2T_DEEP_MAX), and whether 4096^3's GEMM loop (more programs than SMs, 3 stages) gains from
-# a 4th stage, in one call of at most ~9.5 minutes (each step has its own time limit, so one that
-# hangs cannot take the others' time). From the project root on the GPU machine:
+# GPU experiment (not part of the product): the bf16 skinny GEMM rows with up to 8 pipeline stages,
+# and do_bench's raw times on batch-1 flash_decode (its do_bench ratio, 0.80-0.82, is below its
+# host-time ratio, 0.92-0.93), in one call of at most ~9.5 minutes (each step has its own time
+# limit, so one that hangs cannot take the others' time). From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
@@ -16,12 +16,8 @@ log="$out/next_session.txt"
 source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
 sweep=(python tests/gpu/sweep_tilegym_options.py)
-# 1. the entries whose GEMM loops the deeper limit reaches (64-program skinny grids, persistent
-#    grids with tiles of 24 KiB or less a stage); 8-12 stages ran the skinny kernel in 60-62 us
-#    where 6 took 64 (sweep of the previous call)
-step 260 "bench" "${bench[@]}" --only tg_matmul_skinny tg_bmm tg_bmm_2k --timeout 120 --out "$out/bench"
-# 2. 4096^3 bf16 (0.88 of torch.matmul in the tenth session): its 128x256x64 tiles take 48 KiB a
-#    stage, 144 KiB at 3 stages, so an SM holds one program either way and a 4th stage costs no
-#    occupancy
-step 200 "4096^3 stages" "${sweep[@]}" matmul:0 --dtype bfloat16 --stages 0,4 --graph
+# 1. tg_matmul_skinny in bfloat16 (its float16 rows went from 0.875 to 0.976 with 8 stages)
+step 150 "bench" "${bench[@]}" --only tg_matmul_skinny --dtypes bfloat16 --timeout 140 --out "$out/bench"
+# 2. batch-1 flash_decode: flush and call device times, host time per call, and each do_bench run
+step 150 "timing modes" python tests/gpu/probe_timing_modes.py tg_flash_decode:0 tg_flash_decode:1
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -178,13 +178,16 @@ def _c2t_dispatch(kernel, grid, args, options):
 # dots whose registers leave room for one program per SM has nothing to hide its memory latency
 # with while that program computes: TileGym's softmax over rows of 16384 (16 warps) compiles to 71
 # registers in bfloat16 (one program per SM) and to 64 in float16 (two), and on the H200 the
-# bfloat16 rows ran 25% slower than the float16 ones (docs/gpu-runs/occupancy-2026-11-30.md).
+# bfloat16 rows ran 25% slower than the float16 ones; capped at 64 registers they run as fast
+# (1.01 -> 1.25 of cuTile), and TileGym liger tvd's batchmean kernel in float32, capped from 156 to
+# 128 registers at 8 warps, went from 0.93 to 1.00 (docs/gpu-runs/occupancy-2026-11-30.md).
 # $C2T_OCCUPANCY_RETRY=0 keeps the first compile.
 _C2T_OCCUPANCY_RETRY = os.environ.get("C2T_OCCUPANCY_RETRY", "1") != "0"
 _C2T_SM_LIMITS = {}         # device -> (SMs, registers per SM, threads per SM)
 
 
 def _c2t_sm_limits():
+    """(SMs, registers per SM, threads per SM) of the current GPU, looked up once per device."""
     device = torch.cuda.current_device()
     limits = _C2T_SM_LIMITS.get(device)
     if limits is None:

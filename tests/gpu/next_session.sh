@@ -16,4 +16,5 @@ source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
 sweep=(python tests/gpu/sweep_tilegym_options.py)
 step 240 "graph replay" python tests/gpu/probe_graph_replay.py tg_unsloth_geglu:1 tg_unsloth_swiglu:1
+step 120 "graph replay again" python tests/gpu/probe_graph_replay.py tg_unsloth_swiglu:1
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -6,7 +6,8 @@ elementwise kernel of about 0.4 ms, where host work cannot matter.
 For each side this prints do_bench, the bench's graph replay (`graph_time_ms`: Triton's
 do_bench_cudagraph, which captures the call on a side stream, unrolled), and the kernels the
 profiler sees, with their mean device time, in three settings: calls on the current stream, one
-graph replay of a single captured call, and a replay of the unrolled graph of 10 calls.
+graph replay of a single captured call, and a replay of the unrolled graph of 10 calls; and, without
+the profiler, 10 calls back to back timed by events, in 5 rounds.
 
     python tests/gpu/probe_graph_replay.py tg_unsloth_geglu:1 tg_unsloth_swiglu:1
 """
@@ -54,6 +55,22 @@ def captured(fn, calls):
     return g
 
 
+def back_to_back_us(fn, calls=10, rounds=5):
+    """Mean device us per call of `calls` calls back to back on the stream (events around them, no
+    L2 flush), for each of `rounds` rounds: whether a side's time moves without the profiler."""
+    out = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(calls):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        out.append(s.elapsed_time(e) * 1e3 / calls)
+    return out
+
+
 def show(label, ks):
     body = "; ".join(f"{k} x{n} {us:.1f} us" for k, (n, us) in sorted(ks.items()))
     print(f"    {label}: {body}", flush=True)
@@ -78,6 +95,8 @@ def main():
                     ms = do_bench(f, return_mode="median")
                     gms = graph_time_ms(f)
                     print(f"  {side}: do_bench {ms * 1e3:.1f} us, graph replay {gms * 1e3:.1f} us", flush=True)
+                    b2b = " ".join(f"{x:.1f}" for x in back_to_back_us(f))
+                    print(f"    10 calls back to back, 5 rounds (events, no profiler): {b2b} us per call", flush=True)
                     show("stream, 3 calls", kernels(lambda: [f() for _ in range(3)]))
                     g1 = captured(f, 1)
                     show("graph of 1 call, 3 replays", kernels(lambda: [g1.replay() for _ in range(3)]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# GPU experiment (not part of the product): why unsloth geglu/swiglu's large rows are slower by
-# CUDA-graph replay than by do_bench on the Triton side, in one call of at most ~5 minutes. From the
-# project root on the GPU machine:
+# GPU experiment (not part of the product): calls back to back without do_bench's L2 flush, for
+# cuTile, the translation and variants of its cache hints (unsloth swiglu [8, 4096, 8192] fp16 took
+# 371 us by do_bench and 486 back to back on the Triton side, cuTile 379 and 386), in one call of
+# at most ~4 minutes. From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
@@ -15,6 +16,5 @@ log="$out/next_session.txt"
 source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
 sweep=(python tests/gpu/sweep_tilegym_options.py)
-step 240 "graph replay" python tests/gpu/probe_graph_replay.py tg_unsloth_geglu:1 tg_unsloth_swiglu:1
-step 120 "graph replay again" python tests/gpu/probe_graph_replay.py tg_unsloth_swiglu:1
+step 200 "back to back" python tests/gpu/probe_back_to_back.py tg_unsloth_swiglu:1 tg_unsloth_geglu:1
 echo "### done ($(date +%T))" | tee -a "$log"

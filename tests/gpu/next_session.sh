@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# GPU experiment (not part of the product): calls back to back without do_bench's L2 flush, for
-# cuTile, the translation and variants of its cache hints (unsloth swiglu [8, 4096, 8192] fp16 took
-# 371 us by do_bench and 486 back to back on the Triton side, cuTile 379 and 386), in one call of
-# at most ~4 minutes. From the project root on the GPU machine:
+# GPU run (not part of the product): the tg_matmul entry (4096^3 and 8192^3, fp16 and bf16, next to
+# torch.matmul) with this session's code, its rows last timed in the ninth (fp16) and tenth (bf16)
+# sessions, in one call of at most ~5.5 minutes. From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
-# Writes OUT/n/next_session.txt.
+# Writes OUT/n/next_session.txt and the bench reports under OUT/n/bench.
 set -u
 out="${1:-next-session-out}/n"
 mkdir -p "$out"
@@ -16,5 +15,5 @@ log="$out/next_session.txt"
 source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
 bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
 sweep=(python tests/gpu/sweep_tilegym_options.py)
-step 200 "back to back" python tests/gpu/probe_back_to_back.py tg_unsloth_swiglu:1 tg_unsloth_geglu:1
+step 320 "bench" "${bench[@]}" --only tg_matmul --dtypes float16 bfloat16 --timeout 310 --out "$out/bench"
 echo "### done ($(date +%T))" | tee -a "$log"

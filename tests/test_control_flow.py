@@ -236,3 +236,21 @@ def test_helper_call_binding_errors_are_located(call, code, says):
     d = next(d for d in res.diagnostics if d.severity == "error")
     assert d.code == code and says in d.message, d.format()
     assert d.line == 12, d.format()       # the call's line
+
+
+def test_arguments_after_a_starred_one_do_not_bind_to_a_parameter_for_rank_inference():
+    """Which parameter an argument after `*seq` binds to depends on len(seq): rank inference
+    must not guess. Pairing `y` with `b` (as if `*s` were one argument) made `y` a 2-D array;
+    it binds to `c`, which `h` never uses. The starred call itself is refused (C2T103)."""
+    from kernel_util import translate
+    res = translate('''
+    def h(a, b, c):
+        return ct.load(b, index=(0, 0), shape=(4, 4))
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        s = (x, x)
+        ct.store(x, index=(0, 0), tile=h(*s, y))
+    ''')
+    assert res.kernels[0].params == ["x: array[2]", "y: scalar", "T: constexpr"]
+    assert any(d.code == "C2T103" and "starred argument" in d.message for d in res.diagnostics)

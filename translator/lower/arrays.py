@@ -1,6 +1,7 @@
 """Which parameters of a kernel or helper are Arrays, and their ranks (inferred from use)."""
 from __future__ import annotations
 
+import itertools
 from typing import Optional
 
 from ..analysis import ModuleInfo
@@ -149,8 +150,10 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if callee.name in info.kernels:
                     continue
                 pnames = [p.name for p in callee.params if p.kind == "normal"]
-                # (parameter, argument) pairs: positional arguments in order, keywords by name
-                pairs = [(pn, a) for pn, a in zip(pnames, n.args) if not isinstance(a, N.Starred)]
+                # (parameter, argument) pairs: positional arguments in order up to a starred one
+                # (after it, which parameter an argument binds to is not known here), keywords by name
+                positional = list(itertools.takewhile(lambda a: not isinstance(a, N.Starred), n.args))
+                pairs = list(zip(pnames, positional))
                 pairs += [(k.name, k.value) for k in n.keywords if k.name in pnames]
                 for pname, a in pairs:
                     if isinstance(a, N.Name) and a.id in candidates:

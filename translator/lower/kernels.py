@@ -90,6 +90,10 @@ class KernelPlan:
     subs: list = field(default_factory=list)
     rank_choice: dict = field(default_factory=dict)     # a sub plan's {array: rank}
     sub_of: str = ""            # a sub plan: the kernel it is a variant of (its launcher is internal)
+    # a sub plan's `if` branches (line, col, part) that its ranks could not lower, with their
+    # diagnostics, and those they could (over all its layout-flag variants)
+    rank_dead: dict = field(default_factory=dict)
+    rank_lowered: set = field(default_factory=set)
 
     def memo_layout(self):
         """For the launcher's launch memo (_c2t_memo): the names of the array, scalar and Constant
@@ -257,9 +261,9 @@ def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> 
         plan.subs.append(sub)
     dead, lowered = {}, set()
     for sub in plan.subs:
-        for key, diags in sub.__dict__.pop("_rank_dead", {}).items():
+        for key, diags in sub.rank_dead.items():
             dead.setdefault(key, diags)
-        lowered |= sub.__dict__.pop("_rank_lowered", set())
+        lowered |= sub.rank_lowered
     for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
         shared.reporter.restore(dead[key])
     plan.ok = all(s.ok for s in plan.subs) and not any(
@@ -371,8 +375,8 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
     plan.written |= lw.all_written
     if plan.rank_choice:        # branches these ranks could or could not lower (_plan_rank_variants)
         for key, diags in lw.rank_dead.items():
-            plan.__dict__.setdefault("_rank_dead", {}).setdefault(key, diags)
-        plan.__dict__.setdefault("_rank_lowered", set()).update(lw.rank_lowered)
+            plan.rank_dead.setdefault(key, diags)
+        plan.rank_lowered |= lw.rank_lowered
     gemm = plan.__dict__.setdefault("_gemm", [])
     gemm.append(None if lw.other_dot_loops else lw.gemm_loops)
     for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)

@@ -11,7 +11,6 @@ helpers, and both.
 
     python tests/gpu/probe_back_to_back.py tg_unsloth_swiglu:1 tg_unsloth_geglu:1
 """
-import os
 import re
 import sys
 
@@ -19,13 +18,11 @@ import torch
 from triton.testing import do_bench
 
 sys.path.insert(0, ".")
-sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
-from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from tests.gpu.probe_entries import back_to_back_us, entry_modules, gpu_setup  # noqa: E402
 from translator.harness.loading import load_translated, rebind_cutile_imports, translate  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.suite import entry_bench_cases  # noqa: E402
-from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
-                                      select_dtypes, set_cuda_allocator)
+from translator.harness.verify import make_args, select_dtypes  # noqa: E402
 
 _LOAD = re.compile(r"return tl\.load\(ptrs, mask=(\w+), other=other\)")
 _STORE = re.compile(r"tl\.store\(ptrs, value, mask=(\w+)\)")
@@ -39,29 +36,10 @@ def variant(code, loads, stores):
     return code
 
 
-def back_to_back_us(fn, calls=10, rounds=5):
-    out = []
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(calls):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) * 1e3 / calls)
-    return out
-
-
 def main():
-    set_cuda_allocator("cuda")
-    raise_cutile_compiler_timeout()
+    gpu_setup()
     for arg in sys.argv[1:]:
-        name, _, which = arg.partition(":")
-        entry = next(e for e in C2T_SUITE if e["name"] == name)
-        path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
-                                                                 "tilegym"))
-        orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
+        name, which, entry, path, orig, sp, trans = entry_modules(arg)
         code, _ = translate(path)
         sides = [("cuTile", orig), ("Triton", trans)]
         for label, loads, stores in (("evict_first loads", True, False), (".cs stores", False, True),

@@ -12,7 +12,6 @@ the profiler, 10 calls back to back timed by events, in 5 rounds.
     python tests/gpu/probe_graph_replay.py tg_unsloth_geglu:1 tg_unsloth_swiglu:1
 """
 import collections
-import os
 import sys
 
 import torch
@@ -20,13 +19,11 @@ from torch.profiler import ProfilerActivity, profile
 from triton.testing import do_bench
 
 sys.path.insert(0, ".")
-sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
-from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from tests.gpu.probe_entries import back_to_back_us, entry_modules, gpu_setup  # noqa: E402
 from translator.harness.bench import graph_time_ms  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.suite import entry_bench_cases  # noqa: E402
-from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
-                                      select_dtypes, set_cuda_allocator)
+from translator.harness.verify import make_args, select_dtypes  # noqa: E402
 
 
 def kernels(run):
@@ -55,36 +52,15 @@ def captured(fn, calls):
     return g
 
 
-def back_to_back_us(fn, calls=10, rounds=5):
-    """Mean device us per call of `calls` calls back to back on the stream (events around them, no
-    L2 flush), for each of `rounds` rounds: whether a side's time moves without the profiler."""
-    out = []
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(calls):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) * 1e3 / calls)
-    return out
-
-
 def show(label, ks):
     body = "; ".join(f"{k} x{n} {us:.1f} us" for k, (n, us) in sorted(ks.items()))
     print(f"    {label}: {body}", flush=True)
 
 
 def main():
-    set_cuda_allocator("cuda")
-    raise_cutile_compiler_timeout()
+    gpu_setup()
     for arg in sys.argv[1:]:
-        name, _, which = arg.partition(":")
-        entry = next(e for e in C2T_SUITE if e["name"] == name)
-        path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
-                                                                 "tilegym"))
-        orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
+        name, which, entry, _, orig, sp, trans = entry_modules(arg)
         for dt in select_dtypes(sp, entry.get("dtypes"))[1:2]:
             for case in entry_bench_cases(entry, sp, which):
                 args = make_args(sp, case, dt, 0, "cuda")

@@ -22,12 +22,10 @@ import triton
 from triton.testing import do_bench
 
 sys.path.insert(0, ".")
-sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
-from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from tests.gpu.probe_entries import entry_modules, gpu_setup  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.suite import entry_bench_cases  # noqa: E402
-from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
-                                      select_dtypes, set_cuda_allocator)
+from translator.harness.verify import make_args, select_dtypes  # noqa: E402
 
 ROUNDS = 8
 
@@ -71,19 +69,14 @@ def fmt(xs):
 
 
 def main():
-    set_cuda_allocator("cuda")
-    raise_cutile_compiler_timeout()
+    gpu_setup()
     cache = triton.runtime.driver.active.get_empty_cache_for_benchmark()
     flush = device_us(lambda: cache.zero_())
     print(f"L2 flush (256 MB memset): device {flush:.1f} us, host {host_us(lambda: cache.zero_()):.1f} us",
           flush=True)
     cpus = sorted(os.sched_getaffinity(0))
     for arg in sys.argv[1:]:
-        name, _, which = arg.partition(":")
-        entry = next(e for e in C2T_SUITE if e["name"] == name)
-        path = entry["file"].replace("{tilegym}", os.path.join(os.environ.get("TILEGYM_SRC", ".corpus/src"),
-                                                                 "tilegym"))
-        orig, sp, trans, _, _ = load_modules(path, entry.get("spec"), None, "gpu")
+        name, which, entry, _, orig, sp, trans = entry_modules(arg)
         for dt in select_dtypes(sp, entry.get("dtypes"))[:2]:
             for case in entry_bench_cases(entry, sp, which):
                 args = make_args(sp, case, dt, 0, "cuda")

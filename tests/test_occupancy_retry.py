@@ -2,13 +2,12 @@
 register cap (Triton's maxnreg) that fits two, and the cached launch path runs that compile when
 it does not spill (_c2t_two_programs_per_sm). No GPU: a real (non-interpreted) JITFunction gets a
 stand-in dispatch whose compiled kernels report registers and spills by maxnreg."""
-import types
 
 import pytest
 import torch
-import triton
 from triton.runtime.jit import JITFunction
 
+from compiled_standin import StandInCompiled, stand_in_driver
 from kernel_util import build
 
 # one 16384-element row per program: 16 warps (512 threads), so two programs fit in an SM's 65536
@@ -25,21 +24,6 @@ def run(x, y):
 """
 
 
-class _Compiled:
-    def __init__(self, log, variant, regs, spills):
-        self.log, self.variant, self.n_regs, self.n_spills = log, variant, regs, spills
-        self.function, self.packed_metadata = "fn", "meta"
-
-    def _init_handles(self):
-        pass
-
-    def launch_metadata(self, grid, stream, *args):
-        return None
-
-    def run(self, *a):
-        self.log.append(("fast", self.variant))
-
-
 def _setup(tmp_path, monkeypatch, compiles, sms=132):
     """compiles: {maxnreg or None: (registers, spill bytes)}; a cap missing there fails to compile."""
     mod = build(SRC, tmp_path)
@@ -49,11 +33,11 @@ def _setup(tmp_path, monkeypatch, compiles, sms=132):
     def dispatch(*args, grid, warmup, **kw):
         cap = kw.get("maxnreg")
         log.append(("warmup" if warmup else "triton", kw["num_warps"], cap))
-        return _Compiled(log, cap, *compiles[cap])
+        regs, spills = compiles[cap]
+        return StandInCompiled(log, cap, spills=spills, regs=regs)
     kernel.run = dispatch
     monkeypatch.setattr(mod, "scale", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1))
+    stand_in_driver(monkeypatch)
     monkeypatch.setattr(mod, "_c2t_sm_limits", lambda: (sms, 65536, 2048))
     mod._C2T_COMPILED.clear()
     return mod, log

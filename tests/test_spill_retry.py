@@ -2,13 +2,12 @@
 less, and the cached launch path runs the first variant that does not spill
 (_c2t_leaner_if_spilling). No GPU: a real (non-interpreted) JITFunction gets a stand-in dispatch
 whose compiled kernels report spills by (num_warps, num_stages)."""
-import types
 
 import pytest
 import torch
-import triton
 from triton.runtime.jit import JITFunction
 
+from compiled_standin import StandInCompiled, stand_in_driver
 from kernel_util import build
 
 SRC = """
@@ -23,21 +22,6 @@ def run(a, b, c, t):
 """
 
 
-class _Compiled:
-    def __init__(self, log, variant, spills):
-        self.log, self.variant, self.n_spills = log, variant, spills
-        self.function, self.packed_metadata = "fn", "meta"
-
-    def _init_handles(self):
-        pass
-
-    def launch_metadata(self, grid, stream, *args):
-        return None
-
-    def run(self, *a):
-        self.log.append(("fast", self.variant))
-
-
 def _setup(tmp_path, monkeypatch, spills):
     """spills: {(num_warps, num_stages): bytes}; a variant missing there fails to compile."""
     mod = build(SRC, tmp_path)
@@ -47,11 +31,10 @@ def _setup(tmp_path, monkeypatch, spills):
     def dispatch(*args, grid, warmup, **kw):
         variant = (kw["num_warps"], kw["num_stages"])
         log.append(("warmup" if warmup else "triton", variant))
-        return _Compiled(log, variant, spills[variant])
+        return StandInCompiled(log, variant, spills[variant])
     kernel.run = dispatch
     monkeypatch.setattr(mod, "mm", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1))
+    stand_in_driver(monkeypatch)
     mod._C2T_COMPILED.clear()
     mod._C2T_STAGES.clear()
     return mod, log

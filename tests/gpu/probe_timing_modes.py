@@ -15,7 +15,6 @@ suite entry and bench case, the raw times behind such a row:
 """
 import os
 import sys
-import time
 
 import torch
 import triton
@@ -23,6 +22,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, ".")
 from tests.gpu.probe_entries import entry_modules, gpu_setup  # noqa: E402
+from translator.harness.bench import host_us  # noqa: E402 (the bench's: garbage collector paused)
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.suite import entry_bench_cases  # noqa: E402
 from translator.harness.verify import make_args, select_dtypes  # noqa: E402
@@ -43,17 +43,6 @@ def device_us(fn, n=20):
         torch.cuda.synchronize()
         times.append(s.elapsed_time(e) * 1e3)
     return sorted(times)[n // 2]
-
-
-def host_us(fn, n=200):
-    fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    us = (time.perf_counter() - t0) / n * 1e6
-    torch.cuda.synchronize()
-    return us
 
 
 def rounds(fa, fb):

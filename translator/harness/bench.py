@@ -1,6 +1,8 @@
 """GPU timing with triton.testing.do_bench (warm-up, median, current stream)."""
 from __future__ import annotations
 
+import contextlib
+import gc
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -55,41 +57,42 @@ def cuda_ready(device: str) -> bool:
         return False
 
 
-def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> float:
-    """Median milliseconds of fn() on the current stream (triton.testing.do_bench), with Python's
-    garbage collector paused as timeit pauses it: a collection in the middle of a short (host-bound)
-    row's calls lands on whichever side happens to be running, and is noise in its ratio."""
-    import gc
-    from triton.testing import do_bench
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's garbage collector paused, as timeit pauses it: a collection in the middle of a
+    short (host-bound) row's calls lands on whichever side happens to be running, and is noise in
+    its ratio. (No gc.collect() first: it takes ~90 ms in a process with torch loaded.)"""
     was_enabled = gc.isenabled()
-    gc.disable()            # (no gc.collect() first: it takes ~90 ms in a process with torch loaded)
+    gc.disable()
     try:
-        return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+        yield
     finally:
         if was_enabled:
             gc.enable()
 
 
+def time_ms(fn: Callable[[], object], *, warmup: int = 25, rep: int = 100) -> float:
+    """Median milliseconds of fn() on the current stream (triton.testing.do_bench), garbage
+    collector paused."""
+    from triton.testing import do_bench
+    with _gc_paused():
+        return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
 def host_us(fn: Callable[[], object], n: int = 200) -> float | None:
     """Host microseconds per call of fn(): n calls without synchronizing (the device's queue
     absorbs them), timed on the host clock, garbage collector paused. None off CUDA."""
-    import gc
     import time
     import torch
     if not torch.cuda.is_available():
         return None
     fn()
     torch.cuda.synchronize()
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _gc_paused():
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
         us = (time.perf_counter() - t0) / n * 1e6
-    finally:
-        if was_enabled:
-            gc.enable()
     torch.cuda.synchronize()
     return us
 

@@ -165,7 +165,9 @@ def test_a_changed_global_goes_back_to_triton_dispatch(path, request, monkeypatc
     """Triton refuses to run a kernel whose global constants changed after it was compiled; the
     cached path (`fast`) and the launch memo (`memo`) must not hide that: such a launch goes
     through Triton's dispatch, which refuses it."""
-    mod, log = request.getfixturevalue(path)
+    mod, log = request.getfixturevalue("fast")
+    if path == "memo":
+        mod, log = memo_setup((mod, log), monkeypatch)
     x, y = torch.zeros(64), torch.zeros(64)
     scope = {"SCALE": 2.0}
     monkeypatch.setattr(mod.add_k, "used_global_vals", {("SCALE", 0): (2.0, scope)})
@@ -180,7 +182,9 @@ def test_a_changed_global_goes_back_to_triton_dispatch(path, request, monkeypatc
 def test_a_global_mutated_in_place_still_goes_back_to_triton_dispatch(path, request, monkeypatch):
     """The unchanged-globals shortcut (same objects: nothing compared) is only taken for immutable
     values: a list the kernel read, changed in place, is still compared and found changed."""
-    mod, log = request.getfixturevalue(path)
+    mod, log = request.getfixturevalue("fast")
+    if path == "memo":
+        mod, log = memo_setup((mod, log), monkeypatch)
     x, y = torch.zeros(64), torch.zeros(64)
     table = [1, 2]
     scope = {"TABLE": table}
@@ -220,15 +224,53 @@ def test_unchanged_constexpr_globals_are_compared_once(fast, monkeypatch):
 
 # --- the launch memo (_c2t_memo): a launcher's launch with the layouts of an earlier one ---
 
-@pytest.fixture
-def memo(fast, monkeypatch):
+def memo_entries(mod):
+    """How many launches the memo holds (its keys each hold a list of layouts)."""
+    return sum(len(entries) for entries in mod._C2T_MEMO.values())
+
+
+@pytest.fixture(params=["torch_check", "python_check"])
+def memo(fast, monkeypatch, request):
     """`fast` plus a stand-in for torch's current device and stream queries (CPU torch has none:
-    there, as in CI's interpreter runs, the memo is never used)."""
+    there, as in CI's interpreter runs, the memo is never used); each memo test runs with the
+    arrays' layouts checked by torch's C++ TensorGuards and by the Python fallback."""
+    return memo_setup(fast, monkeypatch, python_check=request.param == "python_check")
+
+
+def memo_setup(fast, monkeypatch, python_check=False):
     mod, log = fast
     monkeypatch.setattr(mod, "_C2T_CUDA", types.SimpleNamespace(
         _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    if python_check:
+        monkeypatch.setattr(mod, "_C2T_TENSOR_GUARDS", None)
     mod._C2T_MEMO.clear()
     return mod, log
+
+
+def test_memo_uses_torchs_tensor_check_on_this_torch(fast):
+    """The pinned torch has the C++ check the memo's fast path relies on, and it passes the
+    module's self-test (a torch that changed it would silently get the slower Python check)."""
+    mod, _ = fast
+    assert mod._C2T_TENSOR_GUARDS is not None
+
+
+@pytest.mark.parametrize("guards", ["torch_check", "python_check"])
+def test_layout_check_compares_type_dtype_device_extents_strides_and_grad(fast, monkeypatch, guards):
+    mod, _ = fast
+    if guards == "python_check":
+        monkeypatch.setattr(mod, "_C2T_TENSOR_GUARDS", None)
+    x = torch.zeros(4, 6)
+    check = mod._c2t_layout_check((x, torch.zeros(8)))
+    assert check(torch.ones(4, 6), torch.ones(8))
+    assert check(torch.zeros(5, 6)[1:], torch.zeros(8))         # another offset, same layout
+    for other in (torch.zeros(4, 6, dtype=torch.float64), torch.zeros(6, 4).t(), torch.zeros(4, 7)[:, :6],
+                  torch.zeros(4, 5), torch.zeros(4, 6, 1), torch.zeros(4, 6, requires_grad=True),
+                  torch.zeros(4, 6, device="meta"), torch.nn.Parameter(torch.zeros(4, 6))):
+        assert not check(other, torch.zeros(8)), other
+    assert not check(x, torch.zeros(8, dtype=torch.int32))
+    # an array given twice: torch's check would fail, so such launches get the Python check
+    twice = mod._c2t_layout_check((x, x))
+    assert twice(x, x) and twice(torch.zeros(4, 6), torch.zeros(4, 6)) and not twice(x, torch.zeros(4, 5))
 
 
 def test_memo_launch_puts_this_launchs_pointers_and_scalars_into_the_recorded_arguments(memo):
@@ -240,7 +282,7 @@ def test_memo_launch_puts_this_launchs_pointers_and_scalars_into_the_recorded_ar
     kind, grid, stream, args = log[1]
     assert grid == (2, 1, 1) and stream == 1234
     assert args == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 5, 32)     # pointers as ints
-    assert len(mod._C2T_MEMO) == 1
+    assert memo_entries(mod) == 1
 
 
 @pytest.mark.parametrize("change", ["dtype", "alignment", "extent", "stride", "int_one", "int_multiple_of_16",
@@ -260,9 +302,9 @@ def test_memo_misses_on_anything_the_launch_depends_on(memo, change):
             "constexpr": (x[:64], y[:64], 3, 16),
             "grid": (x, y, 3, 32)}[change]
     mod.run(*args)
-    assert len(mod._C2T_MEMO) == 2, "a second memo entry, not a hit"
+    assert memo_entries(mod) == 2, "a second memo entry, not a hit"
     mod.run(*args)
-    assert log[-1][0] == "fast" and len(mod._C2T_MEMO) == 2
+    assert log[-1][0] == "fast" and memo_entries(mod) == 2
 
 
 def test_memo_keys_ints_by_the_classes_triton_specializes_on(memo):
@@ -277,7 +319,7 @@ def test_memo_keys_ints_by_the_classes_triton_specializes_on(memo):
         return (v == 1, v % 16 == 0, -2 ** 31 <= v < 2 ** 31, v >= 2 ** 63)
     for v in values:
         mod.run(x, y, v, 32)
-    assert len(mod._C2T_MEMO) == len({triton_class(v) for v in values})
+    assert memo_entries(mod) == len({triton_class(v) for v in values})
     before = len(log)
     for v in values:                # each again: all hits
         mod.run(x, y, v, 32)
@@ -296,8 +338,8 @@ def test_memo_keeps_no_arrays_alive(memo):
     log.clear()
     gc.collect()
     assert ref() is None
-    (entry,) = mod._C2T_MEMO.values()
-    assert not any(isinstance(v, torch.Tensor) for v in entry[4])     # the recorded arguments
+    ((entry,),) = mod._C2T_MEMO.values()
+    assert not any(isinstance(v, torch.Tensor) for v in entry[5])     # the recorded arguments
 
 
 def test_memo_is_skipped_for_another_stream_hooks_or_when_switched_off(memo, monkeypatch):
@@ -400,7 +442,7 @@ def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, mon
     try:
         mod.run(x, out)
         mod.run(x, out)
-        assert len(mod._C2T_MEMO) == 1 and len(calls) == 1
+        assert memo_entries(mod) == 1 and len(calls) == 1
         assert allocs == [(4 * 128, 128, 1234)]        # 4 programs x 128 bytes
         assert calls[0][7] == 4096                      # the scratch argument
     finally:
@@ -518,4 +560,4 @@ def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
         mod.run(x, y, 3, 32, ctas)
     assert [e[0] for e in log] == ["triton", "fast", "triton", "triton", "fast"]
     assert [e[1] for e in log if e[0] == "triton"] == [2, 4, 1]
-    assert len(mod._C2T_MEMO) == 3
+    assert memo_entries(mod) == 3

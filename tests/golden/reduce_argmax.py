@@ -329,8 +329,12 @@ def _c2t_immutable(v):
 # Measured on the H200: docs/gpu-runs/launch-memo-2026-11-29.md. Anything else (a stream other
 # than the current one, launch hooks, a changed global the kernel read, arrays that are not
 # tensors, the Triton interpreter) takes the launcher's full path. C2T_FAST_LAUNCH=0 turns it off.
-_C2T_MEMO = {}
-_C2T_MEMO_MAX = 4096
+# The memo's key holds what is cheap to read (grid, device, Constants, pointer alignments, scalar
+# kinds); each entry under it checks the arrays' dtypes, devices, extents and strides with torch's
+# C++ tensor check (_c2t_layout_check), which costs about a quarter of reading them in Python.
+_C2T_MEMO = {}                  # key -> [entry, ...], the newest last
+_C2T_MEMO_MAX = 4096            # keys
+_C2T_MEMO_PER_KEY = 8           # entries under one key (layouts launched with equal keys)
 _C2T_CUDA = torch._C            # current device and stream queries (tests stand in for them)
 _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buffer memo launches share
 # the C launcher's argument order is Triton 3.6's (CudaLauncher.__call__); other versions go
@@ -340,7 +344,7 @@ _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     """Launch from the memo when this launch was seen before, and return None. Otherwise return
-    what _c2t_run records the launcher's launch under: (key, pointers, scalars), or () when this
+    what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when this
     launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
     specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
     carries (kernel.replace_hints(...): the launch options derive from them)."""
@@ -354,11 +358,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
         key = [name, grid, device, *consts, *map(type, consts)]
         if hints:
             key.append(tuple(sorted(hints.items())))
-        ptrs = []
-        for a in arrays:
-            p = a.data_ptr()
-            key += (a.dtype, a.shape, a.stride(), p & 15, a.get_device())
-            ptrs.append(p)
+        ptrs = [a.data_ptr() for a in arrays]
+        key += [p & 15 for p in ptrs]
         for i, j in same:
             key.append(ptrs[i] == ptrs[j])
         for v in scalars:
@@ -375,12 +376,16 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
             else:               # (numpy scalars, 0-d tensors...: the key would keep them alive)
                 return ()
         key = tuple(key)
-        hit = _C2T_MEMO.get(key)
+        hit = None
+        for entry in _C2T_MEMO.get(key, ()):
+            if entry[0](*arrays):
+                hit = entry
+                break
     except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable, no CUDA
         return ()
     if hit is None:
-        return (key, ptrs, scalars)
-    kernel, compiled, launch, g, template, ptr_at, scalar_at, scratch = hit
+        return (key, ptrs, scalars, arrays)
+    _, kernel, compiled, launch, g, template, ptr_at, scalar_at, scratch = hit
     if kernel.used_global_vals and _c2t_globals_changed(kernel):
         return ()                               # the full path: Triton's dispatch raises its error
     enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
@@ -411,7 +416,7 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
     for these arguments) and the argument list without its pointers and scalars (the memo must not
     keep arrays alive)."""
-    (key, _, _), (ptr_at, scalar_at) = memo
+    (key, _, _, arrays), (ptr_at, scalar_at) = memo
     template = list(args)
     for i in (*ptr_at, *scalar_at):
         template[i] = None
@@ -427,8 +432,49 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
                 launch = None
     if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
         _C2T_MEMO.clear()
-    _C2T_MEMO[key] = (kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))), template, ptr_at,
-                      scalar_at, scratch)
+    entries = _C2T_MEMO.setdefault(key, [])
+    if len(entries) >= _C2T_MEMO_PER_KEY:
+        del entries[0]
+    entries.append((_c2t_layout_check(arrays), kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))),
+                    template, ptr_at, scalar_at, scratch))
+
+
+def _c2t_layouts(arrays):
+    """The arrays' dtypes, devices, extents and strides (and what else torch's check compares)."""
+    return tuple((type(a), a.dtype, a.device, a.shape, a.stride(), a.requires_grad) for a in arrays)
+
+
+def _c2t_layout_check(arrays):
+    """A function of arrays that tells whether they have these arrays' types, dtypes, devices,
+    extents and strides, and keeps none of them alive: torch's C++ tensor check (TensorGuards, what
+    torch.compile checks its inputs with; about 0.1 us an array on the dev CPU against 0.4 us to
+    read those through Python), or the same comparison in Python where torch has no such check
+    or the arrays repeat an object (torch's check then fails: a batch's unused slots, aliased
+    arrays)."""
+    if _C2T_TENSOR_GUARDS is not None and len({id(a) for a in arrays}) == len(arrays):
+        return _C2T_TENSOR_GUARDS(*arrays, dynamic_dims_sizes=[list(a.shape) for a in arrays],
+                                  dynamic_dims_strides=[list(a.stride()) for a in arrays]).check
+    layouts = _c2t_layouts(arrays)
+    return lambda *now: _c2t_layouts(now) == layouts
+
+
+def _c2t_tensor_guards():
+    """torch's TensorGuards class when it is there and checks what the memo needs (it is internal
+    to torch: a torch that changed it gets the Python check)."""
+    try:
+        from torch._C._dynamo.guards import TensorGuards
+        x = torch.zeros(2, 3)
+        check = TensorGuards(x, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]]).check
+        if check(torch.ones(2, 3)) and not any(check(y) for y in (
+                torch.zeros(3, 2), torch.zeros(3, 2).t(), torch.zeros(2, 3, dtype=torch.float64),
+                torch.zeros(2, 3, requires_grad=True), torch.zeros(2, 4)[:, :3])):
+            return TensorGuards
+    except Exception:
+        pass
+    return None
+
+
+_C2T_TENSOR_GUARDS = _c2t_tensor_guards()
 
 
 def _c2t_scratch(device, stream, nbytes, align):

@@ -98,7 +98,7 @@ def launcher_cost():
     print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
     mod._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
     us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
-    print(f"the same launch from the launch memo: {us:.1f} us ({len(mod._C2T_MEMO)} memo entry)")
+    print(f"the same launch from the launch memo: {us:.1f} us ({sum(map(len, mod._C2T_MEMO.values()))} memo entry)")
 
 
 def concat_memo_costs():
@@ -155,7 +155,7 @@ def flash_decode_host():
                 setattr(m, name, kernel)
     t0 = per_call_us(lambda: orig.fmha_decode(q, k, v, 0.1))
     t2 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
-    entries = sum(len(m._C2T_MEMO) for m in modules)
+    entries = sum(len(e) for m in modules for e in m._C2T_MEMO.values())
     for m, run, cuda in saved:
         m._c2t_run = lambda kernel, grid, args, **options: None
         m._C2T_CUDA = cuda          # CPU torch: no device query, so no memo

@@ -13,7 +13,8 @@ launch (before the synchronize) is printed for:
             kernels with global scratch, i.e. in-kernel tensor descriptors)
 
 and each generated launcher call (launch_<kernel>(grid, ...), what TileGym's host code calls in place
-of ct.launch) with the launch memo (_c2t_memo) and without it.
+of ct.launch) with the launch memo (_c2t_memo), with the memo checking array layouts in Python
+(what it did before torch's TensorGuards check), and without the memo.
 
 and, for the whole entry call, host time per call on each side (profile_split's `host`), so that
 entry - launches = the host code around the launches (TileGym's, and the launcher's argument
@@ -106,6 +107,22 @@ def no_memo():
     return undo
 
 
+def python_layout_check():
+    """Make the launch memo check layouts in Python instead of with torch's TensorGuards (the
+    memo is emptied, so the next launch records with that check); returns the undo."""
+    mods = [m for m in translated_modules() if hasattr(m, "_C2T_TENSOR_GUARDS")]
+    reals = [(m, m._C2T_TENSOR_GUARDS) for m in mods]
+    for m in mods:
+        m._C2T_TENSOR_GUARDS = None
+        m._C2T_MEMO.clear()
+
+    def undo():
+        for m, real in reals:
+            m._C2T_TENSOR_GUARDS = real
+            m._C2T_MEMO.clear()
+    return undo
+
+
 def record_triton(fn):
     mods = translated_modules()
     seen, reals = [], {}
@@ -175,11 +192,15 @@ def main():
                       f"({len(kargs)} args)")
             for launcher, largs, lkw in record_launchers(lambda: f1(*a1)):
                 t_memo = host_us(lambda: launcher(*largs, **lkw))
+                undo = python_layout_check()
+                t_py = host_us(lambda: launcher(*largs, **lkw))
+                undo()
+                launcher(*largs, **lkw)         # records again with torch's check
                 undo = no_memo()
                 t_full = host_us(lambda: launcher(*largs, **lkw))
                 undo()
                 print(f"  Triton  {launcher.__name__[7:]:40.40s} launcher: with memo {t_memo:7.1f} | "
-                      f"without {t_full:7.1f} us")
+                      f"memo checking layouts in Python {t_py:7.1f} | without {t_full:7.1f} us")
             for run, kernel, grid, kargs, options in record_triton(lambda: f1(*a1)):
                 t_run = host_us(lambda: run(kernel, grid, kargs, **options))
                 t_jit = host_us(lambda: kernel[grid](*kargs, **options))

@@ -71,7 +71,8 @@ def record_cutile(fn):
 
 
 def translated_modules():
-    return [m for m in list(sys.modules.values()) if hasattr(m, "_c2t_run") and hasattr(m, "_C2T_COMPILED")]
+    # (`in vars(m)`, not hasattr: torch.ops namespaces answer any attribute)
+    return [m for m in list(sys.modules.values()) if "_c2t_run" in vars(m) and "_C2T_COMPILED" in vars(m)]
 
 
 def record_launchers(fn):
@@ -96,7 +97,7 @@ def record_launchers(fn):
 
 def no_memo():
     """Switch the launch memo off in every translated module (returns the undo)."""
-    mods = [m for m in translated_modules() if hasattr(m, "_c2t_memo")]
+    mods = [m for m in translated_modules() if "_c2t_memo" in vars(m)]
     reals = [(m, m._c2t_memo) for m in mods]
     for m in mods:
         m._c2t_memo = lambda *a, **k: ()
@@ -110,7 +111,7 @@ def no_memo():
 def python_layout_check():
     """Make the launch memo check layouts in Python instead of with torch's TensorGuards (the
     memo is emptied, so the next launch records with that check); returns the undo."""
-    mods = [m for m in translated_modules() if hasattr(m, "_C2T_TENSOR_GUARDS")]
+    mods = [m for m in translated_modules() if "_C2T_TENSOR_GUARDS" in vars(m)]
     reals = [(m, m._C2T_TENSOR_GUARDS) for m in mods]
     for m in mods:
         m._C2T_TENSOR_GUARDS = None

@@ -450,6 +450,45 @@ def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, mon
     assert mod._c2t_scratch(0, 1234, 512, 128) is None     # no allocator: the full path
 
 
+def test_memo_launches_share_one_scratch_buffer_under_a_translated_modules_allocator(tmp_path, monkeypatch):
+    """When the installed allocator is a translated module's own (`c2t_scratch`: this module's, or
+    another's, or the harness's, which stands for it), memo launches outside graph capture take one
+    buffer per (device, stream), grown when a launch needs more, and do not call the allocator."""
+    from triton.runtime import _allocation
+    mod = build(LOOPED, tmp_path)
+    assert mod._c2t_tma_scratch.c2t_scratch is True
+    made, allocs = [], []
+
+    class Buffer:
+        def __init__(self, n):
+            self.n, self.ptr = n, 1000 * (len(made) + 1)
+            made.append(n)
+
+        def numel(self):
+            return self.n
+
+        def data_ptr(self):
+            return self.ptr
+
+    monkeypatch.setattr(mod.torch, "empty", lambda n, **kw: Buffer(n))
+    monkeypatch.setattr(mod.torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(mod, "_C2T_SCRATCH", {})
+
+    def other_modules_scratch(size, align, stream):
+        allocs.append(size)
+    other_modules_scratch.c2t_scratch = True
+    token = _allocation._allocator.set(other_modules_scratch)
+    try:
+        first = mod._c2t_scratch(0, 7, 512, 128)
+        assert mod._c2t_scratch(0, 7, 256, 128) == first and made == [1 << 16]
+        assert mod._c2t_scratch(0, 8, 256, 128) != first                    # another stream
+        assert mod._c2t_scratch(0, 7, 1 << 20, 128) == 3000 and made == [1 << 16, 1 << 16, 1 << 20]  # grown
+        assert mod._c2t_scratch(0, 7, 512, 128) == 3000
+        assert allocs == []
+    finally:
+        _allocation._allocator.reset(token)
+
+
 BATCHED = """
 @ct.kernel
 def copy_k(src, dst, n: int, TILE: ConstInt):

@@ -422,14 +422,22 @@ def _c2t_layout_check(arrays):
     """A function of arrays that tells whether they have these arrays' types, dtypes, devices,
     extents and strides, and keeps none of them alive: torch's C++ tensor check (TensorGuards, what
     torch.compile checks its inputs with; about 0.1 us an array on the dev CPU against 0.4 us to
-    read those through Python), or the same comparison in Python where torch has no such check
-    or the arrays repeat an object (torch's check then fails: a batch's unused slots, aliased
-    arrays)."""
-    if _C2T_TENSOR_GUARDS is not None and len({id(a) for a in arrays}) == len(arrays):
+    read those through Python), or the same comparison in Python where torch has no such check.
+    torch's check fails when one object is given twice (a batch's unused slots, TileGym MLA's K and
+    V), so such arrays are checked one by one."""
+    if _C2T_TENSOR_GUARDS is None:
+        layouts = _c2t_layouts(arrays)
+        return lambda *now: _c2t_layouts(now) == layouts
+    if len({id(a) for a in arrays}) == len(arrays):
         return _C2T_TENSOR_GUARDS(*arrays, dynamic_dims_sizes=[list(a.shape) for a in arrays],
                                   dynamic_dims_strides=[list(a.stride()) for a in arrays]).check
-    layouts = _c2t_layouts(arrays)
-    return lambda *now: _c2t_layouts(now) == layouts
+    checks = [_C2T_TENSOR_GUARDS(a, dynamic_dims_sizes=[list(a.shape)], dynamic_dims_strides=[list(a.stride())]).check
+              for a in arrays]
+    return lambda *now: len(now) == len(checks) and all(map(_c2t_call, checks, now))
+
+
+def _c2t_call(f, x):
+    return f(x)
 
 
 def _c2t_tensor_guards():
@@ -453,14 +461,15 @@ _C2T_TENSOR_GUARDS = _c2t_tensor_guards()
 
 def _c2t_scratch(device, stream, nbytes, align):
     """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
-    CudaLauncher gets it from the allocator the program installed. When that is this module's
-    (_c2t_tma_scratch), launches outside CUDA-graph capture share one buffer per device and stream,
+    CudaLauncher gets it from the allocator the program installed. When that is a translated
+    module's own (_c2t_tma_scratch, marked `c2t_scratch`), launches outside CUDA-graph capture
+    share one buffer per device and stream,
     grown when needed (launches on one stream run one after another). None (the full path,
     which installs an allocator) when there is none."""
     if _c2t_allocation is None:
         return None
     allocator = _c2t_allocation._allocator.get()
-    if allocator is not _c2t_tma_scratch:
+    if not getattr(allocator, "c2t_scratch", False):     # the program's own allocator
         if isinstance(allocator, _c2t_allocation.NullAllocator):
             return None
         return allocator(nbytes, align, stream)
@@ -714,8 +723,13 @@ def _c2t_tma(a, blocks, grid=None, looped=True, gemm=False):
 
 def _c2t_tma_scratch(size, alignment, stream):
     """In-kernel descriptors live in global scratch memory the launch asks Triton's allocator
-    for: _c2t_tma installs this CUDA one unless the program set its own."""
+    for: _c2t_tma installs this CUDA one unless the program set its own. Launches from the launch
+    memo share one buffer per device and stream instead when this allocator (or another
+    translated module's: `c2t_scratch`) is the installed one (_c2t_scratch)."""
     return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+_c2t_tma_scratch.c2t_scratch = True
 
 
 try:

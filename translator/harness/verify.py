@@ -107,11 +107,19 @@ def run_mode(mode: str):
 
 
 def set_cuda_allocator(device: str):
-    """In-kernel tensor descriptors need a Triton allocator on the GPU (triton-target.md §0)."""
+    """In-kernel tensor descriptors need a Triton allocator on the GPU (triton-target.md §0): the
+    hand-written Triton peers' too, so one is installed before anything runs. It is marked as the
+    plain scratch allocator a translated module installs for itself (`c2t_scratch`), so that the
+    translation's launches are timed as in a program that installed none (launches from the launch
+    memo then share one scratch buffer per stream instead of allocating one each)."""
     if cuda_ready(device):
         import torch
         import triton
-        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=device))
+
+        def scratch(size, align, stream):
+            return torch.empty(size, dtype=torch.int8, device=device)
+        scratch.c2t_scratch = True
+        triton.set_allocator(scratch)
 
 
 CUTILE_COMPILER_TIMEOUT_FLOOR = float(os.environ.get("C2T_CUTILE_COMPILER_TIMEOUT", "120"))

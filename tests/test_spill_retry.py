@@ -96,3 +96,62 @@ def test_variants_that_fail_to_compile_are_skipped(tmp_path, monkeypatch):
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 352, (4, 2): 0})    # (8, 3): KeyError in the stand-in
     _launch(mod)
     assert log == [("triton", (4, 3)), ("warmup", (8, 3)), ("warmup", (4, 2)), ("fast", (4, 2)), ("fast", (4, 2))]
+
+
+# --- exhaustive_search times each config as its launch runs it (with the leaner variant) ---
+
+TUNED = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+""" + SRC + """
+
+def search(a, b, c):
+    configs = [SimpleNamespace(T=16), SimpleNamespace(T=32)]
+    return exhaustive_search(configs, torch.cuda.current_stream(), lambda cfg: (1,), mm,
+                             lambda cfg: (a, b, c, cfg.T), quiet=True)
+"""
+
+
+def test_options_as_launched_are_the_leaner_variants(tmp_path, monkeypatch):
+    """TileGym's causal attention: 128x128 tiles spill at 4 warps, and their launch runs at 8; the
+    search must time that (timed at 4 warps, it picked 256x128 tiles: 0.69 of cuTile on the H200,
+    against 1.19 with the 128x128 tiles at 8 warps)."""
+    mod = build(TUNED, tmp_path)
+    spills, log = {(4, 3): 1136, (8, 3): 0, (4, 2): 0}, []
+
+    def dispatch(*args, grid, warmup, **kw):
+        variant = (kw["num_warps"], kw["num_stages"])
+        log.append(("warmup" if warmup else "triton", variant))
+        return StandInCompiled(log, variant, spills[variant])
+    monkeypatch.setattr(mod.mm, "run", dispatch)
+    a = torch.zeros(16, 16)
+    opts = mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, {"num_warps": 4, "num_stages": 3})
+    assert opts == {"num_warps": 8, "num_stages": 3}
+    assert log == [("warmup", (4, 3)), ("warmup", (8, 3))]
+    log.clear()
+    clean = {"num_warps": 8, "num_stages": 3}          # no spills: unchanged, one compile
+    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, clean) == clean
+    assert log == [("warmup", (8, 3))]
+
+
+def test_search_on_the_gpu_times_configs_with_the_options_their_launch_runs(tmp_path, monkeypatch):
+    mod = build(TUNED, tmp_path)
+    spills = {(4, 3): 1136, (8, 3): 0, (4, 2): 0}
+    monkeypatch.setattr(mod.mm, "run", lambda *args, grid, warmup, **kw: StandInCompiled(
+        [], (kw["num_warps"], kw["num_stages"]), spills[(kw["num_warps"], kw["num_stages"])]))
+    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
+    rounds = []
+
+    def round_(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+        rounds.append([dict(opts[i]) for i in which])
+        return {i: 1.0 + i for i in which}, which[0]
+    monkeypatch.setattr(mod, "_c2t_autotune_round", round_)
+    a = torch.zeros(32, 32)
+    res = mod.search(a, a, a)
+    assert rounds == [[{"num_warps": 8, "num_stages": 3}, {"num_warps": 8, "num_stages": 3}]]
+    assert res.best.config.T == 16
+    monkeypatch.setattr(mod, "_C2T_SPILL_RETRY", False)     # C2T_SPILL_RETRY=0: as the rule gives them
+    rounds.clear()
+    mod.search(a, a, a)
+    assert rounds == [[{"num_warps": 4, "num_stages": 3}, {"num_warps": 4, "num_stages": 3}]]

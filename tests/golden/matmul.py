@@ -598,19 +598,24 @@ def _c2t_leaner_if_spilling(kernel, grid, args, options, compiled):
     (else the one that spills least, when it spills less): the cached launch path runs it for
     later launches with the same arguments. Without tile-level semantics of warps in cuTile, the
     variants compute the same results."""
+    return _c2t_leaner_variant(kernel, grid, args, options, compiled)[0]
+
+
+def _c2t_leaner_variant(kernel, grid, args, options, compiled):
+    """_c2t_leaner_if_spilling's pick, with the options it was compiled with: (compiled, options)."""
     warps, stages = options.get("num_warps", 4), options["num_stages"]
     variants = ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else []) \
         + ([{**options, "num_stages": stages - 1}] if stages > 2 else [])
-    best = compiled
+    best = (compiled, options)
     for opts in variants:
         try:
             leaner = kernel.warmup(*args, grid=grid, **opts)
             leaner._init_handles()
         except Exception:   # noqa: BLE001 - a variant is an optimization; keep the one that runs
             continue
-        if leaner.n_spills < best.n_spills:
-            best = leaner
-        if best.n_spills == 0:
+        if leaner.n_spills < best[0].n_spills:
+            best = (leaner, opts)
+        if best[0].n_spills == 0:
             break
     return best
 

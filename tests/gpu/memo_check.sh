@@ -9,13 +9,8 @@
 #
 # Writes OUT/m/memo_check.txt and the bench reports under OUT/m/bench_hb.
 set -u
-out="${1:-memo-check-out}/m"
-mkdir -p "$out"
-export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
-export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
-log="$out/memo_check.txt"
-source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
-bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
+source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
+start "${1:-memo-check-out}/m" memo_check.txt
 step 110 "launch cost" python tests/gpu/probe_launch_cost.py tg_flash_decode:0 tg_rms_norm:0 tg_mla_decoding:3
 step 440 "host-bound rows" "${bench[@]}" --only tg_flash_decode tg_mla_decoding tg_rms_norm tg_softmax \
     tg_dropout --timeout 200 --out "$out/bench_hb"

@@ -8,13 +8,8 @@
 #
 # Writes OUT/n/next_session.txt and the bench reports under OUT/n/bench_old.
 set -u
-out="${1:-next-session-out}/n"
-mkdir -p "$out"
-export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
-export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
-log="$out/next_session.txt"
-source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
-bench=(python -m translator.cli bench tests/gpu/suite.py --tilegym "$TILEGYM_SRC/tilegym")
+source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
+start "${1:-next-session-out}/n" next_session.txt
 step 540 "rows timed before this code" "${bench[@]}" --only tg_layer_norm_legacy tg_rope tg_unsloth_geglu \
     tg_attention --timeout 280 --out "$out/bench_old"
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -8,12 +8,8 @@
 # Writes OUT/open_questions.txt. (TileGym matmul's bench entry, about 4 minutes, is its own call:
 # `python -m translator.cli bench tests/gpu/suite.py --tilegym .corpus/src/tilegym --only tg_matmul`.)
 set -u
-out="${1:-open-questions-out}"
-mkdir -p "$out"
-export TILEGYM_SRC="${TILEGYM_SRC:-.corpus/src}"
-export PYTHONPATH="$PWD:$PWD/$TILEGYM_SRC:${PYTHONPATH:-}"
-log="$out/open_questions.txt"
-source "$(dirname "$0")/steps.sh"     # step SECONDS TITLE COMMAND...
+source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
+start "${1:-open-questions-out}" open_questions.txt
 # 1. the transposed persistent matmul under clusters (section 5): one process per way
 for way in translator clusters no-transpose; do
     step 60 "clusters and transposes: $way" python tests/gpu/probe_clusters_transpose.py "$way"

@@ -344,8 +344,8 @@ _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     """Launch from the memo when this launch was seen before, and return None. Otherwise return
-    what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when this
-    launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
+    what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when
+    this launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
     specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
     carries (kernel.replace_hints(...): the launch options derive from them)."""
     if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
@@ -489,9 +489,8 @@ def _c2t_scratch(device, stream, nbytes, align):
     """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
     CudaLauncher gets it from the allocator the program installed. When that is a translated
     module's own (_c2t_tma_scratch, marked `c2t_scratch`), launches outside CUDA-graph capture
-    share one buffer per device and stream,
-    grown when needed (launches on one stream run one after another). None (the full path,
-    which installs an allocator) when there is none."""
+    share one buffer per device and stream, grown when needed (launches on one stream run one
+    after another). None (the full path, which installs an allocator) when there is none."""
     return None     # this module makes no descriptors: the full path, with Triton's allocator
 
 

@@ -600,3 +600,31 @@ def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
     assert [e[0] for e in log] == ["triton", "fast", "triton", "triton", "fast"]
     assert [e[1] for e in log if e[0] == "triton"] == [2, 4, 1]
     assert memo_entries(mod) == 3
+
+
+class _DLPackWithPointer:
+    """An array that is not a torch tensor but has data_ptr() (and DLPack, which the launcher
+    converts it through), like Triton's TensorWrapper."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.t.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+    def data_ptr(self):
+        return self.t.data_ptr()
+
+
+@pytest.mark.parametrize("check", ["torch_check", "python_check"])
+def test_memo_skips_arrays_that_are_not_tensors_but_have_a_pointer(fast, monkeypatch, check):
+    """torch's tensor check refuses such an object: the launch still runs (through the full path,
+    every time), and no memo entry is made for it."""
+    mod, log = memo_setup(fast, monkeypatch, python_check=check == "python_check")
+    x, y = _DLPackWithPointer(torch.zeros(64)), torch.zeros(64)
+    mod.launch_add_k((2,), x, y, 3, 32)
+    mod.launch_add_k((2,), x, y, 3, 32)
+    assert len(log) == 2 and memo_entries(mod) == 0

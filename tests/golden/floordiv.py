@@ -423,6 +423,10 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     for these arguments) and the argument list without its pointers and scalars (the memo must not
     keep arrays alive)."""
     (key, _, _, arrays), (ptr_at, scalar_at) = memo
+    try:
+        check = _c2t_layout_check(arrays)
+    except (AttributeError, TypeError, RuntimeError):   # arrays whose layout cannot be read: no entry
+        return
     template = list(args)
     for i in (*ptr_at, *scalar_at):
         template[i] = None
@@ -441,8 +445,8 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     entries = _C2T_MEMO.setdefault(key, [])
     if len(entries) >= _C2T_MEMO_PER_KEY:
         del entries[0]
-    entries.append((_c2t_layout_check(arrays), kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))),
-                    template, ptr_at, scalar_at, scratch))
+    entries.append((check, kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))), template, ptr_at,
+                    scalar_at, scratch))
 
 
 def _c2t_layouts(arrays):
@@ -454,10 +458,11 @@ def _c2t_layout_check(arrays):
     """A function of arrays that tells whether they have these arrays' types, dtypes, devices,
     extents and strides, and keeps none of them alive: torch's C++ tensor check (TensorGuards, what
     torch.compile checks its inputs with; about 0.1 us an array on the dev CPU against 0.4 us to
-    read those through Python), or the same comparison in Python where torch has no such check.
-    torch's check fails when one object is given twice (a batch's unused slots, TileGym MLA's K and
+    read those through Python), or the same comparison in Python where torch has no such check or
+    an array is not a torch tensor (raising AttributeError when it cannot be read so). torch's
+    check fails when one object is given twice (a batch's unused slots, TileGym MLA's K and
     V), so such arrays are checked one by one."""
-    if _C2T_TENSOR_GUARDS is None:
+    if _C2T_TENSOR_GUARDS is None or not all(isinstance(a, torch.Tensor) for a in arrays):
         layouts = _c2t_layouts(arrays)
         return lambda *now: _c2t_layouts(now) == layouts
     if len({id(a) for a in arrays}) == len(arrays):

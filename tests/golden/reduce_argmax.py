@@ -326,9 +326,10 @@ def _c2t_immutable(v):
 # pointers and its scalars are put into the argument list recorded at the first such launch, and
 # the compiled kernel's C launcher runs with the pointers as ints (so without its driver query
 # per pointer: the arrays are on the devices of the recorded launch, which Triton checked).
-# Measured on the H200: docs/gpu-runs/launch-memo-2026-11-29.md. Anything else (a stream other
-# than the current one, launch hooks, a changed global the kernel read, arrays that are not
-# tensors, the Triton interpreter) takes the launcher's full path. C2T_FAST_LAUNCH=0 turns it off.
+# Measured on the H200: docs/gpu-runs/launch-memo-2026-11-29.md and launch-check-2026-11-30.md.
+# Anything else (a stream other than the current one, launch hooks, a changed global the kernel
+# read, arrays that are not tensors, the Triton interpreter) takes the launcher's full path.
+# C2T_FAST_LAUNCH=0 turns it off.
 # The memo's key holds what is cheap to read (grid, device, Constants, pointer alignments, scalar
 # kinds); each entry under it checks the arrays' dtypes, devices, extents and strides with torch's
 # C++ tensor check (_c2t_layout_check), which costs about a quarter of reading them in Python.

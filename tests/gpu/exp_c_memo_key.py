@@ -1,81 +1,37 @@
-"""Experiment (not part of the product; CPU or GPU): the launch memo's key built in C against the
-generated modules' Python (_c2t_memo in templates/host_memo.py.j2), for TileGym flash_decode's
-decode launch (5 rank-4 arrays, 10 scalars, 6 Constants). The C function is compiled with Triton's
-own helper (triton.runtime.build.compile_module_from_src: a C compiler and Python's headers, which
-Triton needs for its launchers anyway) and checked to give the same key on ints of every class
-Triton specializes on, floats and bools.
+"""Experiment (not part of the product; CPU or GPU host): the launch memo's hit path in C against
+the generated modules' Python (_c2t_memo in templates/host_memo.py.j2). The C functions are
+compiled with Triton's own helper (triton.runtime.build.compile_module_from_src: a C compiler and
+Python's headers, which Triton needs for its launchers anyway).
 
-    python tests/gpu/exp_c_memo_key.py         (CUDA tensors when there is a GPU, else CPU ones)
+- `key`: the memo's key (the Constants part, pointer alignments, scalar kinds) checked equal to the
+  key _c2t_memo itself builds (its miss returns it) for ints of every class Triton specializes on,
+  floats and bools, then timed against _c2t_memo's miss path;
+- `hit`: the whole hit (key, lookup, the entry's layout check, argument tuple and the call), with
+  the device and stream queries and the globals and hooks checks left in Python, against
+  _c2t_memo's hit path.
 
-Then the whole memo hit in C (key, lookup, the entry's layout check, argument tuple and the call),
-against the generated module's _c2t_memo, for tests/gpu/host_cost_cpu.py's launcher of 5 rank-4
-arrays with a stand-in compiled kernel and stand-in device queries (CPU, no launch).
+Both on tests/gpu/host_cost_cpu.py's launcher of 5 rank-4 arrays with a stand-in compiled kernel
+and stand-in device queries (CPU tensors, no launch; on a GPU machine this times its host CPU).
 
-Twelfth session, 2-core dev CPU: key 1.48 us in Python, 0.72 us in C; the whole hit 2.89 us in
-Python, 1.81 us in C."""
+    python tests/gpu/exp_c_memo_key.py
+
+Twelfth session, 2-core dev CPU: key 1.27 us in Python, 0.71 us in C; whole hit 2.88 us in Python,
+1.74 us in C."""
 import sys
+import tempfile
 import timeit
+import types
 from pathlib import Path
 
 import torch
+import triton
 from triton.runtime.build import compile_module_from_src
+from triton.runtime.jit import JITFunction
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+import host_cost_cpu as H  # noqa: E402
 
 C_SRC = r"""
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-static PyObject *data_ptr_str;
-
-/* key(prefix: tuple, arrays: tuple, scalars: tuple) -> (key tuple, pointers tuple) or None */
-static PyObject *key(PyObject *self, PyObject *args) {
-    PyObject *prefix, *arrays, *scalars;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &prefix, &PyTuple_Type, &arrays, &PyTuple_Type, &scalars))
-        return NULL;
-    Py_ssize_t np = PyTuple_GET_SIZE(prefix), na = PyTuple_GET_SIZE(arrays), ns = PyTuple_GET_SIZE(scalars);
-    PyObject *key = PyTuple_New(np + na + ns);
-    PyObject *ptrs = PyTuple_New(na);
-    if (!key || !ptrs) { Py_XDECREF(key); Py_XDECREF(ptrs); return NULL; }
-    for (Py_ssize_t i = 0; i < np; i++) { PyObject *o = PyTuple_GET_ITEM(prefix, i); Py_INCREF(o); PyTuple_SET_ITEM(key, i, o); }
-    for (Py_ssize_t i = 0; i < na; i++) {
-        PyObject *p = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(arrays, i), data_ptr_str);
-        if (!p) goto fail;
-        unsigned long long v = PyLong_AsUnsignedLongLong(p);
-        if (v == (unsigned long long)-1 && PyErr_Occurred()) { Py_DECREF(p); goto fail; }
-        PyTuple_SET_ITEM(ptrs, i, p);
-        PyTuple_SET_ITEM(key, np + i, PyLong_FromLong((long)(v & 15)));
-    }
-    for (Py_ssize_t i = 0; i < ns; i++) {
-        PyObject *v = PyTuple_GET_ITEM(scalars, i), *k;
-        if (PyLong_CheckExact(v)) {
-            int overflow; long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-            long code;
-            if (!overflow && x >= -0x80000000LL && x < 0x80000000LL) code = x == 1 ? 1 : (x & 15) ? 0 : 16;
-            else if (!overflow) code = (x & 15) ? 2 : 17;
-            else {
-                unsigned long long u = PyLong_AsUnsignedLongLong(v);
-                if (u == (unsigned long long)-1 && PyErr_Occurred()) goto fail;
-                code = (u & 15) ? 3 : 18;
-            }
-            k = PyLong_FromLong(code);
-        } else if (PyFloat_CheckExact(v)) { k = (PyObject *)&PyFloat_Type; Py_INCREF(k); }
-        else if (PyBool_Check(v)) { k = (PyObject *)&PyBool_Type; Py_INCREF(k); }
-        else { Py_DECREF(key); Py_DECREF(ptrs); Py_RETURN_NONE; }
-        PyTuple_SET_ITEM(key, np + na + i, k);
-    }
-    return Py_BuildValue("(NN)", key, ptrs);
-fail:
-    Py_DECREF(key); Py_DECREF(ptrs); return NULL;
-}
-
-static PyMethodDef methods[] = {{"key", key, METH_VARARGS, "memo key"}, {NULL, NULL, 0, NULL}};
-static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "c2tkey", NULL, -1, methods};
-PyMODINIT_FUNC PyInit_c2tkey(void) { data_ptr_str = PyUnicode_InternFromString("data_ptr"); return PyModule_Create(&mod); }
-"""
-
-
-HIT_SRC = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -163,87 +119,63 @@ static PyObject *hit(PyObject *self, PyObject *args) {
     Py_RETURN_FALSE;
 }
 
-static PyMethodDef methods[] = {{"hit", hit, METH_VARARGS, "memo hit"}, {NULL, NULL, 0, NULL}};
-static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "c2thit", NULL, -1, methods};
-PyMODINIT_FUNC PyInit_c2thit(void) { data_ptr_str = PyUnicode_InternFromString("data_ptr"); return PyModule_Create(&mod); }
+/* key(prefix, arrays, scalars) -> (key, pointers), or None for a scalar of another type */
+static PyObject *key(PyObject *self, PyObject *args) {
+    PyObject *prefix, *arrays, *scalars, *ptrs = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &prefix, &PyTuple_Type, &arrays, &PyTuple_Type, &scalars))
+        return NULL;
+    PyObject *k = build_key(prefix, arrays, scalars, &ptrs);
+    if (!k || k == Py_None) return k;
+    return Py_BuildValue("(NN)", k, ptrs);
+}
+
+static PyMethodDef methods[] = {{"hit", hit, METH_VARARGS, "memo hit"}, {"key", key, METH_VARARGS, "memo key"},
+                                {NULL, NULL, 0, NULL}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "c2tmemo", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_c2tmemo(void) { data_ptr_str = PyUnicode_InternFromString("data_ptr"); return PyModule_Create(&mod); }
 """
 
 
-def python_key(name, grid, device, consts, arrays, scalars):
-    """The key _c2t_memo builds (without hints, aliasing flags or the TMA mode)."""
-    key = [name, grid, device, *consts, *map(type, consts)]
-    ptrs = [a.data_ptr() for a in arrays]
-    key += [p & 15 for p in ptrs]
-    for v in scalars:
-        t = type(v)
-        if t is int:
-            if -0x80000000 <= v < 0x80000000:
-                key.append(1 if v == 1 else 0 if v & 15 else 16)
-            elif v < 1 << 63:
-                key.append(2 if v & 15 else 17)
-            else:
-                key.append(3 if v & 15 else 18)
-        elif t is float or t is bool:
-            key.append(t)
-        else:
-            return None
-    return tuple(key), ptrs
+def per_call_us(fn, n=50000):
+    return timeit.timeit(fn, number=n) / n * 1e6
 
 
 def main():
-    c = compile_module_from_src(C_SRC, "c2tkey")
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    base = torch.empty(1 << 20, device=device)
-    arrays = tuple(base[i:i + 8 * 64 * 128].view(1, 8, 64, 128) for i in (0, 1, 4, 16, 64))
-    consts, grid = (128, 128, 512, 4, 8, 16), (1, 8, 16)
-
-    def both(scalars):
-        p = python_key("k", grid, 0, consts, arrays, scalars)
-        k = c.key(("k", grid, 0, *consts, *map(type, consts)), arrays, scalars)
-        return p, k
-    for scalars in [(1, 3, 16, 0, -5, -32, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 3, 2 ** 40 + 16, -2 ** 40,
-                     2 ** 63 + 3, 2 ** 63 + 16, 2 ** 64 - 1), (0.5, 1.0, True, False, 7)]:
-        p, k = both(scalars)
-        assert p[0] == k[0] and tuple(p[1]) == k[1], (p, k)
-    assert both((1, "x"))[1] is None and both((1, "x"))[0] is None
-    scalars = (0.0883, 4096, 512, 128, 64, 8, 1, 32, 8, 4096)
-    prefix = ("k", grid, 0, *consts, *map(type, consts))
-    n = 100000
-    t_py = timeit.timeit(lambda: python_key("k", grid, 0, consts, arrays, scalars), number=n) / n * 1e6
-    t_c = timeit.timeit(lambda: c.key(("k", grid, 0, *consts, *map(type, consts)), arrays, scalars),
-                        number=n) / n * 1e6
-    t_c0 = timeit.timeit(lambda: c.key(prefix, arrays, scalars), number=n) / n * 1e6
-    print(f"memo key ({device} tensors): Python {t_py:.2f} us | C {t_c:.2f} us "
-          f"(C with the Constants part prebuilt: {t_c0:.2f} us)")
-    whole_hit()
-
-
-def whole_hit():
-    """The memo's hit path in C against _c2t_memo, on the CPU with stand-ins (no launch)."""
-    import tempfile
-    import types
-    from pathlib import Path
-
-    import triton
-    from triton.runtime.jit import JITFunction
-
-    import host_cost_cpu as H
-    c = compile_module_from_src(HIT_SRC, "c2thit")
+    c = compile_module_from_src(C_SRC, "c2tmemo")
     mod = H.build(H.SRC, Path(tempfile.mkdtemp()))
     compiled = H.stand_in_compiled()
     kernel = JITFunction(mod.k5.fn)
     kernel.run = lambda *args, grid, warmup, **kw: compiled
     mod.k5 = kernel
     mod._C2T_CUDA = cuda = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
-    arrays, scalars, consts, grid = tuple(torch.empty(4, 8, 16, 32) for _ in range(5)), (7, 100, 0.5), (32,), (4,)
-    mod.launch_k5(grid, *arrays, *scalars, *consts)         # records the memo entry
-    ((key, (entry,)),) = mod._C2T_MEMO.items()
-    check, kern, comp, launch, g, template, ptr_at, scalar_at, _ = entry
-    head = (*g, comp.function, comp.packed_metadata, None, None, None)
-    cmemo = {key: [(check, comp.run, head, tuple(template), tuple(ptr_at), tuple(scalar_at))]}
+    base = torch.empty(1 << 16)
+    arrays = tuple(base[i:i + 4 * 8 * 16 * 32].view(4, 8, 16, 32) for i in (0, 1, 4, 16, 64))
+    consts, grid = (32,), (4,)
     tma = (mod._C2T_TMA_MODE,) if hasattr(mod, "_C2T_TMA_MODE") else ()
 
-    def c_hit():    # what stays in Python: device and stream queries, globals and hooks checks
+    def prefix():
+        return ("k5", grid, cuda._cuda_getDevice(), *tma, *consts, *map(type, consts))
+    # the key: the same as _c2t_memo's (a miss returns it), for every class of int, floats, bools
+    for scalars in [(v, w, 0.5) for v in (1, 3, 16, 0, -5, -32, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 3, 2 ** 40 + 16,
+                                        -2 ** 40, 2 ** 63 + 3, 2 ** 63 + 16, 2 ** 64 - 1)
+                    for w in (7, True, 1.0)]:
+        miss = mod._c2t_memo("k5", grid, None, arrays, scalars, consts)
+        k = c.key(prefix(), arrays, scalars)
+        assert miss[0] == k[0] and tuple(miss[1]) == k[1], (miss, k)
+    assert c.key(prefix(), arrays, (1, "x", 0.5)) is None and mod._c2t_memo("k5", grid, None, arrays, (1, "x", 0.5), consts) == ()
+    scalars = (7, 100, 0.5)
+    t_py = per_call_us(lambda: mod._c2t_memo("k5", grid, None, arrays, scalars, consts))
+    t_c = per_call_us(lambda: c.key(prefix(), arrays, scalars))
+    print(f"memo key, 5 rank-4 arrays, 3 scalars: Python (_c2t_memo's miss path) {t_py:.2f} us | C {t_c:.2f} us")
+
+    # the whole hit, from the entry the launcher records
+    mod.launch_k5(grid, *arrays, *scalars, *consts)
+    ((key, (entry,)),) = mod._C2T_MEMO.items()
+    check, kern, comp, launch, g, template, ptr_at, scalar_at, _ = entry
+    head = (*g, comp.function, comp.packed_metadata, None, None, None)   # compiled.run's arguments
+    cmemo = {key: [(check, comp.run, head, tuple(template), tuple(ptr_at), tuple(scalar_at))]}
+
+    def c_hit():
         device = cuda._cuda_getDevice()
         if kern.used_global_vals and mod._c2t_globals_changed(kern):
             return False
@@ -253,11 +185,13 @@ def whole_hit():
         return c.hit(cmemo, ("k5", grid, device, *tma, *consts, *map(type, consts)), arrays, scalars,
                      cuda._cuda_getCurrentRawStream(device))
     assert c_hit() is True and mod._c2t_memo("k5", grid, None, arrays, scalars, consts) is None
-    n = 50000
-    t_py = timeit.timeit(lambda: mod._c2t_memo("k5", grid, None, arrays, scalars, consts), number=n) / n * 1e6
-    t_c = timeit.timeit(c_hit, number=n) / n * 1e6
-    print(f"memo hit, 5 rank-4 arrays, 3 scalars (stand-in kernel, CPU tensors): Python {t_py:.2f} us | "
-          f"C {t_c:.2f} us")
+    # misses: another layout (the entry's check), another kind of scalar (the key)
+    other = (torch.empty(8, 4, 16, 32).transpose(0, 1),) + arrays[1:]
+    assert c.hit(cmemo, ("k5", grid, 0, *tma, *consts, *map(type, consts)), other, scalars, 0) is False
+    assert c.hit(cmemo, ("k5", grid, 0, *tma, *consts, *map(type, consts)), arrays, (16, 100, 0.5), 0) is False
+    t_py = per_call_us(lambda: mod._c2t_memo("k5", grid, None, arrays, scalars, consts))
+    t_c = per_call_us(c_hit)
+    print(f"memo hit, the same launch (stand-in kernel): Python {t_py:.2f} us | C {t_c:.2f} us")
 
 
 if __name__ == "__main__":

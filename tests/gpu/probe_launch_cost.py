@@ -29,13 +29,13 @@ The thread count is printed too: a busy Python thread takes the GIL from the tim
 import os
 import sys
 import threading
-import time
 
 import torch
 
 sys.path.insert(0, ".")
 sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
 from tests.gpu.suite import C2T_SUITE  # noqa: E402
+from translator.harness.bench import host_us as bench_host_us  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
 from translator.harness.suite import entry_bench_cases  # noqa: E402
 from translator.harness.verify import (load_modules, make_args, raise_cutile_compiler_timeout,  # noqa: E402
@@ -45,14 +45,9 @@ N = 300
 
 
 def host_us(fn, n=N):
-    fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    host = (time.perf_counter() - t0) / n * 1e6
-    torch.cuda.synchronize()
-    return host
+    """Host microseconds per call, N calls without synchronizing (the bench's own loop, garbage
+    collector paused)."""
+    return bench_host_us(fn, n)
 
 
 def record_cutile(fn):

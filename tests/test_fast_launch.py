@@ -39,6 +39,17 @@ class _Compiled:
         self.hooks = (meta, enter, exit_)
 
 
+@pytest.fixture(autouse=True, params=["c_lookup", "python_lookup"])
+def lookup(request, monkeypatch):
+    """Every test here runs with the launch memo's lookup in C (templates/launch_memo.c, built at a
+    module's first recorded launch) and in Python (C2T_C_MEMO=0, read when a module is imported)."""
+    if request.param == "python_lookup":
+        monkeypatch.setenv("C2T_C_MEMO", "0")
+    else:
+        monkeypatch.delenv("C2T_C_MEMO", raising=False)
+    return request.param
+
+
 @pytest.fixture
 def fast(tmp_path, monkeypatch):
     mod = build(SRC, tmp_path)
@@ -339,7 +350,8 @@ def test_memo_keeps_no_arrays_alive(memo):
     gc.collect()
     assert ref() is None
     ((entry,),) = mod._C2T_MEMO.values()
-    assert not any(isinstance(v, torch.Tensor) for v in entry[5])     # the recorded arguments
+    assert not any(isinstance(v, torch.Tensor) for v in entry[3])     # the recorded arguments
+    assert entry[3] == (None, 64, 1, None, 64, 1, None, 32)
 
 
 def test_memo_is_skipped_for_another_stream_hooks_or_when_switched_off(memo, monkeypatch):
@@ -628,3 +640,92 @@ def test_memo_skips_arrays_that_are_not_tensors_but_have_a_pointer(fast, monkeyp
     mod.launch_add_k((2,), x, y, 3, 32)
     mod.launch_add_k((2,), x, y, 3, 32)
     assert len(log) == 2 and memo_entries(mod) == 0
+
+
+# --- the memo's lookup in C (templates/launch_memo.c) ---
+
+def test_memo_lookup_runs_in_c_on_this_machine(memo, lookup):
+    """With a C compiler and Python's headers (what Triton's launchers need), the first recorded
+    launch builds the C lookup and later launches go through it; C2T_C_MEMO=0 never tries."""
+    mod, log = memo
+    assert mod._C2T_MEMO_C is None
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    if lookup == "python_lookup":
+        assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is False
+        return
+    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 1
+    calls = []
+    real = mod._C2T_MEMO_C
+
+    class Spy:
+        ABI = 1
+
+        def memo(self, *args):
+            calls.append(args[1])
+            return real.memo(*args)
+    mod._C2T_MEMO_C = Spy()
+    mod.run(x, y, 3, 32)
+    assert calls == ["add_k"] and log[-1][0] == "fast"
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_c_and_python_lookups_build_the_same_key(memo, monkeypatch):
+    """The C key equals the Python one for ints of every class Triton specializes on (beyond 64
+    bits too), floats, bools, aliased pointers, Constants and hints; other scalars are not keyed."""
+    import numpy as np
+    mod, _ = memo
+    mod._c2t_load_memo_c()
+    c = mod._C2T_MEMO_C
+    base = torch.zeros(256)
+    arrays = (base[:64], base[1:65], base[:64])
+    for n in (1, 3, 16, 0, -5, -32, 2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 40 + 3, 2 ** 40 + 16,
+              -2 ** 40, 2 ** 63 - 1, 2 ** 63 + 3, 2 ** 63 + 16, 2 ** 64 - 1, 2 ** 70 + 5, 2 ** 70, -2 ** 70 - 3,
+              -2 ** 70, 2.5, True, False):
+        for hints in (None, {"num_ctas": 2, "occupancy": 1}):
+            scalars, consts, same = (n, 7), (32, True), ((0, 2), (0, 1))
+            monkeypatch.setattr(mod, "_C2T_MEMO_C", None)
+            py = mod._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
+            monkeypatch.setattr(mod, "_C2T_MEMO_C", c)
+            cc = mod._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
+            assert py[0] == cc[0] and tuple(py[1]) == cc[1], (n, hints)
+            assert [type(k) for k in py[0]] == [type(k) for k in cc[0]]
+    for other in (np.int64(3), torch.tensor(3), "3", None):
+        assert mod._c2t_memo("k", (2,), None, arrays, (other,), ()) == ()
+    assert mod._c2t_memo("k", (2,), None, ([1.0],), (), ()) == ()           # not an array
+    assert mod._c2t_memo("k", (2,), None, arrays, (), ([1],)) == ()          # an unhashable Constant
+    assert mod._c2t_memo("k", (2,), None, [base, base], [1], (), [(0, 1)])[0][-2:] == (True, 1)   # lists
+
+
+def test_memo_hit_does_not_swallow_the_launchs_own_error(memo, lookup):
+    """An error raised by the kernel's launch from the memo reaches the caller (it is not taken as
+    a reason to launch again through the full path)."""
+    mod, log = memo
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            log.append(("launch",))
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    compiled = mod.add_k.run(grid=None, warmup=False)
+    compiled.run = CudaLauncher()
+    compiled.metadata = types.SimpleNamespace(global_scratch_size=0, profile_scratch_size=0)
+    log.clear()
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    with pytest.raises(RuntimeError, match="illegal memory access"):
+        mod.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton", "launch"]
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_a_c_lookup_that_cannot_be_built_warns_and_the_python_path_runs(memo, monkeypatch):
+    mod, log = memo
+    monkeypatch.setattr(mod, "_C2T_MEMO_C_SRC", mod._C2T_MEMO_C_SRC + "\nthis is not C;\n")
+    x, y = torch.zeros(64), torch.zeros(64)
+    with pytest.warns(RuntimeWarning, match="C lookup could not be built"):
+        mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    assert mod._C2T_MEMO_C is None and [e[0] for e in log] == ["triton", "fast"]

@@ -18,12 +18,23 @@ UNARY_MATH_FNS = [
 
 @functools.lru_cache(maxsize=1)
 def env() -> jinja2.Environment:
-    return jinja2.Environment(
+    e = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,
     )
+    e.globals["c_source"] = c_source
+    return e
+
+
+@functools.lru_cache(maxsize=None)
+def c_source(name: str) -> str:
+    """A C file of templates/ (not a Jinja template), for a raw triple-quoted string in a template."""
+    text = (TEMPLATE_DIR / name).read_text().rstrip("\n")
+    if '"""' in text or text.endswith("\\"):
+        raise ValueError(f"templates/{name} cannot go into a raw triple-quoted Python string")
+    return text
 
 
 def render(name: str, **ctx) -> str:

@@ -7,7 +7,8 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
   launcher call per part;
 - one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
   path (_c2t_run) with a stand-in compiled kernel, then the same call from the launch memo
-  (_c2t_memo, with stand-ins for torch's current device and stream queries);
+  (_c2t_memo, with stand-ins for torch's current device and stream queries), its lookup in C
+  (templates/launch_memo.c) and in Python;
 - concat's batched launcher with a stand-in compiled kernel, launch memo off and on;
 - with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
   (B=1 KV=4096) on CPU tensors, cuTile original (ct.launch stubbed) against translation, through
@@ -98,7 +99,11 @@ def launcher_cost():
     print(f"launcher + cached launch path, 5 rank-4 arrays ({len(mod.k5.arg_names)} kernel arguments): {us:.1f} us")
     mod._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
     us = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
-    print(f"the same launch from the launch memo: {us:.1f} us ({sum(map(len, mod._C2T_MEMO.values()))} memo entry)")
+    c_lookup, mod._C2T_MEMO_C = mod._C2T_MEMO_C, None
+    us_py = per_call_us(lambda: mod.launch_k5((4,), *ts, 7, 100, 0.5, 32), n=20000)
+    mod._C2T_MEMO_C = c_lookup
+    print(f"the same launch from the launch memo: {us:.1f} us with its lookup in C ({'built' if c_lookup else 'NOT BUILT'}), "
+          f"{us_py:.1f} us in Python ({sum(map(len, mod._C2T_MEMO.values()))} memo entry)")
 
 
 def concat_memo_costs():
@@ -155,13 +160,20 @@ def flash_decode_host():
                 setattr(m, name, kernel)
     t0 = per_call_us(lambda: orig.fmha_decode(q, k, v, 0.1))
     t2 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+    lookups = [(m, m._C2T_MEMO_C) for m in modules]
+    for m, _ in lookups:
+        m._C2T_MEMO_C = None
+    t3 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+    for m, c_lookup in lookups:
+        m._C2T_MEMO_C = c_lookup
     entries = sum(len(e) for m in modules for e in m._C2T_MEMO.values())
     for m, run, cuda in saved:
         m._c2t_run = lambda kernel, grid, args, **options: None
         m._C2T_CUDA = cuda          # CPU torch: no device query, so no memo
     t1 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
     print(f"TileGym flash_decode B=1 KV=4096 host code: cuTile {t0:.1f} us (ct.launch stubbed), translation "
-          f"{t2:.1f} us through the launch memo ({entries} entries; stand-in kernels), {t1:.1f} us with "
+          f"{t2:.1f} us through the launch memo with its lookup in C, {t3:.1f} us with the lookup in Python "
+          f"({entries} entries; stand-in kernels), {t1:.1f} us with "
           f"_c2t_run stubbed (CPU tensors: no memo)")
 
 

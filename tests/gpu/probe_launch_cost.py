@@ -13,8 +13,9 @@ launch (before the synchronize) is printed for:
             kernels with global scratch, i.e. in-kernel tensor descriptors)
 
 and each generated launcher call (launch_<kernel>(grid, ...), what TileGym's host code calls in place
-of ct.launch) with the launch memo (_c2t_memo), with the memo checking array layouts in Python
-(what it did before torch's TensorGuards check), and without the memo.
+of ct.launch) with the launch memo (_c2t_memo, its lookup in C: templates/launch_memo.c), with the
+memo looking launches up in Python (before the thirteenth session), with the memo checking array
+layouts in Python (what it did before torch's TensorGuards check), and without the memo.
 
 and, for the whole entry call, host time per call on each side (profile_split's `host`), so that
 entry - launches = the host code around the launches (TileGym's, and the launcher's argument
@@ -119,6 +120,25 @@ def python_layout_check():
     return undo
 
 
+def python_lookup():
+    """Make the launch memo look launches up in Python instead of its C lookup (templates/
+    launch_memo.c); returns the undo."""
+    mods = [m for m in translated_modules() if "_C2T_MEMO_C" in vars(m)]
+    reals = [(m, m._C2T_MEMO_C) for m in mods]
+    for m in mods:
+        m._C2T_MEMO_C = None
+
+    def undo():
+        for m, real in reals:
+            m._C2T_MEMO_C = real
+    return undo
+
+
+def c_lookup_built():
+    """Whether every translated module with a launch memo built its C lookup."""
+    return all(m._C2T_MEMO_C is not None for m in translated_modules() if "_C2T_MEMO_C" in vars(m))
+
+
 def record_triton(fn):
     mods = translated_modules()
     seen, reals = [], {}
@@ -188,6 +208,10 @@ def main():
                       f"({len(kargs)} args)")
             for launcher, largs, lkw in record_launchers(lambda: f1(*a1)):
                 t_memo = host_us(lambda: launcher(*largs, **lkw))
+                built = c_lookup_built()
+                undo = python_lookup()
+                t_pyl = host_us(lambda: launcher(*largs, **lkw))
+                undo()
                 undo = python_layout_check()
                 t_py = host_us(lambda: launcher(*largs, **lkw))
                 undo()
@@ -195,7 +219,8 @@ def main():
                 undo = no_memo()
                 t_full = host_us(lambda: launcher(*largs, **lkw))
                 undo()
-                print(f"  Triton  {launcher.__name__[7:]:40.40s} launcher: with memo {t_memo:7.1f} | "
+                print(f"  Triton  {launcher.__name__[7:]:40.40s} launcher: with memo {t_memo:7.1f} "
+                      f"({'C lookup' if built else 'C LOOKUP NOT BUILT'}) | memo looking up in Python {t_pyl:7.1f} | "
                       f"memo checking layouts in Python {t_py:7.1f} | without {t_full:7.1f} us")
             for run, kernel, grid, kargs, options in record_triton(lambda: f1(*a1)):
                 t_run = host_us(lambda: run(kernel, grid, kargs, **options))

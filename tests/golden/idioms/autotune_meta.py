@@ -280,6 +280,438 @@ _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buf
 _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 
+# The memo's lookup and launch in C (templates/launch_memo.c, the same steps as the Python below):
+# compiled at the first recorded launch with Triton's own helper (its launchers need the same C
+# compiler and Python headers) and cached by Triton. On the H200's host a hit took 2.9 us in C
+# against 7.4 us in Python (docs/gpu-runs/c-memo-2026-11-30.md). Where it cannot be built, a
+# warning says so and the Python path runs; C2T_C_MEMO=0 keeps the Python path.
+_C2T_C_MEMO = os.environ.get("C2T_C_MEMO", "1") != "0"     # not tried yet (and wanted)
+_C2T_MEMO_C = None              # the compiled module, once built
+_C2T_MEMO_C_SRC = r"""
+/* The launch memo's key and hit path in C (cutile2triton). templates/host_memo.py.j2 puts this file
+   into every generated module with launchers, which compiles it once per machine with Triton's own
+   helper (triton.runtime.build.compile_module_from_src, cached by Triton) at its first recorded
+   launch. It does what the Python path of _c2t_memo does, in the same order, and
+   tests/test_fast_launch.py runs each memo test on both; on the H200's host the hit took 2.9 us
+   here against 7.4 us in Python (docs/gpu-runs/c-memo-2026-11-30.md).
+
+   memo(table, name, grid, device, pre, consts, post, arrays, scalars, same, stream) returns
+     True           launched from the first entry of table[key] whose layout check passes;
+     None           this launch takes the launcher's full path (a scalar of another type, arrays
+                    whose pointers or layouts cannot be read, a changed global the kernel read, no
+                    scratch memory for it);
+     (key, ptrs)    a miss: what _c2t_memo_record files the launch under.
+   key = (name, grid, device, *pre, *consts, *map(type, consts), *post, pointer & 15 per array,
+          pointers equal per pair in `same`, the kind of each scalar)
+   entry = (check, call, head, template, ptr_at, scalar_at, scratch, globals): the launch is
+   call(*head[:3], stream, *head[3:], *template) with the pointers and scalars put at ptr_at and
+   scalar_at in the template; scratch is None or (allocate, nbytes, align, at): the buffer
+   allocate(device, stream, nbytes, align) returns goes at `at` of the call's arguments (None:
+   the full path); globals is None or (changed, kernel): when kernel.used_global_vals and
+   changed(kernel), the full path. Errors in the launch itself reach the caller. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define C2T_MEMO_ABI 1
+
+static PyObject *data_ptr_str, *used_global_vals_str;
+
+/* what an error while reading the arguments means: the full path (as the Python path's except) */
+static int full_path_error(void) {
+    return PyErr_ExceptionMatches(PyExc_AttributeError) || PyErr_ExceptionMatches(PyExc_TypeError)
+        || PyErr_ExceptionMatches(PyExc_RuntimeError);
+}
+
+/* what Triton specializes an int on (its type by range, 16 | v, v == 1); floats and bools by type.
+   1: *out is the kind; 0: a scalar of another type; -1: an error */
+static int scalar_kind(PyObject *v, PyObject **out) {
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long code;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && !overflow && PyErr_Occurred())
+            return -1;
+        if (!overflow) {
+            if (x >= -0x80000000LL && x < 0x80000000LL)
+                code = x == 1 ? 1 : (x & 15) ? 0 : 16;
+            else
+                code = (x & 15) ? 2 : 17;
+        } else {                            /* beyond 64 bits: v & 15 as Python computes it */
+            PyObject *fifteen = PyLong_FromLong(15), *low = fifteen ? PyNumber_And(v, fifteen) : NULL;
+            long l;
+            Py_XDECREF(fifteen);
+            if (!low)
+                return -1;
+            l = PyLong_AsLong(low);
+            Py_DECREF(low);
+            if (l == -1 && PyErr_Occurred())
+                return -1;
+            code = overflow < 0 ? (l ? 2 : 17) : (l ? 3 : 18);
+        }
+        *out = PyLong_FromLong(code);
+        return *out ? 1 : -1;
+    }
+    if (PyFloat_CheckExact(v)) {
+        *out = (PyObject *)&PyFloat_Type;
+    } else if (PyBool_Check(v)) {
+        *out = (PyObject *)&PyBool_Type;
+    } else {
+        return 0;
+    }
+    Py_INCREF(*out);
+    return 1;
+}
+
+static void set_borrowed(PyObject *tuple, Py_ssize_t at, PyObject *v) {
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(tuple, at, v);
+}
+
+/* the key and the arrays' pointers (*ptrs_out); Py_None for a scalar of another type; NULL: error */
+static PyObject *build_key(PyObject *name, PyObject *grid, PyObject *device, PyObject *pre, PyObject *consts,
+                           PyObject *post, PyObject *arrays, PyObject *scalars, PyObject *same, PyObject **ptrs_out) {
+    Py_ssize_t npre = PyTuple_GET_SIZE(pre), nc = PyTuple_GET_SIZE(consts), npost = PyTuple_GET_SIZE(post);
+    Py_ssize_t na = PyTuple_GET_SIZE(arrays), nsame = PyTuple_GET_SIZE(same), ns = PyTuple_GET_SIZE(scalars);
+    Py_ssize_t at = 0, i;
+    PyObject *key = PyTuple_New(3 + npre + 2 * nc + npost + na + nsame + ns), *ptrs = PyTuple_New(na);
+    if (!key || !ptrs)
+        goto fail;
+    set_borrowed(key, at++, name);
+    set_borrowed(key, at++, grid);
+    set_borrowed(key, at++, device);
+    for (i = 0; i < npre; i++)
+        set_borrowed(key, at++, PyTuple_GET_ITEM(pre, i));
+    for (i = 0; i < nc; i++)
+        set_borrowed(key, at++, PyTuple_GET_ITEM(consts, i));
+    for (i = 0; i < nc; i++)
+        set_borrowed(key, at++, (PyObject *)Py_TYPE(PyTuple_GET_ITEM(consts, i)));
+    for (i = 0; i < npost; i++)
+        set_borrowed(key, at++, PyTuple_GET_ITEM(post, i));
+    for (i = 0; i < na; i++) {
+        PyObject *p = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(arrays, i), data_ptr_str), *low;
+        unsigned long long v;
+        if (!p)
+            goto fail;
+        PyTuple_SET_ITEM(ptrs, i, p);
+        if (!PyLong_Check(p)) {
+            PyErr_SetString(PyExc_TypeError, "data_ptr() did not return an int");
+            goto fail;
+        }
+        v = PyLong_AsUnsignedLongLong(p);
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "data_ptr() is not a 64-bit address");
+            goto fail;
+        }
+        low = PyLong_FromLong((long)(v & 15));
+        if (!low)
+            goto fail;
+        PyTuple_SET_ITEM(key, at++, low);
+    }
+    for (i = 0; i < nsame; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(same, i);
+        Py_ssize_t a, b;
+        int eq;
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "`same` holds pairs of positions");
+            goto fail;
+        }
+        a = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        b = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        if (PyErr_Occurred())
+            goto fail;
+        if (a < 0 || a >= na || b < 0 || b >= na) {
+            PyErr_SetString(PyExc_IndexError, "`same` names an array that is not there");
+            goto fail;
+        }
+        eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(ptrs, a), PyTuple_GET_ITEM(ptrs, b), Py_EQ);
+        if (eq < 0)
+            goto fail;
+        set_borrowed(key, at++, eq ? Py_True : Py_False);
+    }
+    for (i = 0; i < ns; i++) {
+        PyObject *kind;
+        int r = scalar_kind(PyTuple_GET_ITEM(scalars, i), &kind);
+        if (r < 0)
+            goto fail;
+        if (r == 0) {
+            Py_DECREF(key);
+            Py_DECREF(ptrs);
+            *ptrs_out = NULL;
+            Py_RETURN_NONE;
+        }
+        PyTuple_SET_ITEM(key, at++, kind);
+    }
+    *ptrs_out = ptrs;
+    return key;
+fail:
+    Py_XDECREF(key);        /* (unfilled items are NULL, which tuple deallocation skips) */
+    Py_XDECREF(ptrs);
+    *ptrs_out = NULL;
+    return NULL;
+}
+
+/* argv[at] = v (a new reference, stolen), with the position checked */
+static int put(PyObject *argv, Py_ssize_t at, PyObject *v) {
+    if (at < 0 || at >= PyTuple_GET_SIZE(argv)) {
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_IndexError, "launch memo entry: argument position out of range");
+        return -1;
+    }
+    Py_DECREF(PyTuple_GET_ITEM(argv, at));
+    PyTuple_SET_ITEM(argv, at, v);
+    return 0;
+}
+
+/* put items[i] at base + positions[i] */
+static int put_all(PyObject *argv, Py_ssize_t base, PyObject *positions, PyObject *items) {
+    Py_ssize_t i, n = PyTuple_GET_SIZE(items);
+    if (!PyTuple_Check(positions) || PyTuple_GET_SIZE(positions) != n) {
+        PyErr_SetString(PyExc_SystemError, "launch memo entry: positions do not match the arguments");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, i));
+        PyObject *v = PyTuple_GET_ITEM(items, i);
+        if (at == -1 && PyErr_Occurred())
+            return -1;
+        Py_INCREF(v);
+        if (put(argv, base + at, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* launch from an entry: Py_True, Py_None (the full path) or NULL (an error, for the caller) */
+static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyObject *device, PyObject *stream) {
+    PyObject *call = PyTuple_GET_ITEM(entry, 1), *head = PyTuple_GET_ITEM(entry, 2);
+    PyObject *tmpl = PyTuple_GET_ITEM(entry, 3), *scratch = PyTuple_GET_ITEM(entry, 6);
+    PyObject *globals = PyTuple_GET_ITEM(entry, 7), *argv, *r;
+    Py_ssize_t nh, nt, i;
+    if (!PyTuple_Check(head) || PyTuple_GET_SIZE(head) < 3 || !PyTuple_Check(tmpl)) {
+        PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed");
+        return NULL;
+    }
+    if (globals != Py_None) {               /* (changed, kernel) */
+        PyObject *kernel, *used;
+        int u;
+        if (!PyTuple_Check(globals) || PyTuple_GET_SIZE(globals) != 2) {
+            PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed globals check");
+            return NULL;
+        }
+        kernel = PyTuple_GET_ITEM(globals, 1);
+        used = PyObject_GetAttr(kernel, used_global_vals_str);
+        if (!used)
+            return NULL;
+        u = PyObject_IsTrue(used);
+        Py_DECREF(used);
+        if (u < 0)
+            return NULL;
+        if (u) {
+            PyObject *changed = PyObject_CallOneArg(PyTuple_GET_ITEM(globals, 0), kernel);
+            int c;
+            if (!changed)
+                return NULL;
+            c = PyObject_IsTrue(changed);
+            Py_DECREF(changed);
+            if (c < 0)
+                return NULL;
+            if (c)
+                Py_RETURN_NONE;             /* Triton's dispatch raises its own error */
+        }
+    }
+    nh = PyTuple_GET_SIZE(head);
+    nt = PyTuple_GET_SIZE(tmpl);
+    argv = PyTuple_New(nh + 1 + nt);
+    if (!argv)
+        return NULL;
+    for (i = 0; i < 3; i++)
+        set_borrowed(argv, i, PyTuple_GET_ITEM(head, i));
+    set_borrowed(argv, 3, stream);
+    for (i = 3; i < nh; i++)
+        set_borrowed(argv, i + 1, PyTuple_GET_ITEM(head, i));
+    for (i = 0; i < nt; i++)
+        set_borrowed(argv, nh + 1 + i, PyTuple_GET_ITEM(tmpl, i));
+    if (put_all(argv, nh + 1, PyTuple_GET_ITEM(entry, 4), ptrs) < 0
+            || put_all(argv, nh + 1, PyTuple_GET_ITEM(entry, 5), scalars) < 0) {
+        Py_DECREF(argv);
+        return NULL;
+    }
+    if (scratch != Py_None) {               /* (allocate, nbytes, align, at) */
+        PyObject *buffer;
+        Py_ssize_t at;
+        if (!PyTuple_Check(scratch) || PyTuple_GET_SIZE(scratch) != 4) {
+            Py_DECREF(argv);
+            PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed scratch");
+            return NULL;
+        }
+        at = PyLong_AsSsize_t(PyTuple_GET_ITEM(scratch, 3));
+        buffer = at == -1 && PyErr_Occurred() ? NULL : PyObject_CallFunctionObjArgs(
+            PyTuple_GET_ITEM(scratch, 0), device, stream, PyTuple_GET_ITEM(scratch, 1), PyTuple_GET_ITEM(scratch, 2),
+            NULL);
+        if (!buffer || buffer == Py_None) {
+            Py_DECREF(argv);
+            if (!buffer)
+                return NULL;
+            return buffer;                  /* Py_None: the full path */
+        }
+        if (put(argv, at, buffer) < 0) {
+            Py_DECREF(argv);
+            return NULL;
+        }
+    }
+    r = PyObject_Call(call, argv, NULL);
+    Py_DECREF(argv);
+    if (!r)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *lookup(PyObject *table, PyObject *name, PyObject *grid, PyObject *device, PyObject *pre,
+                        PyObject *consts, PyObject *post, PyObject *arrays, PyObject *scalars, PyObject *same,
+                        PyObject *stream);
+
+/* arrays, scalars and `same` may be lists (a batched launcher's); the rest are tuples */
+static PyObject *memo(PyObject *self, PyObject *args) {
+    PyObject *table, *name, *grid, *device, *pre, *consts, *post, *stream, *seqs[3], *tuples[3] = {NULL, NULL, NULL};
+    PyObject *result = NULL;
+    int i;
+    if (!PyArg_ParseTuple(args, "O!OOOO!O!O!OOOO", &PyDict_Type, &table, &name, &grid, &device, &PyTuple_Type, &pre,
+                          &PyTuple_Type, &consts, &PyTuple_Type, &post, &seqs[0], &seqs[1], &seqs[2], &stream))
+        return NULL;
+    for (i = 0; i < 3; i++) {
+        tuples[i] = PyTuple_Check(seqs[i]) ? (Py_INCREF(seqs[i]), seqs[i]) : PySequence_Tuple(seqs[i]);
+        if (!tuples[i]) {
+            if (full_path_error()) {
+                PyErr_Clear();
+                Py_INCREF(Py_None);
+                result = Py_None;
+            }
+            goto done;
+        }
+    }
+    result = lookup(table, name, grid, device, pre, consts, post, tuples[0], tuples[1], tuples[2], stream);
+done:
+    for (i = 0; i < 3; i++)
+        Py_XDECREF(tuples[i]);
+    return result;
+}
+
+static PyObject *lookup(PyObject *table, PyObject *name, PyObject *grid, PyObject *device, PyObject *pre,
+                        PyObject *consts, PyObject *post, PyObject *arrays, PyObject *scalars, PyObject *same,
+                        PyObject *stream) {
+    PyObject *ptrs = NULL, *key, *entries, *result = NULL;
+    Py_ssize_t e;
+    key = build_key(name, grid, device, pre, consts, post, arrays, scalars, same, &ptrs);
+    if (!key) {
+        if (full_path_error()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        return NULL;
+    }
+    if (key == Py_None)
+        return key;
+    entries = PyDict_GetItemWithError(table, key);      /* (unhashable Constants: TypeError) */
+    if (!entries) {
+        if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            Py_DECREF(ptrs);
+            if (full_path_error()) {
+                PyErr_Clear();
+                Py_RETURN_NONE;
+            }
+            return NULL;
+        }
+        return Py_BuildValue("(NN)", key, ptrs);
+    }
+    if (!PyList_Check(entries)) {
+        Py_DECREF(key);
+        Py_DECREF(ptrs);
+        PyErr_SetString(PyExc_SystemError, "launch memo: entries are not a list");
+        return NULL;
+    }
+    Py_INCREF(entries);                     /* the checks run Python code: hold what is walked */
+    for (e = 0; e < PyList_GET_SIZE(entries); e++) {
+        PyObject *entry = PyList_GET_ITEM(entries, e), *ok;
+        int good;
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 8) {
+            PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed");
+            goto done;
+        }
+        Py_INCREF(entry);
+        ok = PyObject_Call(PyTuple_GET_ITEM(entry, 0), arrays, NULL);
+        if (!ok) {
+            Py_DECREF(entry);
+            if (full_path_error()) {
+                PyErr_Clear();
+                Py_INCREF(Py_None);
+                result = Py_None;
+            }
+            goto done;
+        }
+        good = PyObject_IsTrue(ok);
+        Py_DECREF(ok);
+        if (good < 0) {
+            Py_DECREF(entry);
+            goto done;
+        }
+        if (good) {
+            result = launch(entry, ptrs, scalars, device, stream);
+            Py_DECREF(entry);
+            goto done;
+        }
+        Py_DECREF(entry);
+    }
+    result = Py_BuildValue("(OO)", key, ptrs);
+done:
+    Py_DECREF(entries);
+    Py_DECREF(key);
+    Py_DECREF(ptrs);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"memo", memo, METH_VARARGS, "The launch memo's lookup and launch (see the top of launch_memo.c)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c2t_launch_memo", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_c2t_launch_memo(void) {
+    PyObject *m;
+    data_ptr_str = PyUnicode_InternFromString("data_ptr");
+    used_global_vals_str = PyUnicode_InternFromString("used_global_vals");
+    if (!data_ptr_str || !used_global_vals_str)
+        return NULL;
+    m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "ABI", C2T_MEMO_ABI) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}"""
+
+
+def _c2t_load_memo_c():
+    """Build (or load from Triton's cache) the memo's C lookup; on failure warn once and keep the
+    Python path."""
+    global _C2T_C_MEMO, _C2T_MEMO_C
+    _C2T_C_MEMO = False
+    try:
+        from triton.runtime.build import compile_module_from_src
+        module = compile_module_from_src(_C2T_MEMO_C_SRC, "c2t_launch_memo")
+        if getattr(module, "ABI", None) != 1:
+            raise ImportError(f"{module!r} is not this version of the launch memo")
+        _C2T_MEMO_C = module
+    except Exception as exc:    # noqa: BLE001 - a speed-up: report it and keep the Python path
+        import warnings
+        warnings.warn(f"cutile2triton: the launch memo's C lookup could not be built ({type(exc).__name__}: "
+                      f"{exc}); launches take its Python path, a few microseconds slower each. "
+                      "C2T_C_MEMO=0 chooses the Python path without trying.", RuntimeWarning, stacklevel=2)
+
+
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     """Launch from the memo when this launch was seen before, and return None. Otherwise return
     what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when
@@ -293,9 +725,22 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
                                    != _C2T_CUDA._cuda_getCurrentRawStream(stream.device_index)):
             return ()
         device = _C2T_CUDA._cuda_getDevice()
-        key = [name, grid, device, *consts, *map(type, consts)]
-        if hints:
-            key.append(tuple(sorted(hints.items())))
+        raw_stream = _C2T_CUDA._cuda_getCurrentRawStream(device)
+    except (AttributeError, TypeError, RuntimeError):   # no CUDA
+        return ()
+    post = (tuple(sorted(hints.items())),) if hints else ()
+    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
+    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+        return ()                               # profilers' hooks get the full path's arguments
+    if _C2T_MEMO_C is not None:
+        found = _C2T_MEMO_C.memo(_C2T_MEMO, name, grid, device, (), consts, post,
+                                 arrays, scalars, same, raw_stream)
+        if found is True:
+            return None
+        return () if found is None else (*found, scalars, arrays)
+    # the same in Python
+    try:
+        key = [name, grid, device, *consts, *map(type, consts), *post]
         ptrs = [a.data_ptr() for a in arrays]
         key += [p & 15 for p in ptrs]
         for i, j in same:
@@ -319,41 +764,35 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
             if entry[0](*arrays):
                 hit = entry
                 break
-    except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable, no CUDA
+    except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable
         return ()
     if hit is None:
         return (key, ptrs, scalars, arrays)
-    _, kernel, compiled, launch, g, template, ptr_at, scalar_at, scratch = hit
-    if kernel.used_global_vals and _c2t_globals_changed(kernel):
+    _, call, head, template, ptr_at, scalar_at, scratch, globals_check = hit
+    if globals_check is not None and globals_check[1].used_global_vals and globals_check[0](globals_check[1]):
         return ()                               # the full path: Triton's dispatch raises its error
-    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
-    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
-        return ()                               # profilers' hooks get the full path's arguments
-    args = template.copy()
+    args = [*head[:3], raw_stream, *head[3:], *template]
+    at = len(head) + 1
     for i, p in zip(ptr_at, ptrs):
-        args[i] = p
+        args[at + i] = p
     for i, v in zip(scalar_at, scalars):
-        args[i] = v
-    raw_stream = _C2T_CUDA._cuda_getCurrentRawStream(device)
-    if launch is None:
-        compiled.run(g[0], g[1], g[2], raw_stream, compiled.function, compiled.packed_metadata,
-                     None, None, None, *args)
-        return None
-    buffer = None
-    if scratch:
-        buffer = _c2t_scratch(device, raw_stream, g[0] * g[1] * g[2] * scratch[0], scratch[1])
+        args[at + i] = v
+    if scratch is not None:
+        allocate, nbytes, align, where = scratch
+        buffer = allocate(device, raw_stream, nbytes, align)
         if buffer is None:
             return ()
-    call, cooperative, pdl = launch
-    call(g[0], g[1], g[2], raw_stream, compiled.function, cooperative, pdl, buffer, None,
-         compiled.packed_metadata, None, None, None, *args)
+        args[where] = buffer
+    call(*args)
     return None
 
 
 def _c2t_memo_record(memo, kernel, grid, args, compiled):
     """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
     for these arguments) and the argument list without its pointers and scalars (the memo must not
-    keep arrays alive)."""
+    keep arrays alive). The entry is the call to make (see templates/launch_memo.c)."""
+    if _C2T_C_MEMO:
+        _c2t_load_memo_c()
     (key, _, _, arrays), (ptr_at, scalar_at) = memo
     try:
         check = _c2t_layout_check(arrays)
@@ -362,23 +801,29 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     template = list(args)
     for i in (*ptr_at, *scalar_at):
         template[i] = None
-    launch, scratch = None, None
+    g = (*grid, *(1,) * (3 - len(grid)))
+    # the compiled kernel's `run` (CudaLauncher.__call__ in Triton 3.6), with the pointers as ints
     run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
+    call, head, scratch = run, (*g, compiled.function, compiled.packed_metadata, None, None, None), None
     if _C2T_DIRECT_LAUNCH and type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") \
-            and md is not None and not getattr(md, "profile_scratch_size", 0):
-        # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly
-        launch = (run.launch, run.launch_cooperative_grid, run.launch_pdl)
+            and md is not None and not getattr(md, "profile_scratch_size", 0) \
+            and not (md.global_scratch_size and run.launch_pdl):    # (PDL launches may overlap: no shared scratch)
+        # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly:
+        # launch(g0, g1, g2, stream, function, cooperative, pdl, scratch, profile scratch, metadata,
+        # launch metadata, enter hook, exit hook, *args)
+        call = run.launch
+        head = (*g, compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
+                compiled.packed_metadata, None, None, None)
         if md.global_scratch_size:
-            scratch = (md.global_scratch_size * run.num_ctas, md.global_scratch_align)
-            if run.launch_pdl:              # a launch may overlap the previous one: no shared scratch
-                launch = None
+            scratch = (_c2t_scratch, g[0] * g[1] * g[2] * md.global_scratch_size * run.num_ctas,
+                       md.global_scratch_align, 7)
     if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
         _C2T_MEMO.clear()
     entries = _C2T_MEMO.setdefault(key, [])
     if len(entries) >= _C2T_MEMO_PER_KEY:
         del entries[0]
-    entries.append((check, kernel, compiled, launch, (*grid, *(1,) * (3 - len(grid))), template, ptr_at,
-                    scalar_at, scratch))
+    entries.append((check, call, head, tuple(template), tuple(ptr_at), tuple(scalar_at), scratch,
+                    (_c2t_globals_changed, kernel)))
 
 
 def _c2t_layouts(arrays):

@@ -10,7 +10,7 @@
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 start "${1:-next-session-out}/n" next_session.txt
-step 120 "launch cost" python tests/gpu/probe_launch_cost.py tg_flash_decode:0 tg_rms_norm:0 tg_mla_decoding:3
-step 420 "host-bound rows" "${bench[@]}" --only tg_flash_decode tg_rms_norm tg_mla_decoding tg_softmax \
+step 110 "launch cost" python tests/gpu/probe_launch_cost.py tg_flash_decode:0 tg_rms_norm:0 tg_mla_decoding:3
+step 430 "host-bound rows" "${bench[@]}" --only tg_flash_decode tg_rms_norm tg_mla_decoding tg_softmax \
     tg_dropout tg_bmm --timeout 200 --out "$out/bench_hb"
 echo "### done ($(date +%T))" | tee -a "$log"

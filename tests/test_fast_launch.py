@@ -233,6 +233,32 @@ def test_unchanged_constexpr_globals_are_compared_once(fast, monkeypatch):
     assert log[-1][0] == "triton"
 
 
+def test_memo_compares_unchanged_constexpr_globals_by_identity_and_sees_their_changes(fast, monkeypatch):
+    """From the memo (both lookups), a launch whose globals are bound to the objects the kernel was
+    compiled with compares no values; a constexpr whose value object was replaced in place, or a
+    name bound to another value, goes through Triton's dispatch."""
+    mod, log = memo_setup(fast, monkeypatch)
+    compared = []
+
+    class Const(triton.language.constexpr):
+        def __ne__(self, other):
+            compared.append(1)
+            return super().__ne__(other)
+    x, y = torch.zeros(64), torch.zeros(64)
+    scope = {"PAD": Const(0), "SCALE": 2.0}
+    monkeypatch.setattr(mod.add_k, "used_global_vals", {("PAD", 0): (Const(0), scope), ("SCALE", 0): (2.0, scope)})
+    for _ in range(4):
+        mod.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton", "fast", "fast", "fast"] and len(compared) == 1
+    scope["PAD"].value = 1              # the same constexpr object, another value
+    mod.run(x, y, 3, 32)
+    assert log[-1][0] == "triton"
+    scope["PAD"].value = 0
+    scope["SCALE"] = 2.5
+    mod.run(x, y, 3, 32)
+    assert log[-1][0] == "triton"
+
+
 # --- the launch memo (_c2t_memo): a launcher's launch with the layouts of an earlier one ---
 
 def memo_entries(mod):
@@ -654,12 +680,12 @@ def test_memo_lookup_runs_in_c_on_this_machine(memo, lookup):
     if lookup == "python_lookup":
         assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is False
         return
-    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 1
+    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 2
     calls = []
     real = mod._C2T_MEMO_C
 
     class Spy:
-        ABI = 1
+        ABI = 2
 
         def memo(self, *args):
             calls.append(args[1])

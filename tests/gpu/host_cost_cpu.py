@@ -13,7 +13,8 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
 - with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
   (B=1 KV=4096) on CPU tensors, cuTile original (ct.launch stubbed) against translation, through
   the launch memo (stand-in compiled kernels and device queries) and with _c2t_run stubbed;
-  torch.cuda's device queries faked.
+  torch.cuda's device queries faked; the same for TileGym's persistent bmm (B=16 1024^3, its
+  search's cache filled with its first config).
 Numbers depend on the machine; compare variants within one run.
 """
 import importlib.util
@@ -123,25 +124,35 @@ def concat_memo_costs():
     print(f"concat of 8 parts, batched, memo on:  {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel)")
 
 
-def flash_decode_host():
+def tilegym_host(op, label, make_call, prepare=None):
+    """Host microseconds of a TileGym entry on CPU tensors: cuTile's original (ct.launch stubbed)
+    against its translation through the launch memo (stand-in compiled kernels and device
+    queries) with the memo's lookup in C and in Python, and with _c2t_run stubbed. `make_call(m)`:
+    the call on module m; `prepare(m)`: fills what a GPU run would have filled (a search's cache)."""
     import os
     import cuda.tile as ct
     src = os.environ.get("TILEGYM_SRC", str(ROOT / ".corpus/src"))
-    path = Path(src) / "tilegym/ops/cutile/flash_decode.py"
+    path = Path(src) / f"tilegym/ops/cutile/{op}.py"
     if not path.is_file():
-        print(f"flash_decode: no TileGym at {src} (set TILEGYM_SRC)")
+        print(f"{op}: no TileGym at {src} (set TILEGYM_SRC)")
         return
-    sys.path.insert(0, src)
+    if src not in sys.path:
+        sys.path.insert(0, src)
     torch.cuda.get_device_properties = lambda *a, **k: types.SimpleNamespace(multi_processor_count=132)
     torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
-    torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0, device_index=0)
+    class Stream:               # torch.cuda.Stream's stand-in: the current stream of device 0
+        cuda_stream, device_index = 0, 0
+    torch.cuda.Stream = Stream
+    torch.cuda.current_stream = lambda *a, **k: Stream()
+    torch._C._cuda_getCurrentRawStream = lambda device: 0
     from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate
     orig = load_module(path)
     trans, _ = load_translated(translate(path)[0], path)
     rebind_cutile_imports(trans)
     ct.launch = lambda *a, **k: None
-    q = torch.randn(1, 32, 1, 128, dtype=torch.bfloat16)
-    k, v = torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16), torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16)
+    for m in (orig, trans):
+        if prepare:
+            prepare(m)
     modules = [m for m in list(sys.modules.values())
                if isinstance(m, types.ModuleType) and "_c2t_run" in vars(m) and "_C2T_MEMO" in vars(m)]
     # the translation's launches through the launch memo, as on the GPU: real JITFunctions (their
@@ -158,23 +169,45 @@ def flash_decode_host():
                 kernel.cache_key                # Triton records the globals a kernel reads here
                 kernel.run = lambda *args, grid, warmup, **kw: compiled
                 setattr(m, name, kernel)
-    t0 = per_call_us(lambda: orig.fmha_decode(q, k, v, 0.1))
-    t2 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+                for other in vars(m).values():  # kernel objects the host code holds (replace_hints)
+                    if getattr(other, "c2t_kernel", None) is obj:
+                        other.c2t_kernel = kernel
+    call_orig, call_trans = make_call(orig), make_call(trans)
+    t0 = per_call_us(call_orig)
+    t2 = per_call_us(call_trans)
     lookups = [(m, m._C2T_MEMO_C) for m in modules]
     for m, _ in lookups:
         m._C2T_MEMO_C = None
-    t3 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
+    t3 = per_call_us(call_trans)
     for m, c_lookup in lookups:
         m._C2T_MEMO_C = c_lookup
     entries = sum(len(e) for m in modules for e in m._C2T_MEMO.values())
     for m, run, cuda in saved:
         m._c2t_run = lambda kernel, grid, args, **options: None
         m._C2T_CUDA = cuda          # CPU torch: no device query, so no memo
-    t1 = per_call_us(lambda: trans.fmha_decode(q, k, v, 0.1))
-    print(f"TileGym flash_decode B=1 KV=4096 host code: cuTile {t0:.1f} us (ct.launch stubbed), translation "
+    t1 = per_call_us(call_trans)
+    for m, run, cuda in saved:
+        m._c2t_run = run
+    print(f"TileGym {label} host code: cuTile {t0:.1f} us (ct.launch stubbed), translation "
           f"{t2:.1f} us through the launch memo with its lookup in C, {t3:.1f} us with the lookup in Python "
-          f"({entries} entries; stand-in kernels), {t1:.1f} us with "
-          f"_c2t_run stubbed (CPU tensors: no memo)")
+          f"({entries} entries; stand-in kernels), {t1:.1f} us with _c2t_run stubbed (CPU tensors: no memo)")
+
+
+def flash_decode_host():
+    q = torch.randn(1, 32, 1, 128, dtype=torch.bfloat16)
+    k, v = torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16), torch.randn(1, 8, 4096, 128, dtype=torch.bfloat16)
+    tilegym_host("flash_decode", "flash_decode B=1 KV=4096", lambda m: lambda: m.fmha_decode(q, k, v, 0.1))
+
+
+def bmm_host():
+    """The persistent bmm after its search (the tune cache holds the first sm90 config)."""
+    a, b = torch.randn(16, 1024, 1024, dtype=torch.float16), torch.randn(16, 1024, 1024, dtype=torch.float16)
+
+    def prepare(m):
+        cfg = next(iter(m._bmm_autotune_configs()))
+        m._bmm_tune_cache[(16, 1024, 1024, 1024, False, False, a.dtype, str(a.device))] = (
+            cfg, m._static_persistent_bmm_kernel.replace_hints(num_ctas=cfg.num_ctas, occupancy=cfg.occupancy))
+    tilegym_host("bmm", "persistent bmm B=16 1024^3", lambda m: lambda: m.bmm(a, b), prepare)
 
 
 if __name__ == "__main__":
@@ -182,3 +215,4 @@ if __name__ == "__main__":
     launcher_cost()
     concat_memo_costs()
     flash_decode_host()
+    bmm_host()

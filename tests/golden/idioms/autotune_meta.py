@@ -307,14 +307,17 @@ _C2T_MEMO_C_SRC = r"""
    call(*head[:3], stream, *head[3:], *template) with the pointers and scalars put at ptr_at and
    scalar_at in the template; scratch is None or (allocate, nbytes, align, at): the buffer
    allocate(device, stream, nbytes, align) returns goes at `at` of the call's arguments (None:
-   the full path); globals is None or (changed, kernel): when kernel.used_global_vals and
+   the full path); globals is (changed, kernel, used, bound): the globals the kernel read are as
+   it was compiled with when kernel.used_global_vals is `used` and, for each (scope, name, object,
+   value) in the tuple `bound`, scope[name] is object and, where value is (v,), object.value is v
+   (value () : the object has no .value); otherwise, when kernel.used_global_vals and
    changed(kernel), the full path. Errors in the launch itself reach the caller. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define C2T_MEMO_ABI 1
+#define C2T_MEMO_ABI 2
 
-static PyObject *data_ptr_str, *used_global_vals_str;
+static PyObject *data_ptr_str, *used_global_vals_str, *value_str;
 
 /* what an error while reading the arguments means: the full path (as the Python path's except) */
 static int full_path_error(void) {
@@ -482,6 +485,41 @@ static int put_all(PyObject *argv, Py_ssize_t base, PyObject *positions, PyObjec
     return 0;
 }
 
+/* 1: each global in `bound` is bound to the object the kernel was compiled with (and a
+   constexpr's .value is the same object); 0: something differs or bound is None; -1: error */
+static int globals_unchanged(PyObject *bound) {
+    Py_ssize_t i;
+    if (!PyTuple_Check(bound))
+        return 0;
+    for (i = 0; i < PyTuple_GET_SIZE(bound); i++) {
+        PyObject *item = PyTuple_GET_ITEM(bound, i), *scope, *now, *value, *v;
+        int same;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 4 || !PyDict_Check(PyTuple_GET_ITEM(item, 0)))
+            return 0;
+        scope = PyTuple_GET_ITEM(item, 0);
+        now = PyDict_GetItemWithError(scope, PyTuple_GET_ITEM(item, 1));     /* borrowed */
+        if (!now)
+            return PyErr_Occurred() ? -1 : 0;
+        if (now != PyTuple_GET_ITEM(item, 2))
+            return 0;
+        value = PyTuple_GET_ITEM(item, 3);
+        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) == 0)
+            continue;
+        v = PyObject_GetAttr(now, value_str);
+        if (!v) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return -1;
+            PyErr_Clear();
+            return 0;
+        }
+        same = v == PyTuple_GET_ITEM(value, 0);
+        Py_DECREF(v);
+        if (!same)
+            return 0;
+    }
+    return 1;
+}
+
 /* launch from an entry: Py_True, Py_None (the full path) or NULL (an error, for the caller) */
 static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyObject *device, PyObject *stream) {
     PyObject *call = PyTuple_GET_ITEM(entry, 1), *head = PyTuple_GET_ITEM(entry, 2);
@@ -492,10 +530,10 @@ static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyOb
         PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed");
         return NULL;
     }
-    if (globals != Py_None) {               /* (changed, kernel) */
+    if (globals != Py_None) {               /* (changed, kernel, used, bound) */
         PyObject *kernel, *used;
         int u;
-        if (!PyTuple_Check(globals) || PyTuple_GET_SIZE(globals) != 2) {
+        if (!PyTuple_Check(globals) || PyTuple_GET_SIZE(globals) != 4) {
             PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed globals check");
             return NULL;
         }
@@ -503,11 +541,16 @@ static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyOb
         used = PyObject_GetAttr(kernel, used_global_vals_str);
         if (!used)
             return NULL;
-        u = PyObject_IsTrue(used);
+        /* u: 1 as compiled (by identity), 0 compare in Python, -1 error */
+        u = used == PyTuple_GET_ITEM(globals, 2) ? globals_unchanged(PyTuple_GET_ITEM(globals, 3)) : 0;
+        if (u == 0) {
+            int read = PyObject_IsTrue(used);
+            u = read < 0 ? -1 : !read;          /* (nothing read: as compiled) */
+        }
         Py_DECREF(used);
         if (u < 0)
             return NULL;
-        if (u) {
+        if (u == 0) {
             PyObject *changed = PyObject_CallOneArg(PyTuple_GET_ITEM(globals, 0), kernel);
             int c;
             if (!changed)
@@ -683,7 +726,8 @@ PyMODINIT_FUNC PyInit_c2t_launch_memo(void) {
     PyObject *m;
     data_ptr_str = PyUnicode_InternFromString("data_ptr");
     used_global_vals_str = PyUnicode_InternFromString("used_global_vals");
-    if (!data_ptr_str || !used_global_vals_str)
+    value_str = PyUnicode_InternFromString("value");
+    if (!data_ptr_str || !used_global_vals_str || !value_str)
         return NULL;
     m = PyModule_Create(&module);
     if (m && PyModule_AddIntConstant(m, "ABI", C2T_MEMO_ABI) < 0) {
@@ -702,7 +746,7 @@ def _c2t_load_memo_c():
     try:
         from triton.runtime.build import compile_module_from_src
         module = compile_module_from_src(_C2T_MEMO_C_SRC, "c2t_launch_memo")
-        if getattr(module, "ABI", None) != 1:
+        if getattr(module, "ABI", None) != 2:
             raise ImportError(f"{module!r} is not this version of the launch memo")
         _C2T_MEMO_C = module
     except Exception as exc:    # noqa: BLE001 - a speed-up: report it and keep the Python path
@@ -769,7 +813,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     if hit is None:
         return (key, ptrs, scalars, arrays)
     _, call, head, template, ptr_at, scalar_at, scratch, globals_check = hit
-    if globals_check is not None and globals_check[1].used_global_vals and globals_check[0](globals_check[1]):
+    changed, kernel = globals_check[:2]
+    if kernel.used_global_vals and changed(kernel):
         return ()                               # the full path: Triton's dispatch raises its error
     args = [*head[:3], raw_stream, *head[3:], *template]
     at = len(head) + 1
@@ -823,7 +868,21 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
     if len(entries) >= _C2T_MEMO_PER_KEY:
         del entries[0]
     entries.append((check, call, head, tuple(template), tuple(ptr_at), tuple(scalar_at), scratch,
-                    (_c2t_globals_changed, kernel)))
+                    _c2t_globals_entry(kernel)))
+
+
+def _c2t_globals_entry(kernel):
+    """A memo entry's check of the globals the kernel read (see _c2t_globals_changed): (changed,
+    kernel, its used_global_vals, bound), where `bound` lists what the C lookup compares by
+    identity while those are unchanged: (scope, name, object, (its .value,) or () when it has
+    none), or is None (then each launch calls changed(kernel))."""
+    used, bound = kernel.used_global_vals, None
+    if used and not _c2t_globals_changed(kernel):
+        seen = _C2T_GLOBALS_SEEN.get(id(kernel))
+        if seen is not None and seen[0] is kernel and seen[1] is used:
+            bound = tuple((scope, name, obj, (obj.value,) if hasattr(obj, "value") else ())
+                          for name, scope, obj, _ in seen[2])
+    return (_c2t_globals_changed, kernel, used, bound)
 
 
 def _c2t_layouts(arrays):

@@ -755,3 +755,39 @@ def test_a_c_lookup_that_cannot_be_built_warns_and_the_python_path_runs(memo, mo
         mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
     assert mod._C2T_MEMO_C is None and [e[0] for e in log] == ["triton", "fast"]
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_c_lookup_leaks_no_memory_or_references(memo):
+    """Hits, misses, scalars of other types, arrays without data_ptr() and list arguments, many
+    times over: no Python memory grows and the arguments' reference counts come back."""
+    import gc
+    import sys
+    import tracemalloc
+    mod, log = memo
+    x, y = torch.zeros(64), torch.zeros(64)
+    big = 2 ** 70 + 5
+    mod.run(x, y, 3, 32)
+    assert mod._C2T_MEMO_C is not None
+
+    def rounds(n):
+        for _ in range(n):
+            mod.run(x, y, 3, 32)                                                    # a hit
+            mod._c2t_memo("add_k", (2,), None, (x, y), (big,), (32,))               # a miss
+            mod._c2t_memo("add_k", (2,), None, (x, y), ("3",), (32,))               # not keyed
+            mod._c2t_memo("add_k", (2,), None, ([1.0], y), (3,), (32,))             # no data_ptr()
+            mod._c2t_memo("add_k", (2,), None, [x, y], [3], (32,), [(0, 1)])        # lists
+        log.clear()
+    rounds(200)
+    gc.collect()
+    counts = [sys.getrefcount(v) for v in (x, y, big)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        rounds(5000)
+        gc.collect()
+        grown = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    finally:
+        tracemalloc.stop()
+    assert grown < 16 * 1024, f"{grown} bytes more after 5000 rounds"
+    assert [sys.getrefcount(v) for v in (x, y, big)] == counts

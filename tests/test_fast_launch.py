@@ -207,17 +207,24 @@ def test_a_global_mutated_in_place_still_goes_back_to_triton_dispatch(path, requ
     assert [e[0] for e in log] == ["triton", "fast", "triton"]
 
 
-def test_unchanged_constexpr_globals_are_compared_once(fast, monkeypatch):
-    """Triton's deep copy of a tl.constexpr global is compared with the module's value once; later
-    launches see the same object bound and compare nothing. Rebinding the name (to an equal value)
-    compares again; rebinding it to another value is a change."""
-    mod, log = fast
+def counting_constexpr():
+    """A tl.constexpr class that counts its value comparisons (Triton compares a global's deep
+    copy with the module's value by !=), and the list it counts in."""
     compared = []
 
     class Const(triton.language.constexpr):
         def __ne__(self, other):
             compared.append(1)
             return super().__ne__(other)
+    return Const, compared
+
+
+def test_unchanged_constexpr_globals_are_compared_once(fast, monkeypatch):
+    """Triton's deep copy of a tl.constexpr global is compared with the module's value once; later
+    launches see the same object bound and compare nothing. Rebinding the name (to an equal value)
+    compares again; rebinding it to another value is a change."""
+    mod, log = fast
+    Const, compared = counting_constexpr()
     x, y = torch.zeros(64), torch.zeros(64)
     scope = {"PAD": Const(0)}
     monkeypatch.setattr(mod.add_k, "used_global_vals", {("PAD", 0): (Const(0), scope)})
@@ -238,12 +245,7 @@ def test_memo_compares_unchanged_constexpr_globals_by_identity_and_sees_their_ch
     compiled with compares no values; a constexpr whose value object was replaced in place, or a
     name bound to another value, goes through Triton's dispatch."""
     mod, log = memo_setup(fast, monkeypatch)
-    compared = []
-
-    class Const(triton.language.constexpr):
-        def __ne__(self, other):
-            compared.append(1)
-            return super().__ne__(other)
+    Const, compared = counting_constexpr()
     x, y = torch.zeros(64), torch.zeros(64)
     scope = {"PAD": Const(0), "SCALE": 2.0}
     monkeypatch.setattr(mod.add_k, "used_global_vals", {("PAD", 0): (Const(0), scope), ("SCALE", 0): (2.0, scope)})

@@ -283,11 +283,12 @@ _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buf
 _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 
-# The memo's lookup and launch in C (templates/launch_memo.c, the same steps as the Python below):
-# compiled at the first recorded launch with Triton's own helper (its launchers need the same C
-# compiler and Python headers) and cached by Triton. On the H200's host a hit took 2.9 us in C
-# against 7.4 us in Python (docs/gpu-runs/c-memo-2026-11-30.md). Where it cannot be built, a
-# warning says so and the Python path runs; C2T_C_MEMO=0 keeps the Python path.
+# The memo's lookup and launch in C (cutile2triton's templates/launch_memo.c, the same steps as the
+# Python below): compiled at the first recorded launch with Triton's own helper (its launchers
+# need the same C compiler and Python headers) and cached by Triton. On the H200's host, TileGym
+# flash_decode's launcher took 14.9 us per call from the memo with it, 20.7 us with the Python
+# lookup (cutile2triton's docs/gpu-runs/c-memo-2026-11-30.md). Where it cannot be built, a warning
+# says so and the Python path runs; C2T_C_MEMO=0 keeps the Python path.
 _C2T_C_MEMO = os.environ.get("C2T_C_MEMO", "1") != "0"     # not tried yet (and wanted)
 _C2T_MEMO_C = None              # the compiled module, once built
 _C2T_MEMO_C_SRC = r"""
@@ -295,8 +296,9 @@ _C2T_MEMO_C_SRC = r"""
    into every generated module with launchers, which compiles it once per machine with Triton's own
    helper (triton.runtime.build.compile_module_from_src, cached by Triton) at its first recorded
    launch. It does what the Python path of _c2t_memo does, in the same order, and
-   tests/test_fast_launch.py runs each memo test on both; on the H200's host the hit took 2.9 us
-   here against 7.4 us in Python (docs/gpu-runs/c-memo-2026-11-30.md).
+   tests/test_fast_launch.py runs each memo test on both; on the H200's host TileGym
+   flash_decode's launcher took 14.9 us per call from the memo with this, 20.7 us with the Python
+   lookup (docs/gpu-runs/c-memo-2026-11-30.md).
 
    memo(table, name, grid, device, pre, consts, post, arrays, scalars, same, stream) returns
      True           launched from the first entry of table[key] whose layout check passes;

@@ -793,3 +793,18 @@ def test_c_lookup_leaks_no_memory_or_references(memo):
         tracemalloc.stop()
     assert grown < 16 * 1024, f"{grown} bytes more after 5000 rounds"
     assert [sys.getrefcount(v) for v in (x, y, big)] == counts
+
+
+def test_the_c_lookup_compiles_without_warnings(tmp_path):
+    """Users see the C compiler's warnings at their first launch (Triton's build prints its stderr):
+    templates/launch_memo.c compiles cleanly with -Wall -Wextra."""
+    import shutil
+    import subprocess
+    import sysconfig
+    from translator.paths import TEMPLATE_DIR
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "no C compiler (Triton's launchers, and the memo's C lookup, need one)"
+    done = subprocess.run([cc, str(TEMPLATE_DIR / "launch_memo.c"), "-O3", "-shared", "-fPIC", "-Wall", "-Wextra",
+                           "-Wno-unused-parameter", "-Werror", f"-I{sysconfig.get_paths()['include']}",
+                           "-o", str(tmp_path / "memo.so")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

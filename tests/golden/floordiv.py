@@ -791,7 +791,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c2t_launch_memo", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c2t_launch_memo", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_c2t_launch_memo(void) {
     PyObject *m;

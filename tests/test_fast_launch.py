@@ -795,6 +795,7 @@ def test_c_lookup_leaks_no_memory_or_references(memo):
     assert [sys.getrefcount(v) for v in (x, y, big)] == counts
 
 
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_the_c_lookup_compiles_without_warnings(tmp_path):
     """Users see the C compiler's warnings at their first launch (Triton's build prints its stderr):
     templates/launch_memo.c compiles cleanly with -Wall -Wextra."""

@@ -118,6 +118,9 @@ def test_graph_replay_ratios_get_their_own_table():
     # the acceptance checks still use the do_bench ratio; rows whose device time reaches it are named
     assert ("- [ ] no kernel below 0.85: copy N=1 float16 0.50 (graph 1.50); 1 of these 1 reach 0.85 by "
             "graph replay (device time alone): host-bound") in md
+    reps[0]["timings"][0].update(host_us_cutile=70.2, host_us_triton=71.0)     # the host section's numbers
+    md = suite.render_markdown(reps, suite.rows_of(reps), "cutile2triton bench x.py")
+    assert "copy N=1 float16 0.50 (graph 1.50, host us cuTile / Triton 70.2 / 71.0); 1 of these 1" in md
 
 
 def test_an_entry_cut_off_by_its_timeout_keeps_its_partial_results(tmp_path, monkeypatch):

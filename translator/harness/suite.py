@@ -154,8 +154,8 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
         ("geometric mean of t_cuTile / t_Triton >= 1.0", gm is not None and gm >= 1.0,
          f"{gm:.3f} over {len(ratios)} rows" if gm else "no timings"),
         (f"no kernel below {MIN_RATIO}", bool(ratios) and not low,
-         (", ".join(f"{lab(r)} {r['ratio']:.2f}" + (f" (graph {r['ratio_graph']:.2f})" if r.get("ratio_graph") else "")
-                    for r in low) + _host_bound_note(low)) or "none below"),
+         (", ".join(f"{lab(r)} {r['ratio']:.2f}" + _low_row_detail(r) for r in low) + _host_bound_note(low))
+         or "none below"),
         (f"memory-bound rows at >= {MIN_COPY_SHARE:.0%} of the copy bandwidth", bool(mem) and not mem_low,
          (", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) + _cutile_share_note(mem_low))
          or f"all {len(mem)} rows"),
@@ -174,6 +174,15 @@ def _cutile_share_note(mem_low: list[dict]) -> str:
     both = [r for r in timed if r["copy_share"] * r["gbps_cutile"] / r["gbps_triton"] < MIN_COPY_SHARE]
     return (f"; cuTile's original is under {MIN_COPY_SHARE:.0%} on {len(both)} of these {len(timed)} rows too"
             if both else "")
+
+
+def _low_row_detail(r: dict) -> str:
+    """What else was measured on a row below MIN_RATIO: its graph-replay ratio (device time) and
+    each side's host microseconds per call, where timed."""
+    parts = [f"graph {r['ratio_graph']:.2f}"] if r.get("ratio_graph") else []
+    if r.get("host_us_cutile") and r.get("host_us_triton"):
+        parts.append(f"host us cuTile / Triton {r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f}")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _host_bound_note(low: list[dict]) -> str:

@@ -271,3 +271,13 @@ def test_short_rows_host_times_get_their_own_section():
     assert "| k | N=2 |" not in md.split("## Host time per call")[1]
     rep["timings"][0].update(host_us_cutile=None, host_us_triton=None)
     assert "## Host time per call" not in suite.render_markdown([rep], suite.rows_of([rep]), "x")
+
+
+def test_the_report_sums_up_each_entry():
+    reps = [_rep("copy", "memory", [("N=1", 1.0, 2.0, 3900.0, {}), ("N=2", 1.0, 0.5, 3900.0, {})]),
+            _rep("mm", "compute", [("M=1", 2.0, 1.0, None, {})])]
+    reps[0]["timings"][0]["ratio_graph"] = 1.5
+    md = suite.render_markdown(reps, suite.rows_of(reps), "cutile2triton bench x.py")
+    assert "## Per entry" in md
+    assert "| copy | 2 | 1.000 (0.50-2.00) | 1.50-1.50 |" in md      # sqrt(0.5 * 2.0) = 1
+    assert "| mm | 1 | 2.000 (2.00-2.00) | - |" in md

@@ -243,6 +243,7 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
         rng = f" ({spread[0]:.2f}-{spread[1]:.2f})" if spread else ""
         out.append(f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['t_cutile_ms'])} | {_g(r['t_triton_ms'])} "
                    f"| **{_g(r['ratio'])}**{rng} | {rate} | {share} | {same} | {peers} |")
+    out += _per_entry_section(rows)
     out += ["", "## Acceptance checks", ""]
     out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
     out += _same_size_copy_section(rows)
@@ -262,6 +263,25 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
                 for r in graph]
     out += _host_time_section(rows)
     return "\n".join(out) + "\n"
+
+
+def _per_entry_section(rows: list[dict]) -> list[str]:
+    """Each suite entry's timed rows in one line: their geometric mean and range by do_bench, and
+    the range by graph replay where timed."""
+    entries: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["ratio"]:
+            entries.setdefault(r["kernel"], []).append(r)
+    if not entries:
+        return []
+    out = ["", "## Per entry", "", "| kernel | rows | ratio: geometric mean (lowest-highest) | "
+           "graph replay: lowest-highest |", "|---|---|---|---|"]
+    for name, rs in entries.items():
+        ratios = [r["ratio"] for r in rs]
+        graph = [r["ratio_graph"] for r in rs if r.get("ratio_graph")]
+        out.append(f"| {name} | {len(rs)} | {geomean(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+                   + (f"{min(graph):.2f}-{max(graph):.2f}" if graph else "-") + " |")
+    return out
 
 
 def _host_time_section(rows: list[dict]) -> list[str]:

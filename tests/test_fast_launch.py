@@ -5,6 +5,7 @@ Triton pick another compiled kernel goes through Triton's dispatch again.
 The GPU is not needed: a real (non-interpreted) JITFunction gets a stand-in `run` (Triton's
 dispatch) and the compiled kernel it returns records its launches; the driver is a stand-in too."""
 import types
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -682,12 +683,12 @@ def test_memo_lookup_runs_in_c_on_this_machine(memo, lookup):
     if lookup == "python_lookup":
         assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is False
         return
-    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 2
+    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 3
     calls = []
     real = mod._C2T_MEMO_C
 
     class Spy:
-        ABI = 2
+        ABI = 3
 
         def memo(self, *args):
             calls.append(args[1])
@@ -808,4 +809,173 @@ def test_the_c_lookup_compiles_without_warnings(tmp_path):
     done = subprocess.run([cc, str(TEMPLATE_DIR / "launch_memo.c"), "-O3", "-shared", "-fPIC", "-Wall", "-Wextra",
                            "-Wno-unused-parameter", "-Werror", f"-I{sysconfig.get_paths()['include']}",
                            "-o", str(tmp_path / "memo.so")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# --- the experimental direct launch (C2T_CU_LAUNCH=1): cuLaunchKernelEx from the C lookup ---
+
+def test_direct_launch_packs_arguments_as_the_kernel_signature_types_them(memo):
+    import struct
+    mod, _ = memo
+    mod._c2t_load_memo_c()
+    pack = mod._C2T_MEMO_C.pack
+    slot = lambda raw: raw + bytes(8 - len(raw))    # noqa: E731  (a narrower value in an 8-byte slot)
+    cases = [("p", 2 ** 64 - 16, struct.pack("<Q", 2 ** 64 - 16)), ("l", -3, struct.pack("<q", -3)),
+             ("L", 2 ** 63 + 5, struct.pack("<Q", 2 ** 63 + 5)), ("i", -7, slot(struct.pack("<i", -7))),
+             ("I", 2 ** 32 - 1, slot(struct.pack("<I", 2 ** 32 - 1))), ("h", -2, slot(struct.pack("<h", -2))),
+             ("b", True, slot(b"\x01")), ("B", 200, slot(b"\xc8")), ("f", 0.1, slot(struct.pack("<f", 0.1))),
+             ("d", 0.1, struct.pack("<d", 0.1)), ("e", 0.1, slot(struct.pack("<e", 0.1)))]
+    for v in (0.1, 1.00390625, 1.01171875, -0.0, 3.0e38, float("inf"), -2.5e-40):   # bf16: ties to even too
+        bits = torch.tensor([v], dtype=torch.float32).to(torch.bfloat16).view(torch.int16).item() & 0xFFFF
+        cases.append(("g", v, slot(struct.pack("<H", bits))))
+    codes = "".join(c for c, _, _ in cases)
+    assert pack(codes, tuple(v for _, v, _ in cases)) == b"".join(raw for _, _, raw in cases)
+    assert pack("ixi", (1, 99, 2)) == slot(struct.pack("<i", 1)) + slot(struct.pack("<i", 2))   # constexprs skipped
+    nan = struct.unpack("<H", pack("g", (float("nan"),))[:2])[0]
+    assert nan & 0x7F80 == 0x7F80 and nan & 0x7F
+    with pytest.raises(TypeError):
+        pack("i", ("3",))
+
+
+def _fake_driver():
+    """ctypes stand-ins for cuLaunchKernelEx and cuCtxGetCurrent (the layouts as cuda.h has them),
+    recording each launch's configuration, attributes, function and parameter slots."""
+    import ctypes
+    from ctypes import POINTER, Structure, Union, c_char, c_int, c_uint, c_uint64, c_void_p
+
+    class Dim3(Structure):
+        _fields_ = [("x", c_uint), ("y", c_uint), ("z", c_uint)]
+
+    class Value(Union):
+        _fields_ = [("pad", c_char * 64), ("int", c_int), ("cluster", Dim3)]
+
+    class Attr(Structure):
+        _fields_ = [("id", c_int), ("pad", c_char * 4), ("value", Value)]
+
+    class Config(Structure):
+        _fields_ = [("gx", c_uint), ("gy", c_uint), ("gz", c_uint), ("bx", c_uint), ("by", c_uint), ("bz", c_uint),
+                    ("shared", c_uint), ("stream", c_void_p), ("attrs", POINTER(Attr)), ("nattrs", c_uint)]
+    state = {"launches": [], "context": 1, "result": 0, "nparams": 0}
+
+    @ctypes.CFUNCTYPE(c_int, POINTER(Config), c_void_p, POINTER(c_void_p), c_void_p)
+    def launch(config, function, params, extra):
+        c = config.contents
+        attrs = []
+        for i in range(c.nattrs):
+            a = c.attrs[i]
+            attrs.append((a.id, (a.value.cluster.x, a.value.cluster.y, a.value.cluster.z) if a.id == 4 else a.value.int))
+        slots = [ctypes.cast(params[i], POINTER(c_uint64)).contents.value for i in range(state["nparams"])]
+        state["launches"].append({"grid": (c.gx, c.gy, c.gz), "block": (c.bx, c.by, c.bz), "shared": c.shared,
+                                  "stream": c.stream, "attrs": attrs, "function": function, "slots": slots})
+        return state["result"]
+
+    @ctypes.CFUNCTYPE(c_int, POINTER(c_void_p))
+    def context(out):
+        out[0] = state["context"]
+        return 0
+    address = lambda f: ctypes.cast(f, c_void_p).value    # noqa: E731
+    return state, (launch, context), address(launch), address(context)
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, monkeypatch):
+    """With C2T_CU_LAUNCH=1, a memo hit launches through cuLaunchKernelEx (here a stand-in) with
+    the configuration Triton 3.6's launcher builds: grid x num_ctas, 32 x num_warps threads, shared
+    memory, the stream, PDL / cooperative / cluster attributes, the arguments packed by the
+    signature without its constexprs, then the global and profile scratch pointers."""
+    mod, log = memo
+    mod._c2t_load_memo_c()
+    monkeypatch.setattr(mod, "_C2T_CU_LAUNCH", True)
+    state, keep, launch_at, context_at = _fake_driver()
+    mod._C2T_MEMO_C.set_driver(launch_at, context_at)
+    triton_calls = []
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            triton_calls.append(args)
+
+        def __call__(self, *args):          # the cached path's launch (a memo miss)
+            log.append(("launcher",))
+    compiled = mod.add_k.run(grid=None, warmup=False)
+    compiled.run = CudaLauncher()
+    compiled.metadata = SimpleNamespace(global_scratch_size=0, profile_scratch_size=0)
+    compiled.function, compiled.packed_metadata = 0xABC0, (4, 1, 1024)
+    compiled.src = SimpleNamespace(signature={"x": "*fp32", "x0": "i32", "xs0": "constexpr", "y": "*fp32", "y0": "i32",
+                                              "ys0": "constexpr", "n": "i32", "T": "constexpr"})
+    state["nparams"] = 7
+    log.clear()
+    x, y = torch.zeros(64), torch.zeros(64)
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 5, 32)
+    assert [e[0] for e in log] == ["triton"] and not triton_calls
+    (one,) = state["launches"]
+    assert one["grid"] == (2, 1, 1) and one["block"] == (128, 1, 1) and one["shared"] == 1024
+    assert one["stream"] == 1234 and one["function"] == 0xABC0 and one["attrs"] == []
+    assert one["slots"] == [x.data_ptr(), 64, y.data_ptr(), 64, 5, 0, 0]
+    # clusters and PDL: the attributes Triton's launcher sets, the grid times the cluster size
+    mod._C2T_MEMO.clear()
+    compiled.packed_metadata = (8, 2, 0)
+    compiled.run.launch_pdl = True
+    mod.run(x, y, 3, 32)
+    mod.run(x, y, 3, 32)
+    last = state["launches"][-1]
+    assert last["grid"] == (4, 1, 1) and last["block"] == (256, 1, 1)
+    assert last["attrs"] == [(6, 1), (4, (2, 1, 1)), (5, 1)]
+    # no current CUDA context on this thread: Triton's launcher (the full path) makes it current
+    state["context"] = 0
+    before, calls = len(state["launches"]), len(log)
+    mod.run(x, y, 3, 32)
+    assert len(state["launches"]) == before and log[calls:] == [("launcher",)]
+    # a failed launch is an error for the caller, not a reason to launch again
+    state["context"], state["result"] = 1, 700
+    with pytest.raises(RuntimeError, match="Triton Error \\[CUDA\\]"):
+        mod.run(x, y, 3, 32)
+    assert len(state["launches"]) == before + 1 and len(log) == calls + 1
+    del keep
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_direct_launch_is_off_by_default_and_skips_signatures_it_cannot_pack(memo, monkeypatch):
+    mod, _ = memo
+    assert mod._C2T_CU_LAUNCH is False
+    run = SimpleNamespace(launch_cooperative_grid=False, launch_pdl=False)
+    compiled = SimpleNamespace(src=SimpleNamespace(signature={"a": "*fp16", "d": "tensordesc<fp16[64, 64]>"}),
+                               packed_metadata=(4, 1, 0), function=1)
+    assert mod._c2t_cu_launch(compiled, run, 2) is None
+    compiled.src.signature = {"a": "*fp16", "n": "i32"}
+    assert mod._c2t_cu_launch(compiled, run, 2) == ("cu", b"pi", 1, 4, 1, 0, False, False)
+    assert mod._c2t_cu_launch(compiled, run, 3) is None                 # not the launch's arguments
+    compiled.packed_metadata = (4, 16, 0)
+    assert mod._c2t_cu_launch(compiled, run, 2) is None                 # 16-CTA clusters
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_direct_launch_types_have_cuda_h_layouts(tmp_path):
+    """The driver's launch types, declared in templates/launch_memo.c without cuda.h, have cuda.h's
+    sizes, field offsets and enum values (cuda.h as Triton ships it)."""
+    import shutil
+    import subprocess
+    import sysconfig
+    from translator.paths import TEMPLATE_DIR
+    include = Path(triton.__file__).parent / "backends/nvidia/include"
+    assert (include / "cuda.h").is_file()
+    src = tmp_path / "layouts.c"
+    src.write_text(f'#include "cuda.h"\n#include <stddef.h>\n#include "{TEMPLATE_DIR / "launch_memo.c"}"\n' + "\n".join(
+        f"_Static_assert({a} == {b}, \"{a}\");" for a, b in [
+            ("sizeof(c2t_launch_config)", "sizeof(CUlaunchConfig)"),
+            ("offsetof(c2t_launch_config, hStream)", "offsetof(CUlaunchConfig, hStream)"),
+            ("offsetof(c2t_launch_config, attrs)", "offsetof(CUlaunchConfig, attrs)"),
+            ("offsetof(c2t_launch_config, numAttrs)", "offsetof(CUlaunchConfig, numAttrs)"),
+            ("sizeof(c2t_launch_attribute)", "sizeof(CUlaunchAttribute)"),
+            ("offsetof(c2t_launch_attribute, value)", "offsetof(CUlaunchAttribute, value)"),
+            ("C2T_COOPERATIVE", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE"),
+            ("C2T_CLUSTER_DIMENSION", "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"),
+            ("C2T_CLUSTER_SCHEDULING", "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"),
+            ("C2T_PDL", "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION"),
+            ("C2T_SPREAD", "CU_CLUSTER_SCHEDULING_POLICY_SPREAD")]) + "\n")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    done = subprocess.run([cc, "-fsyntax-only", f"-I{include}", f"-I{sysconfig.get_paths()['include']}", str(src)],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -313,11 +313,20 @@ _C2T_MEMO_C_SRC = r"""
    it was compiled with when kernel.used_global_vals is `used` and, for each (scope, name, object,
    value) in the tuple `bound`, scope[name] is object and, where value is (v,), object.value is v
    (value () : the object has no .value); otherwise, when kernel.used_global_vals and
-   changed(kernel), the full path. Errors in the launch itself reach the caller. */
+   changed(kernel), the full path. Errors in the launch itself reach the caller.
+
+   Experimental (C2T_CU_LAUNCH=1, not yet run on a GPU): `call` may instead be a tuple ("cu",
+   codes, function, num_warps, num_ctas, shared, cooperative, pdl), and the kernel is launched
+   with cuLaunchKernelEx here, as Triton 3.6's launcher does: the template's arguments packed by
+   `codes` (one byte per argument, 'x': a constexpr, not passed), the global scratch buffer and a
+   null profile scratch after them. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
 
-#define C2T_MEMO_ABI 2
+#define C2T_MEMO_ABI 3
 
 static PyObject *data_ptr_str, *used_global_vals_str, *value_str;
 
@@ -522,6 +531,270 @@ static int globals_unchanged(PyObject *bound) {
     return 1;
 }
 
+/* ---- the experimental direct launch: the CUDA driver's launch types, as cuda.h declares them
+   (tests/test_fast_launch.py compares the layouts with cuda.h's) ---- */
+typedef struct { unsigned int x, y, z; } c2t_dim3;
+typedef union {
+    char pad[64];
+    int cooperative;
+    c2t_dim3 clusterDim;
+    int clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+} c2t_launch_value;
+typedef struct { int id; char pad[8 - sizeof(int)]; c2t_launch_value value; } c2t_launch_attribute;
+typedef struct {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    void *hStream;
+    c2t_launch_attribute *attrs;
+    unsigned int numAttrs;
+} c2t_launch_config;
+enum { C2T_COOPERATIVE = 2, C2T_CLUSTER_DIMENSION = 4, C2T_CLUSTER_SCHEDULING = 5, C2T_PDL = 6, C2T_SPREAD = 1 };
+typedef int (*c2t_launch_fn)(const c2t_launch_config *, void *, void **, void **);
+typedef int (*c2t_context_fn)(void **);
+typedef int (*c2t_error_fn)(int, const char **);
+static c2t_launch_fn cu_launch;
+static c2t_context_fn cu_context;
+static c2t_error_fn cu_error;
+
+static int load_driver(void) {
+    void *h;
+    if (cu_launch)
+        return 0;
+    h = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (!h) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot open libcuda.so.1");
+        return -1;
+    }
+    cu_launch = (c2t_launch_fn)dlsym(h, "cuLaunchKernelEx");
+    cu_context = (c2t_context_fn)dlsym(h, "cuCtxGetCurrent");
+    cu_error = (c2t_error_fn)dlsym(h, "cuGetErrorString");
+    if (!cu_launch || !cu_context) {
+        cu_launch = NULL;
+        PyErr_SetString(PyExc_RuntimeError, "libcuda.so.1 has no cuLaunchKernelEx");
+        return -1;
+    }
+    return 0;
+}
+
+/* set_driver(launch, context): function addresses that stand in for the driver's (tests) */
+static PyObject *set_driver(PyObject *self, PyObject *args) {
+    unsigned long long launch_at, context_at;
+    if (!PyArg_ParseTuple(args, "KK", &launch_at, &context_at))
+        return NULL;
+    cu_launch = (c2t_launch_fn)(uintptr_t)launch_at;
+    cu_context = (c2t_context_fn)(uintptr_t)context_at;
+    cu_error = NULL;
+    Py_RETURN_NONE;
+}
+
+static uint16_t to_bf16(double d) {
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) > 0x7f800000)
+        return (uint16_t)((u >> 16) | 0x40);                        /* NaN stays NaN */
+    return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);        /* to nearest, ties to even */
+}
+
+/* one argument into an 8-byte slot as the kernel's signature types it (little-endian: a narrower
+   value is read from the slot's first bytes); 0, or -1 with an error */
+static int pack(char code, PyObject *v, uint64_t *slot) {
+    uint64_t s = 0;
+    if (code == 'p' || code == 'L') {
+        s = PyLong_AsUnsignedLongLong(v);
+    } else if (code && strchr("bBhHiIl", code)) {
+        long long x = PyLong_AsLongLong(v);
+        int32_t i32 = (int32_t)x;
+        uint32_t u32 = (uint32_t)x;
+        uint16_t u16 = (uint16_t)x;
+        uint8_t u8 = (uint8_t)x;
+        if (code == 'l') memcpy(&s, &x, 8);
+        else if (code == 'i') memcpy(&s, &i32, 4);
+        else if (code == 'I') memcpy(&s, &u32, 4);
+        else if (code == 'h' || code == 'H') memcpy(&s, &u16, 2);
+        else memcpy(&s, &u8, 1);
+    } else if (code && strchr("defg", code)) {
+        double d = PyFloat_AsDouble(v);
+        float f = (float)d;
+        uint16_t h = 0;
+        if (code == 'd') memcpy(&s, &d, 8);
+        else if (code == 'f') memcpy(&s, &f, 4);
+        else {
+            if (code == 'g') h = to_bf16(d);
+            else if (PyFloat_Pack2(d, (char *)&h, 1) < 0) return -1;
+            memcpy(&s, &h, 2);
+        }
+    } else {
+        PyErr_Format(PyExc_SystemError, "launch memo: no packing for argument code %c", code);
+        return -1;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    *slot = s;
+    return 0;
+}
+
+/* pack(codes, values) -> the packed slots as bytes (tests) */
+static PyObject *pack_for_tests(PyObject *self, PyObject *args) {
+    const char *codes;
+    Py_ssize_t n, i, k = 0;
+    PyObject *values;
+    uint64_t slots[64];
+    if (!PyArg_ParseTuple(args, "s#O!", &codes, &n, &PyTuple_Type, &values))
+        return NULL;
+    if (n != PyTuple_GET_SIZE(values) || n > 64) {
+        PyErr_SetString(PyExc_ValueError, "one code per value, at most 64");
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        if (codes[i] != 'x' && pack(codes[i], PyTuple_GET_ITEM(values, i), &slots[k++]) < 0)
+            return NULL;
+    return PyBytes_FromStringAndSize((const char *)slots, (Py_ssize_t)(k * sizeof(uint64_t)));
+}
+
+#define C2T_MAX_ARGS 512
+
+/* the direct launch of an entry whose call is ("cu", ...): Py_True, Py_None (the full path: no
+   CUDA context on this thread, no scratch memory) or NULL */
+static PyObject *launch_direct(PyObject *spec, PyObject *entry, PyObject *ptrs, PyObject *scalars,
+                               PyObject *device, PyObject *stream) {
+    PyObject *head = PyTuple_GET_ITEM(entry, 2), *tmpl = PyTuple_GET_ITEM(entry, 3), *scratch = PyTuple_GET_ITEM(entry, 6);
+    PyObject *vals[C2T_MAX_ARGS], *codes_obj;
+    uint64_t slots[C2T_MAX_ARGS + 2];
+    void *params[C2T_MAX_ARGS + 2];
+    const char *codes;
+    Py_ssize_t nt, i, k, n = 0;
+    uint64_t global_scratch = 0;
+    unsigned long long function, stream_handle;
+    long gx, gy, gz, warps, ctas, shared;
+    int coop, pdl, na = 0, r;
+    void *context = NULL;
+    c2t_launch_attribute attrs[4];
+    c2t_launch_config config;
+    if (PyTuple_GET_SIZE(spec) != 8 || !PyBytes_Check(PyTuple_GET_ITEM(spec, 1)) || !PyTuple_Check(head)
+            || PyTuple_GET_SIZE(head) < 3 || !PyTuple_Check(tmpl)) {
+        PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed direct launch");
+        return NULL;
+    }
+    codes_obj = PyTuple_GET_ITEM(spec, 1);
+    codes = PyBytes_AS_STRING(codes_obj);
+    nt = PyTuple_GET_SIZE(tmpl);
+    if (PyBytes_GET_SIZE(codes_obj) != nt || nt > C2T_MAX_ARGS) {
+        PyErr_SetString(PyExc_SystemError, "launch memo entry: one code per argument");
+        return NULL;
+    }
+    if (load_driver() < 0)
+        return NULL;
+    if (cu_context(&context) != 0 || !context)
+        Py_RETURN_NONE;                     /* Triton's launcher makes the context current */
+    function = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(spec, 2));
+    warps = PyLong_AsLong(PyTuple_GET_ITEM(spec, 3));
+    ctas = PyLong_AsLong(PyTuple_GET_ITEM(spec, 4));
+    shared = PyLong_AsLong(PyTuple_GET_ITEM(spec, 5));
+    coop = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 6));
+    pdl = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 7));
+    gx = PyLong_AsLong(PyTuple_GET_ITEM(head, 0));
+    gy = PyLong_AsLong(PyTuple_GET_ITEM(head, 1));
+    gz = PyLong_AsLong(PyTuple_GET_ITEM(head, 2));
+    stream_handle = PyLong_AsUnsignedLongLong(stream);
+    if (PyErr_Occurred() || coop < 0 || pdl < 0)
+        return NULL;
+    for (i = 0; i < nt; i++)
+        vals[i] = PyTuple_GET_ITEM(tmpl, i);
+    for (k = 0; k < 2; k++) {               /* the pointers, then the scalars, at their positions */
+        PyObject *at = PyTuple_GET_ITEM(entry, 4 + k), *items = k ? scalars : ptrs;
+        if (!PyTuple_Check(at) || PyTuple_GET_SIZE(at) != PyTuple_GET_SIZE(items)) {
+            PyErr_SetString(PyExc_SystemError, "launch memo entry: positions do not match the arguments");
+            return NULL;
+        }
+        for (i = 0; i < PyTuple_GET_SIZE(at); i++) {
+            Py_ssize_t j = PyLong_AsSsize_t(PyTuple_GET_ITEM(at, i));
+            if (j < 0 || j >= nt) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_IndexError, "launch memo entry: argument position out of range");
+                return NULL;
+            }
+            vals[j] = PyTuple_GET_ITEM(items, i);
+        }
+    }
+    if (scratch != Py_None) {               /* (allocate, nbytes, align, at) */
+        PyObject *buffer;
+        if (!PyTuple_Check(scratch) || PyTuple_GET_SIZE(scratch) != 4) {
+            PyErr_SetString(PyExc_SystemError, "launch memo entry: malformed scratch");
+            return NULL;
+        }
+        buffer = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(scratch, 0), device, stream,
+                                              PyTuple_GET_ITEM(scratch, 1), PyTuple_GET_ITEM(scratch, 2), NULL);
+        if (!buffer)
+            return NULL;
+        if (buffer == Py_None)
+            return buffer;                  /* the full path */
+        if (!PyLong_Check(buffer)) {
+            PyObject *p = PyObject_CallMethodNoArgs(buffer, data_ptr_str);
+            Py_DECREF(buffer);
+            if (!p)
+                return NULL;
+            buffer = p;
+        }
+        global_scratch = PyLong_AsUnsignedLongLong(buffer);
+        Py_DECREF(buffer);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    for (i = 0; i < nt; i++) {
+        if (codes[i] == 'x')
+            continue;
+        if (pack(codes[i], vals[i], &slots[n]) < 0)
+            return NULL;
+        params[n] = &slots[n];
+        n++;
+    }
+    slots[n] = global_scratch;
+    params[n] = &slots[n];
+    n++;
+    slots[n] = 0;                           /* profile scratch */
+    params[n] = &slots[n];
+    if (gx * gy * gz <= 0)
+        Py_RETURN_TRUE;                     /* (Triton launches nothing either) */
+    memset(&config, 0, sizeof config);
+    memset(attrs, 0, sizeof attrs);
+    if (pdl) {
+        attrs[na].id = C2T_PDL;
+        attrs[na++].value.programmaticStreamSerializationAllowed = 1;
+    }
+    if (coop) {
+        attrs[na].id = C2T_COOPERATIVE;
+        attrs[na++].value.cooperative = 1;
+    }
+    if (ctas != 1) {
+        attrs[na].id = C2T_CLUSTER_DIMENSION;
+        attrs[na].value.clusterDim.x = (unsigned int)ctas;
+        attrs[na].value.clusterDim.y = 1;
+        attrs[na++].value.clusterDim.z = 1;
+        attrs[na].id = C2T_CLUSTER_SCHEDULING;
+        attrs[na++].value.clusterSchedulingPolicyPreference = C2T_SPREAD;
+    }
+    config.gridDimX = (unsigned int)(gx * ctas);
+    config.gridDimY = (unsigned int)gy;
+    config.gridDimZ = (unsigned int)gz;
+    config.blockDimX = (unsigned int)(32 * warps);
+    config.blockDimY = 1;
+    config.blockDimZ = 1;
+    config.sharedMemBytes = (unsigned int)shared;
+    config.hStream = (void *)(uintptr_t)stream_handle;
+    config.attrs = attrs;
+    config.numAttrs = (unsigned int)na;
+    r = cu_launch(&config, (void *)(uintptr_t)function, params, NULL);
+    if (r != 0) {
+        const char *what = NULL;
+        if (cu_error)
+            cu_error(r, &what);
+        PyErr_Format(PyExc_RuntimeError, "Triton Error [CUDA]: %s", what ? what : "launch failed");
+        return NULL;
+    }
+    Py_RETURN_TRUE;
+}
+
 /* launch from an entry: Py_True, Py_None (the full path) or NULL (an error, for the caller) */
 static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyObject *device, PyObject *stream) {
     PyObject *call = PyTuple_GET_ITEM(entry, 1), *head = PyTuple_GET_ITEM(entry, 2);
@@ -565,6 +838,8 @@ static PyObject *launch(PyObject *entry, PyObject *ptrs, PyObject *scalars, PyOb
                 Py_RETURN_NONE;             /* Triton's dispatch raises its own error */
         }
     }
+    if (PyTuple_Check(call))
+        return launch_direct(call, entry, ptrs, scalars, device, stream);
     nh = PyTuple_GET_SIZE(head);
     nt = PyTuple_GET_SIZE(tmpl);
     argv = PyTuple_New(nh + 1 + nt);
@@ -719,6 +994,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"memo", memo, METH_VARARGS, "The launch memo's lookup and launch (see the top of launch_memo.c)."},
+    {"set_driver", set_driver, METH_VARARGS, "Stand-ins for cuLaunchKernelEx and cuCtxGetCurrent (tests)."},
+    {"pack", pack_for_tests, METH_VARARGS, "Arguments packed as the direct launch packs them (tests)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -748,7 +1025,7 @@ def _c2t_load_memo_c():
     try:
         from triton.runtime.build import compile_module_from_src
         module = compile_module_from_src(_C2T_MEMO_C_SRC, "c2t_launch_memo")
-        if getattr(module, "ABI", None) != 2:
+        if getattr(module, "ABI", None) != 3:
             raise ImportError(f"{module!r} is not this version of the launch memo")
         _C2T_MEMO_C = module
     except Exception as exc:    # noqa: BLE001 - a speed-up: report it and keep the Python path
@@ -756,6 +1033,35 @@ def _c2t_load_memo_c():
         warnings.warn(f"cutile2triton: the launch memo's C lookup could not be built ({type(exc).__name__}: "
                       f"{exc}); launches take its Python path, a few microseconds slower each. "
                       "C2T_C_MEMO=0 chooses the Python path without trying.", RuntimeWarning, stacklevel=2)
+
+
+# Experimental, not yet run on a GPU: C2T_CU_LAUNCH=1 makes memo launches of Triton 3.6 kernels
+# call cuLaunchKernelEx from the C lookup, with the arguments packed by the kernel's signature,
+# instead of Triton's C launcher (which parses every argument again); tests/gpu/exp_direct_launch.py
+# measures whether that is worth it.
+_C2T_CU_LAUNCH = os.environ.get("C2T_CU_LAUNCH", "0") == "1"
+_C2T_CU_CODES = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1": "B", "u8": "B", "u16": "H",
+                 "u32": "I", "u64": "L", "fp16": "e", "bf16": "g", "fp32": "f", "f32": "f", "fp64": "d",
+                 "constexpr": "x"}
+
+
+def _c2t_cu_launch(compiled, run, nargs):
+    """A memo entry's direct launch (see templates/launch_memo.c): ("cu", one packing code per
+    argument, the kernel's CUfunction, num_warps, num_ctas, shared memory, cooperative, PDL), or
+    None when the kernel's signature has a type it does not pack (tensor descriptors...)."""
+    signature = getattr(getattr(compiled, "src", None), "signature", None)
+    packed = getattr(compiled, "packed_metadata", None)
+    if not isinstance(signature, dict) or len(signature) != nargs or type(packed) is not tuple \
+            or len(packed) != 3 or packed[1] == 16:     # (16-CTA clusters need a non-portable attribute)
+        return None
+    codes = []
+    for ty in signature.values():
+        code = "p" if isinstance(ty, str) and ty.startswith("*") else _C2T_CU_CODES.get(ty)
+        if code is None:
+            return None
+        codes.append(code)
+    return ("cu", "".join(codes).encode(), compiled.function, *packed, bool(run.launch_cooperative_grid),
+            bool(run.launch_pdl))
 
 
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
@@ -815,6 +1121,8 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     if hit is None:
         return (key, ptrs, scalars, arrays)
     _, call, head, template, ptr_at, scalar_at, scratch, globals_check = hit
+    if type(call) is tuple:
+        return ()                               # a direct launch: the C lookup's alone
     changed, kernel = globals_check[:2]
     if kernel.used_global_vals and changed(kernel):
         return ()                               # the full path: Triton's dispatch raises its error
@@ -864,6 +1172,8 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
         if md.global_scratch_size:
             scratch = (_c2t_scratch, g[0] * g[1] * g[2] * md.global_scratch_size * run.num_ctas,
                        md.global_scratch_align, 7)
+        if _C2T_CU_LAUNCH and _C2T_MEMO_C is not None:
+            call = _c2t_cu_launch(compiled, run, len(template)) or call
     if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
         _C2T_MEMO.clear()
     entries = _C2T_MEMO.setdefault(key, [])

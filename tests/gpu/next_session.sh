@@ -4,10 +4,10 @@
 #  - the C lookup's check of unchanged globals by identity (11964d4), in the launch cost per
 #    launcher call with both lookups, and TileGym's persistent bmm launch path (host ratio 0.77 in
 #    the thirteenth session: its launches go through kernel.replace_hints(...) and _c2t_launch);
-#  - tests/gpu/exp_direct_launch.py: cuLaunchKernelEx with arguments packed by the kernel's
-#    signature against Triton's launcher (same bytes written? faster?);
-#  - the product's opt-in direct launch (C2T_CU_LAUNCH=1, templates/launch_memo.c): launch cost,
-#    then the host-bound entries with it (their correctness cases run against cuTile too).
+#  - the opt-in direct launch (C2T_CU_LAUNCH=1: cuLaunchKernelEx from templates/launch_memo.c,
+#    arguments packed by the kernel's signature): tests/gpu/exp_direct_launch.py (same bytes as
+#    Triton's launcher? faster?), the launch cost with it, then the host-bound entries with it
+#    (their correctness cases run against cuTile too).
 # The first probe gives cuTile's bmm search TileGym's own 15 s compile budget, as the suite does.
 # From the project root on the GPU machine:
 #

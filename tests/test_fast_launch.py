@@ -979,3 +979,33 @@ def test_direct_launch_types_have_cuda_h_layouts(tmp_path):
     done = subprocess.run([cc, "-fsyntax-only", f"-I{include}", f"-I{sysconfig.get_paths()['include']}", str(src)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_c_source_goes_at_the_end_of_the_module_before_a_main_block(tmp_path):
+    """Out of the way of the module's own code: after it, or before a closing `if __name__ ==
+    "__main__":` block (whose launches then find it)."""
+    from kernel_util import translate
+    plain = translate(SRC).code
+    assert plain.rstrip().endswith('}"""') and plain.index("_C2T_MEMO_C_SRC = r") > plain.index("def run(")
+    main = translate(SRC + '\nif __name__ == "__main__":\n    run(torch.zeros(64), torch.zeros(64), 3, 32)\n').code
+    assert main.index("def run(") < main.index("_C2T_MEMO_C_SRC = r") < main.index('if __name__ == "__main__":')
+    assert main.rstrip().endswith("run(torch.zeros(64), torch.zeros(64), 3, 32)")
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_launches_during_the_modules_import_keep_the_python_path_and_build_later(memo, monkeypatch):
+    """A launch recorded before the module's end (a module-level launch) has no C source yet: it
+    keeps the Python path without a warning, and a later recorded launch builds the C lookup."""
+    import warnings
+    mod, log = memo
+    source = mod._C2T_MEMO_C_SRC
+    monkeypatch.delattr(mod, "_C2T_MEMO_C_SRC")
+    x, y = torch.zeros(64), torch.zeros(64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mod.run(x, y, 3, 32)
+        mod.run(x, y, 3, 32)
+    assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is True and [e[0] for e in log] == ["triton", "fast"]
+    monkeypatch.setattr(mod, "_C2T_MEMO_C_SRC", source, raising=False)
+    mod.run(x, y, 1, 32)                # another specialization: recorded, and the C lookup built
+    assert mod._C2T_MEMO_C is not None

@@ -1,6 +1,8 @@
 """Public entry points: translate_source / translate_file, and their result types."""
 from __future__ import annotations
 
+import re
+
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -321,4 +323,17 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         if anchor is None:
             block = "\n".join(need) + "\n" + block.lstrip("\n") + "\n\n"
         edits.append(Edit(pos, pos, block))
+    if info.kernels:
+        edits.append(_memo_c_source_edit(info, text))
     return edits
+
+
+def _memo_c_source_edit(info, text: str) -> Edit:
+    """The launch memo's C source goes at the end of the module, out of the way of its code (before
+    a closing `if __name__ == "__main__":` block, whose launches then find it)."""
+    pos = len(text)
+    last = info.module.body[-1] if info.module.body else None
+    if last is not None and re.match(r"if\s+__name__\s*==", text[last.span.start:last.span.end]):
+        pos = text.rfind("\n", 0, last.span.start) + 1
+        return Edit(pos, pos, emit.render("host_memo_c.py.j2").strip("\n") + "\n\n\n")
+    return Edit(pos, pos, "\n\n\n" + emit.render("host_memo_c.py.j2").strip("\n") + "\n")

@@ -280,19 +280,616 @@ _C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buf
 _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")
 
 
-# The memo's lookup and launch in C (cutile2triton's templates/launch_memo.c, the same steps as the
-# Python below): compiled at the first recorded launch with Triton's own helper (its launchers
+# The memo's lookup and launch in C (_C2T_MEMO_C_SRC, at the end of this module: the same steps as
+# the Python below): compiled at the first recorded launch with Triton's own helper (its launchers
 # need the same C compiler and Python headers) and cached by Triton. On the H200's host, TileGym
 # flash_decode's launcher took 14.9 us per call from the memo with it, 20.7 us with the Python
 # lookup (cutile2triton's docs/gpu-runs/c-memo-2026-11-30.md). Where it cannot be built, a warning
 # says so and the Python path runs; C2T_C_MEMO=0 keeps the Python path.
 _C2T_C_MEMO = os.environ.get("C2T_C_MEMO", "1") != "0"     # not tried yet (and wanted)
 _C2T_MEMO_C = None              # the compiled module, once built
+
+
+def _c2t_load_memo_c():
+    """Build (or load from Triton's cache) the memo's C lookup; on failure warn once and keep the
+    Python path. Launches made while this module is still being imported (before its end, where
+    the C source is) keep the Python path and try again later."""
+    global _C2T_C_MEMO, _C2T_MEMO_C
+    source = globals().get("_C2T_MEMO_C_SRC")
+    if source is None:
+        return
+    _C2T_C_MEMO = False
+    try:
+        from triton.runtime.build import compile_module_from_src
+        module = compile_module_from_src(source, "c2t_launch_memo")
+        if getattr(module, "ABI", None) != 3:
+            raise ImportError(f"{module!r} is not this version of the launch memo")
+        _C2T_MEMO_C = module
+    except Exception as exc:    # noqa: BLE001 - a speed-up: report it and keep the Python path
+        import warnings
+        warnings.warn(f"cutile2triton: the launch memo's C lookup could not be built ({type(exc).__name__}: "
+                      f"{exc}); launches take its Python path, a few microseconds slower each. "
+                      "C2T_C_MEMO=0 chooses the Python path without trying.", RuntimeWarning, stacklevel=2)
+
+
+# Experimental, not yet run on a GPU: C2T_CU_LAUNCH=1 makes memo launches of Triton 3.6 kernels
+# call cuLaunchKernelEx from the C lookup, with the arguments packed by the kernel's signature,
+# instead of Triton's C launcher (which parses every argument again); tests/gpu/exp_direct_launch.py
+# measures whether that is worth it.
+_C2T_CU_LAUNCH = os.environ.get("C2T_CU_LAUNCH", "0") == "1"
+_C2T_CU_CODES = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1": "B", "u8": "B", "u16": "H",
+                 "u32": "I", "u64": "L", "fp16": "e", "bf16": "g", "fp32": "f", "f32": "f", "fp64": "d",
+                 "constexpr": "x"}
+
+
+def _c2t_cu_launch(compiled, run, nargs):
+    """A memo entry's direct launch (see templates/launch_memo.c): ("cu", one packing code per
+    argument, the kernel's CUfunction, num_warps, num_ctas, shared memory, cooperative, PDL), or
+    None when the kernel's signature has a type it does not pack (tensor descriptors...)."""
+    signature = getattr(getattr(compiled, "src", None), "signature", None)
+    packed = getattr(compiled, "packed_metadata", None)
+    if not isinstance(signature, dict) or len(signature) != nargs or type(packed) is not tuple \
+            or len(packed) != 3 or packed[1] == 16:     # (16-CTA clusters need a non-portable attribute)
+        return None
+    codes = []
+    for ty in signature.values():
+        code = "p" if isinstance(ty, str) and ty.startswith("*") else _C2T_CU_CODES.get(ty)
+        if code is None:
+            return None
+        codes.append(code)
+    return ("cu", "".join(codes).encode(), compiled.function, *packed, bool(run.launch_cooperative_grid),
+            bool(run.launch_pdl))
+
+
+def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
+    """Launch from the memo when this launch was seen before, and return None. Otherwise return
+    what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when
+    this launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
+    specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
+    carries (kernel.replace_hints(...): the launch options derive from them)."""
+    if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
+        return ()
+    try:
+        if stream is not None and (type(stream) is not torch.cuda.Stream or stream.cuda_stream
+                                   != _C2T_CUDA._cuda_getCurrentRawStream(stream.device_index)):
+            return ()
+        device = _C2T_CUDA._cuda_getDevice()
+        raw_stream = _C2T_CUDA._cuda_getCurrentRawStream(device)
+    except (AttributeError, TypeError, RuntimeError):   # no CUDA
+        return ()
+    post = (tuple(sorted(hints.items())),) if hints else ()
+    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
+    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+        return ()                               # profilers' hooks get the full path's arguments
+    if _C2T_MEMO_C is not None:
+        found = _C2T_MEMO_C.memo(_C2T_MEMO, name, grid, device, (), consts, post,
+                                 arrays, scalars, same, raw_stream)
+        if found is True:
+            return None
+        return () if found is None else (*found, scalars, arrays)
+    # the same in Python
+    try:
+        key = [name, grid, device, *consts, *map(type, consts), *post]
+        ptrs = [a.data_ptr() for a in arrays]
+        key += [p & 15 for p in ptrs]
+        for i, j in same:
+            key.append(ptrs[i] == ptrs[j])
+        for v in scalars:
+            t = type(v)
+            if t is int:        # what Triton specializes an int on: its type by range, 16 | v, v == 1
+                if -0x80000000 <= v < 0x80000000:
+                    key.append(1 if v == 1 else 0 if v & 15 else 16)
+                elif v < 1 << 63:
+                    key.append(2 if v & 15 else 17)
+                else:
+                    key.append(3 if v & 15 else 18)
+            elif t is float or t is bool:
+                key.append(t)
+            else:               # (numpy scalars, 0-d tensors...: the key would keep them alive)
+                return ()
+        key = tuple(key)
+        hit = None
+        for entry in _C2T_MEMO.get(key, ()):
+            if entry[0](*arrays):
+                hit = entry
+                break
+    except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable
+        return ()
+    if hit is None:
+        return (key, ptrs, scalars, arrays)
+    _, call, head, template, ptr_at, scalar_at, scratch, globals_check = hit
+    if type(call) is tuple:
+        return ()                               # a direct launch: the C lookup's alone
+    changed, kernel = globals_check[:2]
+    if kernel.used_global_vals and changed(kernel):
+        return ()                               # the full path: Triton's dispatch raises its error
+    args = [*head[:3], raw_stream, *head[3:], *template]
+    at = len(head) + 1
+    for i, p in zip(ptr_at, ptrs):
+        args[at + i] = p
+    for i, v in zip(scalar_at, scalars):
+        args[at + i] = v
+    if scratch is not None:
+        allocate, nbytes, align, where = scratch
+        buffer = allocate(device, raw_stream, nbytes, align)
+        if buffer is None:
+            return ()
+        args[where] = buffer
+    call(*args)
+    return None
+
+
+def _c2t_memo_record(memo, kernel, grid, args, compiled):
+    """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
+    for these arguments) and the argument list without its pointers and scalars (the memo must not
+    keep arrays alive). The entry is the call to make (see templates/launch_memo.c)."""
+    if _C2T_C_MEMO:
+        _c2t_load_memo_c()
+    (key, _, _, arrays), (ptr_at, scalar_at) = memo
+    try:
+        check = _c2t_layout_check(arrays)
+    except (AttributeError, TypeError, RuntimeError):   # arrays whose layout cannot be read: no entry
+        return
+    template = list(args)
+    for i in (*ptr_at, *scalar_at):
+        template[i] = None
+    g = (*grid, *(1,) * (3 - len(grid)))
+    # the compiled kernel's `run` (CudaLauncher.__call__ in Triton 3.6), with the pointers as ints
+    run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
+    call, head, scratch = run, (*g, compiled.function, compiled.packed_metadata, None, None, None), None
+    if _C2T_DIRECT_LAUNCH and type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") \
+            and md is not None and not getattr(md, "profile_scratch_size", 0) \
+            and not (md.global_scratch_size and run.launch_pdl):    # (PDL launches may overlap: no shared scratch)
+        # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly:
+        # launch(g0, g1, g2, stream, function, cooperative, pdl, scratch, profile scratch, metadata,
+        # launch metadata, enter hook, exit hook, *args)
+        call = run.launch
+        head = (*g, compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
+                compiled.packed_metadata, None, None, None)
+        if md.global_scratch_size:
+            scratch = (_c2t_scratch, g[0] * g[1] * g[2] * md.global_scratch_size * run.num_ctas,
+                       md.global_scratch_align, 7)
+        if _C2T_CU_LAUNCH and _C2T_MEMO_C is not None:
+            call = _c2t_cu_launch(compiled, run, len(template)) or call
+    if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
+        _C2T_MEMO.clear()
+    entries = _C2T_MEMO.setdefault(key, [])
+    if len(entries) >= _C2T_MEMO_PER_KEY:
+        del entries[0]
+    entries.append((check, call, head, tuple(template), tuple(ptr_at), tuple(scalar_at), scratch,
+                    _c2t_globals_entry(kernel)))
+
+
+def _c2t_globals_entry(kernel):
+    """A memo entry's check of the globals the kernel read (see _c2t_globals_changed): (changed,
+    kernel, its used_global_vals, bound), where `bound` lists what the C lookup compares by
+    identity while those are unchanged: (scope, name, object, (its .value,) or () when it has
+    none), or is None (then each launch calls changed(kernel))."""
+    used, bound = kernel.used_global_vals, None
+    if used and not _c2t_globals_changed(kernel):
+        seen = _C2T_GLOBALS_SEEN.get(id(kernel))
+        if seen is not None and seen[0] is kernel and seen[1] is used:
+            bound = tuple((scope, name, obj, (obj.value,) if hasattr(obj, "value") else ())
+                          for name, scope, obj, _ in seen[2])
+    return (_c2t_globals_changed, kernel, used, bound)
+
+
+def _c2t_layouts(arrays):
+    """The arrays' dtypes, devices, extents and strides (and what else torch's check compares)."""
+    return tuple((type(a), a.dtype, a.device, a.shape, a.stride(), a.requires_grad) for a in arrays)
+
+
+def _c2t_layout_check(arrays):
+    """A function of arrays that tells whether they have these arrays' types, dtypes, devices,
+    extents and strides, and keeps none of them alive: torch's C++ tensor check (TensorGuards, what
+    torch.compile checks its inputs with; about 0.1 us an array on the dev CPU against 0.4 us to
+    read those through Python), or the same comparison in Python where torch has no such check or
+    an array is not a torch tensor (raising AttributeError when it cannot be read so). torch's
+    check fails when one object is given twice (a batch's unused slots, TileGym MLA's K and
+    V), so such arrays are checked one by one."""
+    if _C2T_TENSOR_GUARDS is None or not all(isinstance(a, torch.Tensor) for a in arrays):
+        layouts = _c2t_layouts(arrays)
+        return lambda *now: _c2t_layouts(now) == layouts
+    if len({id(a) for a in arrays}) == len(arrays):
+        return _C2T_TENSOR_GUARDS(*arrays, dynamic_dims_sizes=[list(a.shape) for a in arrays],
+                                  dynamic_dims_strides=[list(a.stride()) for a in arrays]).check
+    checks = [_C2T_TENSOR_GUARDS(a, dynamic_dims_sizes=[list(a.shape)], dynamic_dims_strides=[list(a.stride())]).check
+              for a in arrays]
+    return lambda *now: len(now) == len(checks) and all(map(_c2t_call, checks, now))
+
+
+def _c2t_call(f, x):
+    return f(x)
+
+
+def _c2t_tensor_guards():
+    """torch's TensorGuards class when it is there and checks what the memo needs (it is internal
+    to torch: a torch that changed it gets the Python check)."""
+    try:
+        from torch._C._dynamo.guards import TensorGuards
+        x = torch.zeros(2, 3)
+        check = TensorGuards(x, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]]).check
+        if check(torch.ones(2, 3)) and not any(check(y) for y in (
+                torch.zeros(3, 2), torch.zeros(3, 2).t(), torch.zeros(2, 3, dtype=torch.float64),
+                torch.zeros(2, 3, requires_grad=True), torch.zeros(2, 4)[:, :3])):
+            return TensorGuards
+    except Exception:
+        pass
+    return None
+
+
+_C2T_TENSOR_GUARDS = _c2t_tensor_guards()
+
+
+def _c2t_scratch(device, stream, nbytes, align):
+    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
+    CudaLauncher gets it from the allocator the program installed. When that is a translated
+    module's own (_c2t_tma_scratch, marked `c2t_scratch`), launches outside CUDA-graph capture
+    share one buffer per device and stream, grown when needed (launches on one stream run one
+    after another). None (the full path, which installs an allocator) when there is none."""
+    return None     # this module makes no descriptors: the full path, with Triton's allocator
+
+
+def _c2t_tensor(a, name):
+    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
+    if not isinstance(a, torch.Tensor):
+        if hasattr(a, "__dlpack__"):
+            a = torch.from_dlpack(a)
+        elif hasattr(a, "__cuda_array_interface__"):
+            a = torch.as_tensor(a, device="cuda")
+        else:
+            raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
+                            f"interface object), got {type(a).__name__}")
+    return a
+
+
+def _c2t_array(a, rank, name):
+    """An Array argument as pointer, extents and strides (in elements)."""
+    if type(a) is not torch.Tensor:
+        a = _c2t_tensor(a, name)
+    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
+        return (a,)
+    if a.dim() != rank:
+        raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
+    return (a, *a.shape, *a.stride())
+
+
+def _c2t_launch(stream, grid, kernel, args):
+    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
+    launcher = getattr(kernel, "c2t_launch", None)
+    if launcher is None:
+        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
+    return launcher(grid, *args, stream=stream)
+
+
+def _c2t_kernel_object(kernel, launcher, meta=None):
+    """Give a translated kernel what host code used on the cuTile kernel object."""
+    kernel.c2t_launch = launcher
+    if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
+        kernel.c2t_meta = meta
+    # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
+    # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
+    kernel.replace_hints = lambda **hints: _C2THinted(kernel, hints)
+    return kernel
+
+
+class _C2THinted:
+    """`kernel.replace_hints(**hints)`: the translated kernel, whose launches carry these hints."""
+
+    def __init__(self, kernel, hints):
+        self.c2t_kernel, self.c2t_hints = kernel, dict(hints)
+        self.c2t_launch = lambda *args, c2t_hints=None, **kw: kernel.c2t_launch(
+            *args, c2t_hints=self._merged(c2t_hints), **kw)
+        if hasattr(kernel, "c2t_meta"):
+            self.c2t_meta = lambda *args, c2t_hints=None, **kw: kernel.c2t_meta(
+                *args, c2t_hints=self._merged(c2t_hints), **kw)
+
+    def _merged(self, hints):
+        return {**self.c2t_hints, **hints} if hints else self.c2t_hints
+
+    def replace_hints(self, **hints):
+        return _C2THinted(self.c2t_kernel, {**self.c2t_hints, **hints})
+
+    def __getattr__(self, name):
+        return getattr(self.c2t_kernel, name)
+
+    def __repr__(self):
+        return f"{self.c2t_kernel!r}.replace_hints({', '.join(f'{k}={v!r}' for k, v in self.c2t_hints.items())})"
+
+
+# cuTile's num_ctas hint runs a program as a cluster of CTAs (sm_90+); Triton's num_ctas option is
+# the same thing (its launcher multiplies the grid and sets the cluster size). Measured on the H200
+# (docs/gpu-runs/clusters-2026-11-29.md): TileGym's 256x256 matmul tiles spill registers without
+# it and run 0.85 -> 0.97 of cuTile with it. $C2T_NUM_CTAS=0 drops the hint (for comparisons).
+_C2T_CLUSTERS = os.environ.get("C2T_NUM_CTAS", "1") != "0"
+_C2T_CLUSTER_DEVICES = {}
+
+
+def _c2t_hint_options(hints, clusters=True, **decorator):
+    """Launch options from cuTile kernel hints: those of replace_hints / an exhaustive_search hints
+    function (`hints`) over the @ct.kernel decorator's. num_ctas > 1 becomes Triton's num_ctas on
+    GPUs that have clusters (sm_90+; cuTile configs for older GPUs use 1), unless `clusters` is
+    false (a dual-kernel variant that transposes tiles, which Triton 3.6 miscompiles with clusters).
+    occupancy, opt_level and num_worker_warps have no Triton equivalent (reported at translation,
+    C2T201/C2T204)."""
+    n = hints.get("num_ctas", decorator.get("num_ctas")) if hints else decorator.get("num_ctas")
+    if n is None or n == 1 or not _C2T_CLUSTERS or not clusters:
+        return {}
+    if not isinstance(n, int) or n < 1 or n & (n - 1):
+        raise ValueError(f"num_ctas hint must be a power of two, got {n!r}")
+    if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
+        device = torch.cuda.current_device()
+        ok = _C2T_CLUSTER_DEVICES.get(device)
+        if ok is None:
+            ok = _C2T_CLUSTER_DEVICES[device] = torch.cuda.get_device_capability(device)[0] >= 9
+            if not ok:
+                import warnings
+                warnings.warn(f"cuTile's num_ctas={n} hint needs CTA clusters (sm_90+); this GPU has none, "
+                              f"so kernels run without them", stacklevel=3)
+        if not ok:
+            return {}
+    return {"num_ctas": n}
+
+
+def _c2t_first_launch(kernel, grid, args, options):
+    """kernel[grid](*args, **options), compiled here for the first time. When Triton fails to compile
+    it with a CTA cluster (num_ctas > 1: Triton 3.6 fails on some kernels cuTile runs clustered), it
+    is compiled and launched without one, with a warning: nothing ran before the failure."""
+    try:
+        return kernel[grid](*args, **options)
+    except (triton.compiler.errors.CompilationError, triton.runtime.errors.PTXASError, RuntimeError) as exc:
+        if options.get("num_ctas", 1) == 1 or not (
+                isinstance(exc, triton.runtime.errors.PTXASError) or "PassManager::run failed" in str(exc)
+                or isinstance(exc, triton.compiler.errors.CompilationError)):
+            raise
+        import warnings
+        name = getattr(kernel, "__name__", repr(kernel))
+        warnings.warn(f"`{name}`: Triton could not compile it with num_ctas={options['num_ctas']} (cuTile's "
+                      f"num_ctas hint, {type(exc).__name__}); it runs without a CTA cluster", stacklevel=3)
+        return kernel[grid](*args, **{k: v for k, v in options.items() if k != "num_ctas"})
+
+
+def _c2t_num_warps(elements, dot=False):
+    """Warps per program for a kernel whose largest tile has `elements` elements."""
+    if dot:
+        # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
+        # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
+        return 8 if elements >= 128 * 256 else 4
+    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
+class _C2TMeasurement:
+    """cuda.tile.tune.Measurement: a config and its time."""
+
+    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
+        self.config, self.mean_us = config, mean_us
+        self.num_samples, self.error_margin_us = num_samples, error_margin_us
+
+    def __repr__(self):
+        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
+
+
+class _C2TTuningResult:
+    """cuda.tile.tune.TuningResult: the best measurement, all successes and the failures."""
+
+    def __init__(self, best, successes, failures):
+        self.best, self.successes, self.failures = best, successes, failures
+
+    def summary(self, *, top_k=10, bottom_k=2):
+        ranked = sorted(self.successes, key=lambda m: m.mean_us)
+        lines = [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[:top_k]]
+        if len(ranked) > top_k:
+            lines += ["..."] + [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[-bottom_k:]]
+        return "\n".join(lines + [f"failed: {c!r}: {e.__name__}: {msg}" for c, e, msg in self.failures])
+
+
+def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
+                           single_run_timeout_sec=None, flush_l2=True):
+    """cuda.tile.tune.exhaustive_search for translated kernels, with cuTile's TuningResult interface.
+    When every config passes the kernel the same runtime arguments (only Constant arguments such as
+    tile sizes differ), this is Triton autotuning: one triton.Config per cuTile config, whose
+    Constant arguments are the META the autotuner gives the kernel, and a grid `lambda META: ...`
+    computed from the config that META came from (see _c2t_autotune). Otherwise every config is
+    launched and timed in turn. The hints function's num_ctas reaches each config's launch
+    (_c2t_hint_options); its other hints have no Triton meaning."""
+    space = list(search_space)
+    meta_of = getattr(kernel, "c2t_meta", None)
+    if meta_of is not None and space:
+        split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
+                         c2t_grid=tuple(grid_fn(cfg))) for cfg in space]
+        jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
+        if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
+            try:
+                return _c2t_autotune(space, [s[1:] for s in split], stream, grid_fn, jit, quiet)
+            except Exception as exc:  # Triton's autotuner skips only out-of-resources configs
+                import warnings
+                warnings.warn(f"exhaustive_search: triton.autotune failed ({type(exc).__name__}: {exc}); "
+                              f"timing each config's launch instead, which reports failing configs")
+    return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet)
+
+
+def _c2t_any_cuda(args):
+    """Whether a launch's arguments hold a CUDA tensor, also inside lists of arrays (a search that
+    missed those timed one unsynchronized call, compile included: TileGym group_gemm's configs
+    measured seconds, and the choice between them was noise)."""
+    return any(_c2t_any_cuda(a) if isinstance(a, (list, tuple)) else getattr(a, "is_cuda", False) for a in args)
+
+
+def _c2t_same_args(a, b):
+    return len(a) == len(b) and all(x is y or (not isinstance(x, torch.Tensor) and type(x) is type(y) and x == y)
+                                    for x, y in zip(a, b))
+
+
+def _c2t_cpu_bench(fn, quantiles=None):
+    """One timed run (milliseconds): autotuning under the CPU interpreter, where do_bench cannot time."""
+    import time
+    t0 = time.perf_counter()
+    fn()
+    ms = (time.perf_counter() - t0) * 1e3
+    return [ms, ms, ms] if quantiles else ms
+
+
+def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
+    """exhaustive_search as @triton.autotune: the tile sizes reach the kernel from META. On the GPU,
+    a config that fails to compile (a pipeline deeper than the shared memory holds: _c2t_num_stages
+    sizes it for the loads alone, and descriptor stores take some too) is timed again with one
+    stage less, as its launch would be (_c2t_fit_shared_memory), next to the best config so far:
+    TileGym bmm's 128x256 tiles needed 262 KB at 4 stages and were dropped from its search."""
+    runtime = split[0][0]
+    on_gpu = torch.cuda.is_available() and _c2t_any_cuda(runtime)
+    grids = [tuple(grid_fn(cfg)) for cfg in space]
+    opts = [dict(o) for _, _, o in split]
+    ms = [None] * len(space)
+    todo, best = list(range(len(space))), None
+    while todo:
+        timed, best = _c2t_autotune_round(todo, split, opts, grids, runtime, kernel, stream, on_gpu)
+        for i, t in timed.items():
+            ms[i] = t
+        todo = [i for i in todo if on_gpu and ms[i] == float("inf") and opts[i].get("num_stages", 0) > 1]
+        for i in todo:
+            opts[i]["num_stages"] -= 1
+        if todo and ms[best] != float("inf"):
+            todo.append(best)       # timed again next to them, so that the last run is the best's
+    successes, failures = [], []
+    for i, cfg in enumerate(space):
+        if ms[i] is None and len(space) == 1:
+            successes.append(_C2TMeasurement(cfg, 0.0, 0))             # a single config is not timed
+        elif ms[i] is None or ms[i] == float("inf"):
+            failures.append((cfg, RuntimeError, "did not compile or ran out of resources (autotune)"))
+        else:
+            successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1))
+    if not successes:
+        raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
+                           + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
+    best = next(m for m in successes if m.config is space[best])
+    if not quiet:
+        print(f"exhaustive_search (triton.autotune): best of {len(successes)} configs: {best}")
+    return _C2TTuningResult(best, successes, failures)
+
+
+def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
+    """One @triton.autotune over configs `which` (indices into the search space), each with its own
+    launch options and grid: ({index: milliseconds, inf when it failed, None when not timed}, the
+    best index). Each config's pre_hook says which one runs, and the grid is that config's (a grid
+    looked up by META would time one config with another's grid when configs differ only in hints
+    such as occupancy, which changes the grid but is no Triton option)."""
+    running = [0]
+    configs = [triton.Config(dict(split[i][1]), **opts[i], pre_hook=_c2t_mark(running, i)) for i in which]
+    tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
+    with _c2t_stream(stream):
+        tuned[lambda META: grids[running[0]]](*runtime)
+    timings = getattr(tuned, "configs_timings", None) or {}
+    timed = {}
+    for i, config in zip(which, configs):
+        t = timings.get(config)
+        timed[i] = (t[0] if isinstance(t, (list, tuple)) else t) if t is not None else None
+    return timed, which[configs.index(tuned.best_config)]
+
+
+def _c2t_mark(running, i):
+    """A triton.Config pre_hook recording that config `i` is about to run."""
+    def pre_hook(nargs):
+        running[0] = i
+    return pre_hook
+
+
+def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet):
+    """Time every config's launch (triton.testing.do_bench on the GPU, one run under the interpreter)."""
+    import time
+    successes, failures = [], []
+    for cfg in space:
+        k = kernel(cfg) if not hasattr(kernel, "c2t_launch") else kernel
+        if hints_fn is not None and hasattr(k, "replace_hints"):
+            k = k.replace_hints(**hints_fn(cfg))
+        grid, args = tuple(grid_fn(cfg)), tuple(args_fn(cfg))
+        try:
+            def run():
+                k.c2t_launch(grid, *args, stream=stream)
+            if torch.cuda.is_available() and _c2t_any_cuda(args):
+                with _c2t_stream(stream):
+                    ms = triton.testing.do_bench(run)
+                n = 0
+            else:
+                t0 = time.perf_counter()
+                run()
+                ms, n = (time.perf_counter() - t0) * 1e3, 1
+            successes.append(_C2TMeasurement(cfg, ms * 1e3, n))
+        except Exception as exc:  # a config that does not compile or run is reported, as cuTile does
+            failures.append((cfg, type(exc), str(exc)))
+    if not successes:
+        raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
+                           + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
+    best = min(successes, key=lambda m: m.mean_us)
+    if not quiet:
+        print(f"exhaustive_search: best of {len(successes)} configs: {best}")
+    return _C2TTuningResult(best, successes, failures)
+
+
+@triton.jit
+def scale(
+    x, x_shape_0, x_stride_0,
+    y, y_shape_0, y_stride_0,
+    c,
+    T: tl.constexpr,
+):
+    # one T-wide tile per block
+    t = _c2t_load_1d(x, x_shape_0, x_stride_0, tl.program_id(0), T, _C2T_PAD_ZERO, True)
+    _c2t_store_1d(y, y_shape_0, y_stride_0, tl.program_id(0), t * c, True)
+
+
+def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
+    """Launch `scale` as cuTile's ct.launch(stream, grid, scale, args) did
+    (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
+    memo = _c2t_memo("scale", grid, stream, (x, y), (c,), (T,), hints=c2t_hints)
+    if memo is None:
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+    with _c2t_stream(stream):
+        _c2t_run(
+            scale, grid, (
+                *_c2t_array(x, 1, "x"),
+                *_c2t_array(y, 1, "y"),
+                c,
+                T,
+            ),
+            num_warps=_c2t_num_warps(T, dot=False),
+            **_c2t_hint_options(c2t_hints),
+            c2t_memo=(memo, ((0, 3), (6,))),  # where the pointers and scalars are above
+        )
+
+
+def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):
+    """`scale`'s launch for @triton.autotune: (the @triton.jit kernel, runtime arguments,
+    Constant arguments by name: the META of a triton.Config, launch options; `c2t_grid`: the
+    config's grid)."""
+    return (
+        scale,
+        (
+            *_c2t_array(x, 1, "x"),
+            *_c2t_array(y, 1, "y"),
+            c,
+        ),
+        {"T": T},
+        {"num_warps": _c2t_num_warps(T, dot=False), **_c2t_hint_options(c2t_hints)},
+    )
+
+
+_c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale)
+
+
+def search(x, y, per_config_scalar):
+    n = x.shape[0]
+    configs = [SimpleNamespace(T=16), SimpleNamespace(T=32), SimpleNamespace(T=64)]
+    return _c2t_exhaustive_search(configs, None, lambda cfg: (_c2t_host_cdiv(n, cfg.T),), scale,
+                             lambda cfg: (x, y, cfg.T / 16 if per_config_scalar else 3.0, cfg.T), quiet=True)
+
+
+# The launch memo's lookup and launch in C (cutile2triton's templates/launch_memo.c), which
+# _c2t_load_memo_c builds at the first recorded launch.
 _C2T_MEMO_C_SRC = r"""
-/* The launch memo's key and hit path in C (cutile2triton). templates/host_memo.py.j2 puts this file
-   into every generated module with launchers, which compiles it once per machine with Triton's own
-   helper (triton.runtime.build.compile_module_from_src, cached by Triton) at its first recorded
-   launch. It does what the Python path of _c2t_memo does, in the same order, and
+/* The launch memo's key and hit path in C (cutile2triton). templates/host_memo_c.py.j2 puts this
+   file at the end of every generated module with launchers, which compiles it once per machine
+   with Triton's own helper (triton.runtime.build.compile_module_from_src, cached by Triton) at its
+   first recorded launch (templates/host_memo.py.j2, _c2t_load_memo_c). It does what the Python path of _c2t_memo does, in the same order, and
    tests/test_fast_launch.py runs each memo test on both; on the H200's host TileGym
    flash_decode's launcher took 14.9 us per call from the memo with this, 20.7 us with the Python
    lookup (docs/gpu-runs/c-memo-2026-11-30.md).
@@ -1015,592 +1612,3 @@ PyMODINIT_FUNC PyInit_c2t_launch_memo(void) {
     }
     return m;
 }"""
-
-
-def _c2t_load_memo_c():
-    """Build (or load from Triton's cache) the memo's C lookup; on failure warn once and keep the
-    Python path."""
-    global _C2T_C_MEMO, _C2T_MEMO_C
-    _C2T_C_MEMO = False
-    try:
-        from triton.runtime.build import compile_module_from_src
-        module = compile_module_from_src(_C2T_MEMO_C_SRC, "c2t_launch_memo")
-        if getattr(module, "ABI", None) != 3:
-            raise ImportError(f"{module!r} is not this version of the launch memo")
-        _C2T_MEMO_C = module
-    except Exception as exc:    # noqa: BLE001 - a speed-up: report it and keep the Python path
-        import warnings
-        warnings.warn(f"cutile2triton: the launch memo's C lookup could not be built ({type(exc).__name__}: "
-                      f"{exc}); launches take its Python path, a few microseconds slower each. "
-                      "C2T_C_MEMO=0 chooses the Python path without trying.", RuntimeWarning, stacklevel=2)
-
-
-# Experimental, not yet run on a GPU: C2T_CU_LAUNCH=1 makes memo launches of Triton 3.6 kernels
-# call cuLaunchKernelEx from the C lookup, with the arguments packed by the kernel's signature,
-# instead of Triton's C launcher (which parses every argument again); tests/gpu/exp_direct_launch.py
-# measures whether that is worth it.
-_C2T_CU_LAUNCH = os.environ.get("C2T_CU_LAUNCH", "0") == "1"
-_C2T_CU_CODES = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1": "B", "u8": "B", "u16": "H",
-                 "u32": "I", "u64": "L", "fp16": "e", "bf16": "g", "fp32": "f", "f32": "f", "fp64": "d",
-                 "constexpr": "x"}
-
-
-def _c2t_cu_launch(compiled, run, nargs):
-    """A memo entry's direct launch (see templates/launch_memo.c): ("cu", one packing code per
-    argument, the kernel's CUfunction, num_warps, num_ctas, shared memory, cooperative, PDL), or
-    None when the kernel's signature has a type it does not pack (tensor descriptors...)."""
-    signature = getattr(getattr(compiled, "src", None), "signature", None)
-    packed = getattr(compiled, "packed_metadata", None)
-    if not isinstance(signature, dict) or len(signature) != nargs or type(packed) is not tuple \
-            or len(packed) != 3 or packed[1] == 16:     # (16-CTA clusters need a non-portable attribute)
-        return None
-    codes = []
-    for ty in signature.values():
-        code = "p" if isinstance(ty, str) and ty.startswith("*") else _C2T_CU_CODES.get(ty)
-        if code is None:
-            return None
-        codes.append(code)
-    return ("cu", "".join(codes).encode(), compiled.function, *packed, bool(run.launch_cooperative_grid),
-            bool(run.launch_pdl))
-
-
-def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
-    """Launch from the memo when this launch was seen before, and return None. Otherwise return
-    what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when
-    this launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
-    specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
-    carries (kernel.replace_hints(...): the launch options derive from them)."""
-    if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
-        return ()
-    try:
-        if stream is not None and (type(stream) is not torch.cuda.Stream or stream.cuda_stream
-                                   != _C2T_CUDA._cuda_getCurrentRawStream(stream.device_index)):
-            return ()
-        device = _C2T_CUDA._cuda_getDevice()
-        raw_stream = _C2T_CUDA._cuda_getCurrentRawStream(device)
-    except (AttributeError, TypeError, RuntimeError):   # no CUDA
-        return ()
-    post = (tuple(sorted(hints.items())),) if hints else ()
-    enter, leave = triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook
-    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
-        return ()                               # profilers' hooks get the full path's arguments
-    if _C2T_MEMO_C is not None:
-        found = _C2T_MEMO_C.memo(_C2T_MEMO, name, grid, device, (), consts, post,
-                                 arrays, scalars, same, raw_stream)
-        if found is True:
-            return None
-        return () if found is None else (*found, scalars, arrays)
-    # the same in Python
-    try:
-        key = [name, grid, device, *consts, *map(type, consts), *post]
-        ptrs = [a.data_ptr() for a in arrays]
-        key += [p & 15 for p in ptrs]
-        for i, j in same:
-            key.append(ptrs[i] == ptrs[j])
-        for v in scalars:
-            t = type(v)
-            if t is int:        # what Triton specializes an int on: its type by range, 16 | v, v == 1
-                if -0x80000000 <= v < 0x80000000:
-                    key.append(1 if v == 1 else 0 if v & 15 else 16)
-                elif v < 1 << 63:
-                    key.append(2 if v & 15 else 17)
-                else:
-                    key.append(3 if v & 15 else 18)
-            elif t is float or t is bool:
-                key.append(t)
-            else:               # (numpy scalars, 0-d tensors...: the key would keep them alive)
-                return ()
-        key = tuple(key)
-        hit = None
-        for entry in _C2T_MEMO.get(key, ()):
-            if entry[0](*arrays):
-                hit = entry
-                break
-    except (AttributeError, TypeError, RuntimeError):   # not tensors, unhashable
-        return ()
-    if hit is None:
-        return (key, ptrs, scalars, arrays)
-    _, call, head, template, ptr_at, scalar_at, scratch, globals_check = hit
-    if type(call) is tuple:
-        return ()                               # a direct launch: the C lookup's alone
-    changed, kernel = globals_check[:2]
-    if kernel.used_global_vals and changed(kernel):
-        return ()                               # the full path: Triton's dispatch raises its error
-    args = [*head[:3], raw_stream, *head[3:], *template]
-    at = len(head) + 1
-    for i, p in zip(ptr_at, ptrs):
-        args[at + i] = p
-    for i, v in zip(scalar_at, scalars):
-        args[at + i] = v
-    if scratch is not None:
-        allocate, nbytes, align, where = scratch
-        buffer = allocate(device, raw_stream, nbytes, align)
-        if buffer is None:
-            return ()
-        args[where] = buffer
-    call(*args)
-    return None
-
-
-def _c2t_memo_record(memo, kernel, grid, args, compiled):
-    """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
-    for these arguments) and the argument list without its pointers and scalars (the memo must not
-    keep arrays alive). The entry is the call to make (see templates/launch_memo.c)."""
-    if _C2T_C_MEMO:
-        _c2t_load_memo_c()
-    (key, _, _, arrays), (ptr_at, scalar_at) = memo
-    try:
-        check = _c2t_layout_check(arrays)
-    except (AttributeError, TypeError, RuntimeError):   # arrays whose layout cannot be read: no entry
-        return
-    template = list(args)
-    for i in (*ptr_at, *scalar_at):
-        template[i] = None
-    g = (*grid, *(1,) * (3 - len(grid)))
-    # the compiled kernel's `run` (CudaLauncher.__call__ in Triton 3.6), with the pointers as ints
-    run, md = getattr(compiled, "run", None), getattr(compiled, "metadata", None)
-    call, head, scratch = run, (*g, compiled.function, compiled.packed_metadata, None, None, None), None
-    if _C2T_DIRECT_LAUNCH and type(run).__name__ == "CudaLauncher" and hasattr(run, "launch") \
-            and md is not None and not getattr(md, "profile_scratch_size", 0) \
-            and not (md.global_scratch_size and run.launch_pdl):    # (PDL launches may overlap: no shared scratch)
-        # Triton 3.6's CudaLauncher.__call__ without its scratch allocation, called directly:
-        # launch(g0, g1, g2, stream, function, cooperative, pdl, scratch, profile scratch, metadata,
-        # launch metadata, enter hook, exit hook, *args)
-        call = run.launch
-        head = (*g, compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
-                compiled.packed_metadata, None, None, None)
-        if md.global_scratch_size:
-            scratch = (_c2t_scratch, g[0] * g[1] * g[2] * md.global_scratch_size * run.num_ctas,
-                       md.global_scratch_align, 7)
-        if _C2T_CU_LAUNCH and _C2T_MEMO_C is not None:
-            call = _c2t_cu_launch(compiled, run, len(template)) or call
-    if len(_C2T_MEMO) >= _C2T_MEMO_MAX:
-        _C2T_MEMO.clear()
-    entries = _C2T_MEMO.setdefault(key, [])
-    if len(entries) >= _C2T_MEMO_PER_KEY:
-        del entries[0]
-    entries.append((check, call, head, tuple(template), tuple(ptr_at), tuple(scalar_at), scratch,
-                    _c2t_globals_entry(kernel)))
-
-
-def _c2t_globals_entry(kernel):
-    """A memo entry's check of the globals the kernel read (see _c2t_globals_changed): (changed,
-    kernel, its used_global_vals, bound), where `bound` lists what the C lookup compares by
-    identity while those are unchanged: (scope, name, object, (its .value,) or () when it has
-    none), or is None (then each launch calls changed(kernel))."""
-    used, bound = kernel.used_global_vals, None
-    if used and not _c2t_globals_changed(kernel):
-        seen = _C2T_GLOBALS_SEEN.get(id(kernel))
-        if seen is not None and seen[0] is kernel and seen[1] is used:
-            bound = tuple((scope, name, obj, (obj.value,) if hasattr(obj, "value") else ())
-                          for name, scope, obj, _ in seen[2])
-    return (_c2t_globals_changed, kernel, used, bound)
-
-
-def _c2t_layouts(arrays):
-    """The arrays' dtypes, devices, extents and strides (and what else torch's check compares)."""
-    return tuple((type(a), a.dtype, a.device, a.shape, a.stride(), a.requires_grad) for a in arrays)
-
-
-def _c2t_layout_check(arrays):
-    """A function of arrays that tells whether they have these arrays' types, dtypes, devices,
-    extents and strides, and keeps none of them alive: torch's C++ tensor check (TensorGuards, what
-    torch.compile checks its inputs with; about 0.1 us an array on the dev CPU against 0.4 us to
-    read those through Python), or the same comparison in Python where torch has no such check or
-    an array is not a torch tensor (raising AttributeError when it cannot be read so). torch's
-    check fails when one object is given twice (a batch's unused slots, TileGym MLA's K and
-    V), so such arrays are checked one by one."""
-    if _C2T_TENSOR_GUARDS is None or not all(isinstance(a, torch.Tensor) for a in arrays):
-        layouts = _c2t_layouts(arrays)
-        return lambda *now: _c2t_layouts(now) == layouts
-    if len({id(a) for a in arrays}) == len(arrays):
-        return _C2T_TENSOR_GUARDS(*arrays, dynamic_dims_sizes=[list(a.shape) for a in arrays],
-                                  dynamic_dims_strides=[list(a.stride()) for a in arrays]).check
-    checks = [_C2T_TENSOR_GUARDS(a, dynamic_dims_sizes=[list(a.shape)], dynamic_dims_strides=[list(a.stride())]).check
-              for a in arrays]
-    return lambda *now: len(now) == len(checks) and all(map(_c2t_call, checks, now))
-
-
-def _c2t_call(f, x):
-    return f(x)
-
-
-def _c2t_tensor_guards():
-    """torch's TensorGuards class when it is there and checks what the memo needs (it is internal
-    to torch: a torch that changed it gets the Python check)."""
-    try:
-        from torch._C._dynamo.guards import TensorGuards
-        x = torch.zeros(2, 3)
-        check = TensorGuards(x, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]]).check
-        if check(torch.ones(2, 3)) and not any(check(y) for y in (
-                torch.zeros(3, 2), torch.zeros(3, 2).t(), torch.zeros(2, 3, dtype=torch.float64),
-                torch.zeros(2, 3, requires_grad=True), torch.zeros(2, 4)[:, :3])):
-            return TensorGuards
-    except Exception:
-        pass
-    return None
-
-
-_C2T_TENSOR_GUARDS = _c2t_tensor_guards()
-
-
-def _c2t_scratch(device, stream, nbytes, align):
-    """Global scratch memory (in-kernel descriptors) for a launch from the memo, as Triton's
-    CudaLauncher gets it from the allocator the program installed. When that is a translated
-    module's own (_c2t_tma_scratch, marked `c2t_scratch`), launches outside CUDA-graph capture
-    share one buffer per device and stream, grown when needed (launches on one stream run one
-    after another). None (the full path, which installs an allocator) when there is none."""
-    return None     # this module makes no descriptors: the full path, with Triton's allocator
-
-
-def _c2t_tensor(a, name):
-    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
-    if not isinstance(a, torch.Tensor):
-        if hasattr(a, "__dlpack__"):
-            a = torch.from_dlpack(a)
-        elif hasattr(a, "__cuda_array_interface__"):
-            a = torch.as_tensor(a, device="cuda")
-        else:
-            raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
-                            f"interface object), got {type(a).__name__}")
-    return a
-
-
-def _c2t_array(a, rank, name):
-    """An Array argument as pointer, extents and strides (in elements)."""
-    if type(a) is not torch.Tensor:
-        a = _c2t_tensor(a, name)
-    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
-        return (a,)
-    if a.dim() != rank:
-        raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
-    return (a, *a.shape, *a.stride())
-
-
-def _c2t_launch(stream, grid, kernel, args):
-    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
-    launcher = getattr(kernel, "c2t_launch", None)
-    if launcher is None:
-        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
-    return launcher(grid, *args, stream=stream)
-
-
-def _c2t_kernel_object(kernel, launcher, meta=None):
-    """Give a translated kernel what host code used on the cuTile kernel object."""
-    kernel.c2t_launch = launcher
-    if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
-        kernel.c2t_meta = meta
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
-    # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
-    kernel.replace_hints = lambda **hints: _C2THinted(kernel, hints)
-    return kernel
-
-
-class _C2THinted:
-    """`kernel.replace_hints(**hints)`: the translated kernel, whose launches carry these hints."""
-
-    def __init__(self, kernel, hints):
-        self.c2t_kernel, self.c2t_hints = kernel, dict(hints)
-        self.c2t_launch = lambda *args, c2t_hints=None, **kw: kernel.c2t_launch(
-            *args, c2t_hints=self._merged(c2t_hints), **kw)
-        if hasattr(kernel, "c2t_meta"):
-            self.c2t_meta = lambda *args, c2t_hints=None, **kw: kernel.c2t_meta(
-                *args, c2t_hints=self._merged(c2t_hints), **kw)
-
-    def _merged(self, hints):
-        return {**self.c2t_hints, **hints} if hints else self.c2t_hints
-
-    def replace_hints(self, **hints):
-        return _C2THinted(self.c2t_kernel, {**self.c2t_hints, **hints})
-
-    def __getattr__(self, name):
-        return getattr(self.c2t_kernel, name)
-
-    def __repr__(self):
-        return f"{self.c2t_kernel!r}.replace_hints({', '.join(f'{k}={v!r}' for k, v in self.c2t_hints.items())})"
-
-
-# cuTile's num_ctas hint runs a program as a cluster of CTAs (sm_90+); Triton's num_ctas option is
-# the same thing (its launcher multiplies the grid and sets the cluster size). Measured on the H200
-# (docs/gpu-runs/clusters-2026-11-29.md): TileGym's 256x256 matmul tiles spill registers without
-# it and run 0.85 -> 0.97 of cuTile with it. $C2T_NUM_CTAS=0 drops the hint (for comparisons).
-_C2T_CLUSTERS = os.environ.get("C2T_NUM_CTAS", "1") != "0"
-_C2T_CLUSTER_DEVICES = {}
-
-
-def _c2t_hint_options(hints, clusters=True, **decorator):
-    """Launch options from cuTile kernel hints: those of replace_hints / an exhaustive_search hints
-    function (`hints`) over the @ct.kernel decorator's. num_ctas > 1 becomes Triton's num_ctas on
-    GPUs that have clusters (sm_90+; cuTile configs for older GPUs use 1), unless `clusters` is
-    false (a dual-kernel variant that transposes tiles, which Triton 3.6 miscompiles with clusters).
-    occupancy, opt_level and num_worker_warps have no Triton equivalent (reported at translation,
-    C2T201/C2T204)."""
-    n = hints.get("num_ctas", decorator.get("num_ctas")) if hints else decorator.get("num_ctas")
-    if n is None or n == 1 or not _C2T_CLUSTERS or not clusters:
-        return {}
-    if not isinstance(n, int) or n < 1 or n & (n - 1):
-        raise ValueError(f"num_ctas hint must be a power of two, got {n!r}")
-    if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
-        device = torch.cuda.current_device()
-        ok = _C2T_CLUSTER_DEVICES.get(device)
-        if ok is None:
-            ok = _C2T_CLUSTER_DEVICES[device] = torch.cuda.get_device_capability(device)[0] >= 9
-            if not ok:
-                import warnings
-                warnings.warn(f"cuTile's num_ctas={n} hint needs CTA clusters (sm_90+); this GPU has none, "
-                              f"so kernels run without them", stacklevel=3)
-        if not ok:
-            return {}
-    return {"num_ctas": n}
-
-
-def _c2t_first_launch(kernel, grid, args, options):
-    """kernel[grid](*args, **options), compiled here for the first time. When Triton fails to compile
-    it with a CTA cluster (num_ctas > 1: Triton 3.6 fails on some kernels cuTile runs clustered), it
-    is compiled and launched without one, with a warning: nothing ran before the failure."""
-    try:
-        return kernel[grid](*args, **options)
-    except (triton.compiler.errors.CompilationError, triton.runtime.errors.PTXASError, RuntimeError) as exc:
-        if options.get("num_ctas", 1) == 1 or not (
-                isinstance(exc, triton.runtime.errors.PTXASError) or "PassManager::run failed" in str(exc)
-                or isinstance(exc, triton.compiler.errors.CompilationError)):
-            raise
-        import warnings
-        name = getattr(kernel, "__name__", repr(kernel))
-        warnings.warn(f"`{name}`: Triton could not compile it with num_ctas={options['num_ctas']} (cuTile's "
-                      f"num_ctas hint, {type(exc).__name__}); it runs without a CTA cluster", stacklevel=3)
-        return kernel[grid](*args, **{k: v for k, v in options.items() if k != "num_ctas"})
-
-
-def _c2t_num_warps(elements, dot=False):
-    """Warps per program for a kernel whose largest tile has `elements` elements."""
-    if dot:
-        # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
-        # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
-        return 8 if elements >= 128 * 256 else 4
-    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
-
-
-class _C2TMeasurement:
-    """cuda.tile.tune.Measurement: a config and its time."""
-
-    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
-        self.config, self.mean_us = config, mean_us
-        self.num_samples, self.error_margin_us = num_samples, error_margin_us
-
-    def __repr__(self):
-        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
-
-
-class _C2TTuningResult:
-    """cuda.tile.tune.TuningResult: the best measurement, all successes and the failures."""
-
-    def __init__(self, best, successes, failures):
-        self.best, self.successes, self.failures = best, successes, failures
-
-    def summary(self, *, top_k=10, bottom_k=2):
-        ranked = sorted(self.successes, key=lambda m: m.mean_us)
-        lines = [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[:top_k]]
-        if len(ranked) > top_k:
-            lines += ["..."] + [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[-bottom_k:]]
-        return "\n".join(lines + [f"failed: {c!r}: {e.__name__}: {msg}" for c, e, msg in self.failures])
-
-
-def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
-                           single_run_timeout_sec=None, flush_l2=True):
-    """cuda.tile.tune.exhaustive_search for translated kernels, with cuTile's TuningResult interface.
-    When every config passes the kernel the same runtime arguments (only Constant arguments such as
-    tile sizes differ), this is Triton autotuning: one triton.Config per cuTile config, whose
-    Constant arguments are the META the autotuner gives the kernel, and a grid `lambda META: ...`
-    computed from the config that META came from (see _c2t_autotune). Otherwise every config is
-    launched and timed in turn. The hints function's num_ctas reaches each config's launch
-    (_c2t_hint_options); its other hints have no Triton meaning."""
-    space = list(search_space)
-    meta_of = getattr(kernel, "c2t_meta", None)
-    if meta_of is not None and space:
-        split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
-                         c2t_grid=tuple(grid_fn(cfg))) for cfg in space]
-        jit = split[0][0]       # the @triton.jit kernel (the variant a layout flag picked)
-        if all(s[0] is jit and _c2t_same_args(s[1], split[0][1]) for s in split):
-            try:
-                return _c2t_autotune(space, [s[1:] for s in split], stream, grid_fn, jit, quiet)
-            except Exception as exc:  # Triton's autotuner skips only out-of-resources configs
-                import warnings
-                warnings.warn(f"exhaustive_search: triton.autotune failed ({type(exc).__name__}: {exc}); "
-                              f"timing each config's launch instead, which reports failing configs")
-    return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet)
-
-
-def _c2t_any_cuda(args):
-    """Whether a launch's arguments hold a CUDA tensor, also inside lists of arrays (a search that
-    missed those timed one unsynchronized call, compile included: TileGym group_gemm's configs
-    measured seconds, and the choice between them was noise)."""
-    return any(_c2t_any_cuda(a) if isinstance(a, (list, tuple)) else getattr(a, "is_cuda", False) for a in args)
-
-
-def _c2t_same_args(a, b):
-    return len(a) == len(b) and all(x is y or (not isinstance(x, torch.Tensor) and type(x) is type(y) and x == y)
-                                    for x, y in zip(a, b))
-
-
-def _c2t_cpu_bench(fn, quantiles=None):
-    """One timed run (milliseconds): autotuning under the CPU interpreter, where do_bench cannot time."""
-    import time
-    t0 = time.perf_counter()
-    fn()
-    ms = (time.perf_counter() - t0) * 1e3
-    return [ms, ms, ms] if quantiles else ms
-
-
-def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
-    """exhaustive_search as @triton.autotune: the tile sizes reach the kernel from META. On the GPU,
-    a config that fails to compile (a pipeline deeper than the shared memory holds: _c2t_num_stages
-    sizes it for the loads alone, and descriptor stores take some too) is timed again with one
-    stage less, as its launch would be (_c2t_fit_shared_memory), next to the best config so far:
-    TileGym bmm's 128x256 tiles needed 262 KB at 4 stages and were dropped from its search."""
-    runtime = split[0][0]
-    on_gpu = torch.cuda.is_available() and _c2t_any_cuda(runtime)
-    grids = [tuple(grid_fn(cfg)) for cfg in space]
-    opts = [dict(o) for _, _, o in split]
-    ms = [None] * len(space)
-    todo, best = list(range(len(space))), None
-    while todo:
-        timed, best = _c2t_autotune_round(todo, split, opts, grids, runtime, kernel, stream, on_gpu)
-        for i, t in timed.items():
-            ms[i] = t
-        todo = [i for i in todo if on_gpu and ms[i] == float("inf") and opts[i].get("num_stages", 0) > 1]
-        for i in todo:
-            opts[i]["num_stages"] -= 1
-        if todo and ms[best] != float("inf"):
-            todo.append(best)       # timed again next to them, so that the last run is the best's
-    successes, failures = [], []
-    for i, cfg in enumerate(space):
-        if ms[i] is None and len(space) == 1:
-            successes.append(_C2TMeasurement(cfg, 0.0, 0))             # a single config is not timed
-        elif ms[i] is None or ms[i] == float("inf"):
-            failures.append((cfg, RuntimeError, "did not compile or ran out of resources (autotune)"))
-        else:
-            successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1))
-    if not successes:
-        raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
-                           + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
-    best = next(m for m in successes if m.config is space[best])
-    if not quiet:
-        print(f"exhaustive_search (triton.autotune): best of {len(successes)} configs: {best}")
-    return _C2TTuningResult(best, successes, failures)
-
-
-def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
-    """One @triton.autotune over configs `which` (indices into the search space), each with its own
-    launch options and grid: ({index: milliseconds, inf when it failed, None when not timed}, the
-    best index). Each config's pre_hook says which one runs, and the grid is that config's (a grid
-    looked up by META would time one config with another's grid when configs differ only in hints
-    such as occupancy, which changes the grid but is no Triton option)."""
-    running = [0]
-    configs = [triton.Config(dict(split[i][1]), **opts[i], pre_hook=_c2t_mark(running, i)) for i in which]
-    tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
-    with _c2t_stream(stream):
-        tuned[lambda META: grids[running[0]]](*runtime)
-    timings = getattr(tuned, "configs_timings", None) or {}
-    timed = {}
-    for i, config in zip(which, configs):
-        t = timings.get(config)
-        timed[i] = (t[0] if isinstance(t, (list, tuple)) else t) if t is not None else None
-    return timed, which[configs.index(tuned.best_config)]
-
-
-def _c2t_mark(running, i):
-    """A triton.Config pre_hook recording that config `i` is about to run."""
-    def pre_hook(nargs):
-        running[0] = i
-    return pre_hook
-
-
-def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet):
-    """Time every config's launch (triton.testing.do_bench on the GPU, one run under the interpreter)."""
-    import time
-    successes, failures = [], []
-    for cfg in space:
-        k = kernel(cfg) if not hasattr(kernel, "c2t_launch") else kernel
-        if hints_fn is not None and hasattr(k, "replace_hints"):
-            k = k.replace_hints(**hints_fn(cfg))
-        grid, args = tuple(grid_fn(cfg)), tuple(args_fn(cfg))
-        try:
-            def run():
-                k.c2t_launch(grid, *args, stream=stream)
-            if torch.cuda.is_available() and _c2t_any_cuda(args):
-                with _c2t_stream(stream):
-                    ms = triton.testing.do_bench(run)
-                n = 0
-            else:
-                t0 = time.perf_counter()
-                run()
-                ms, n = (time.perf_counter() - t0) * 1e3, 1
-            successes.append(_C2TMeasurement(cfg, ms * 1e3, n))
-        except Exception as exc:  # a config that does not compile or run is reported, as cuTile does
-            failures.append((cfg, type(exc), str(exc)))
-    if not successes:
-        raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
-                           + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
-    best = min(successes, key=lambda m: m.mean_us)
-    if not quiet:
-        print(f"exhaustive_search: best of {len(successes)} configs: {best}")
-    return _C2TTuningResult(best, successes, failures)
-
-
-@triton.jit
-def scale(
-    x, x_shape_0, x_stride_0,
-    y, y_shape_0, y_stride_0,
-    c,
-    T: tl.constexpr,
-):
-    # one T-wide tile per block
-    t = _c2t_load_1d(x, x_shape_0, x_stride_0, tl.program_id(0), T, _C2T_PAD_ZERO, True)
-    _c2t_store_1d(y, y_shape_0, y_stride_0, tl.program_id(0), t * c, True)
-
-
-def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
-    """Launch `scale` as cuTile's ct.launch(stream, grid, scale, args) did
-    (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
-    memo = _c2t_memo("scale", grid, stream, (x, y), (c,), (T,), hints=c2t_hints)
-    if memo is None:
-        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
-    with _c2t_stream(stream):
-        _c2t_run(
-            scale, grid, (
-                *_c2t_array(x, 1, "x"),
-                *_c2t_array(y, 1, "y"),
-                c,
-                T,
-            ),
-            num_warps=_c2t_num_warps(T, dot=False),
-            **_c2t_hint_options(c2t_hints),
-            c2t_memo=(memo, ((0, 3), (6,))),  # where the pointers and scalars are above
-        )
-
-
-def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):
-    """`scale`'s launch for @triton.autotune: (the @triton.jit kernel, runtime arguments,
-    Constant arguments by name: the META of a triton.Config, launch options; `c2t_grid`: the
-    config's grid)."""
-    return (
-        scale,
-        (
-            *_c2t_array(x, 1, "x"),
-            *_c2t_array(y, 1, "y"),
-            c,
-        ),
-        {"T": T},
-        {"num_warps": _c2t_num_warps(T, dot=False), **_c2t_hint_options(c2t_hints)},
-    )
-
-
-_c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale)
-
-
-def search(x, y, per_config_scalar):
-    n = x.shape[0]
-    configs = [SimpleNamespace(T=16), SimpleNamespace(T=32), SimpleNamespace(T=64)]
-    return _c2t_exhaustive_search(configs, None, lambda cfg: (_c2t_host_cdiv(n, cfg.T),), scale,
-                             lambda cfg: (x, y, cfg.T / 16 if per_config_scalar else 3.0, cfg.T), quiet=True)

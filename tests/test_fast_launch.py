@@ -1009,3 +1009,60 @@ def test_launches_during_the_modules_import_keep_the_python_path_and_build_later
     monkeypatch.setattr(mod, "_C2T_MEMO_C_SRC", source, raising=False)
     mod.run(x, y, 1, 32)                # another specialization: recorded, and the C lookup built
     assert mod._C2T_MEMO_C is not None
+
+
+@pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
+def test_direct_launch_passes_descriptor_scratch_after_the_arguments(tmp_path, monkeypatch):
+    """A kernel with global scratch (in-kernel descriptors) launched directly: the installed
+    allocator's buffer goes in the slot after the arguments (Triton 3.6's global_scratch), the
+    profile scratch after it is null; an allocator object with data_ptr() works too."""
+    from triton.runtime import _allocation
+    mod = build(LOOPED, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_CU_LAUNCH", True)
+
+    class CudaLauncher:
+        launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
+
+        def launch(self, *args):
+            raise AssertionError("Triton's launcher called from the memo")
+
+        def __call__(self, *args):          # the cached path's launch (a memo miss)
+            pass
+    compiled = _Compiled([])
+    compiled.run = CudaLauncher()
+    compiled.metadata = SimpleNamespace(global_scratch_size=128, global_scratch_align=128, profile_scratch_size=0)
+    compiled.function, compiled.packed_metadata = 0x77, (4, 1, 0)
+    kernel = JITFunction(mod.rowsum.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: compiled
+    monkeypatch.setattr(mod, "rowsum", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    mod._C2T_MEMO.clear()
+    x, out = torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
+    mod.run(x, out)                     # the full path (stand-in dispatch): records the entry
+    mod._c2t_load_memo_c()
+    ((entry,),) = mod._C2T_MEMO.values()
+    n = len(entry[3])
+    compiled.src = SimpleNamespace(signature={f"a{i}": ("*fp16" if i in entry[4] else "i32") for i in range(n)})
+    mod._C2T_MEMO.clear()
+    mod.run(x, out)                     # recorded again, now with the direct launch
+    ((entry,),) = mod._C2T_MEMO.values()
+    assert type(entry[1]) is tuple and entry[1][0] == "cu"
+    state, keep, launch_at, context_at = _fake_driver()
+    mod._C2T_MEMO_C.set_driver(launch_at, context_at)
+    state["nparams"] = n + 2
+
+    class Buffer:
+        def data_ptr(self):
+            return 8192
+    for returned, expected in ((4096, 4096), (Buffer(), 8192)):
+        token = _allocation._allocator.set(lambda size, align, stream, r=returned: r)
+        try:
+            mod.run(x, out)
+        finally:
+            _allocation._allocator.reset(token)
+        slots = state["launches"][-1]["slots"]
+        assert slots[-2:] == [expected, 0] and slots[entry[4][0]] == x.data_ptr()
+    del keep

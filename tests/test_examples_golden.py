@@ -6,6 +6,7 @@ and review the diff.
 import pytest
 
 from conftest import EXAMPLES, ROOT
+from golden_form import golden_form
 
 import translator
 
@@ -16,7 +17,17 @@ def test_translation_matches_golden(example):
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
     golden = ROOT / "tests" / "golden" / f"{example.stem}.py"
     assert golden.exists(), f"missing golden {golden}; run python tests/update_goldens.py"
-    assert res.code == golden.read_text(), f"{example.name}: output differs from {golden}"
+    assert golden_form(res.code) == golden.read_text(), f"{example.name}: output differs from {golden}"
+
+
+def test_generated_modules_carry_the_launch_memos_c_source_unchanged():
+    """What the golden files leave out (tests/golden_form.py): the C source at the end of each
+    generated module is templates/launch_memo.c, byte for byte."""
+    from translator.paths import TEMPLATE_DIR
+    code = translator.translate_file(EXAMPLES[0]).code
+    c = (TEMPLATE_DIR / "launch_memo.c").read_text().rstrip("\n")
+    assert f'_C2T_MEMO_C_SRC = r"""\n{c}"""\n' in code
+    assert golden_form(code).count("_C2T_MEMO_C_SRC = None") == 1 and c not in golden_form(code)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)

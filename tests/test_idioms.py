@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import translator
+from golden_form import golden_form
 from kernel_util import build, compile_sm90, translate
 
 IDIOMS = Path(__file__).resolve().parent / "idioms"
@@ -18,7 +19,7 @@ def test_idiom_golden(src):
     `python tests/update_goldens.py`)."""
     res = translator.translate_file(src, translator.Options(source_name=f"tests/idioms/{src.name}"))
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-    assert res.code == (GOLDEN / src.name).read_text(), f"{src.name}: output differs from its golden"
+    assert golden_form(res.code) == (GOLDEN / src.name).read_text(), f"{src.name}: output differs from its golden"
 
 DUAL = (IDIOMS / "dual_layout.py").read_text()
 

@@ -3,7 +3,7 @@
 One device call is limited to 10 minutes, and the whole suite takes longer (cuTile compiles every
 autotune config of the GEMMs), so run it in the parts of PARTS, one call each:
     cutile2triton bench tests/gpu/suite.py --tilegym .corpus/src/tilegym --only <PARTS[k]> --out OUT_k
-and merge the per-entry JSON reports (docs/gpu-runs/bench-2026-11-29.md was made that way).
+and merge the per-entry JSON reports (docs/gpu-runs/bench-2026-11-29.md, now in docs/gpu-runs/earlier-tables.tar.xz, was made that way).
 
 The examples carry their own C2T_SPEC; TileGym originals are translated at run time from a fetched
 checkout (never committed) with the specs in tests/gpu/tilegym/. "bound" picks the acceptance

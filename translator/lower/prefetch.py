@@ -13,7 +13,7 @@ A load qualifies when moving it one iteration earlier cannot change what it read
 - the statement is `name = ct.load(array, ...)` or `name = ct.gather(array, indices, ...)` at
   the top of the loop body (a gather's tile shape is the broadcast of its index tiles' shapes;
   TileGym's persistent softmax reads its rows so: its 4096x1024 rows went from 0.80-0.83 of
-  cuTile's device time to 0.97-1.06, docs/gpu-runs/bench-2026-11-29-s5.md, graph replay);
+  cuTile's device time to 0.97-1.06, docs/gpu-runs/earlier-tables.tar.xz: bench-2026-11-29-s5.md, graph replay);
 - the kernel never writes `array` (a store in this iteration could change the next tile), and
   only the loop variable and names the loop body does not assign appear in the call;
 - the load is bounds-checked (no `check_bounds=False`), so loading past the last iteration is

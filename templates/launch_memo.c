@@ -24,7 +24,7 @@
    (value () : the object has no .value); otherwise, when kernel.used_global_vals and
    changed(kernel), the full path. Errors in the launch itself reach the caller.
 
-   Experimental (C2T_CU_LAUNCH=1, not yet run on a GPU): `call` may instead be a tuple ("cu",
+   The direct launch (on unless C2T_CU_LAUNCH=0): `call` may instead be a tuple ("cu",
    codes, function, num_warps, num_ctas, shared, cooperative, pdl), and the kernel is launched
    with cuLaunchKernelEx here, as Triton 3.6's launcher does: the template's arguments packed by
    `codes` (one byte per argument, 'x': a constexpr, not passed), the global scratch buffer and a

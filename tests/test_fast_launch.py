@@ -812,7 +812,7 @@ def test_the_c_lookup_compiles_without_warnings(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-# --- the experimental direct launch (C2T_CU_LAUNCH=1): cuLaunchKernelEx from the C lookup ---
+# --- the direct launch (on unless C2T_CU_LAUNCH=0): cuLaunchKernelEx from the C lookup ---
 
 def test_direct_launch_packs_arguments_as_the_kernel_signature_types_them(memo):
     import struct
@@ -879,7 +879,7 @@ def _fake_driver():
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, monkeypatch):
-    """With C2T_CU_LAUNCH=1, a memo hit launches through cuLaunchKernelEx (here a stand-in) with
+    """With the direct launch on, a memo hit launches through cuLaunchKernelEx (here a stand-in) with
     the configuration Triton 3.6's launcher builds: grid x num_ctas, 32 x num_warps threads, shared
     memory, the stream, PDL / cooperative / cluster attributes, the arguments packed by the
     signature without its constexprs, then the global and profile scratch pointers."""
@@ -936,10 +936,21 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
     del keep
 
 
+@pytest.mark.parametrize("setting, on", [("0", False), ("1", True), ("", True)])
+def test_direct_launch_switch_is_read_when_the_module_is_imported(tmp_path, monkeypatch, setting, on):
+    """C2T_CU_LAUNCH=0 keeps Triton's C launcher for memo hits; anything else (or unset) launches
+    directly."""
+    if setting:
+        monkeypatch.setenv("C2T_CU_LAUNCH", setting)
+    else:
+        monkeypatch.delenv("C2T_CU_LAUNCH", raising=False)
+    assert build(SRC, tmp_path)._C2T_CU_LAUNCH is on
+
+
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
-def test_direct_launch_is_off_by_default_and_skips_signatures_it_cannot_pack(memo, monkeypatch):
+def test_direct_launch_is_on_by_default_and_skips_signatures_it_cannot_pack(memo, monkeypatch):
     mod, _ = memo
-    assert mod._C2T_CU_LAUNCH is False
+    assert mod._C2T_CU_LAUNCH is True
     run = SimpleNamespace(launch_cooperative_grid=False, launch_pdl=False)
     compiled = SimpleNamespace(src=SimpleNamespace(signature={"a": "*fp16", "d": "tensordesc<fp16[64, 64]>"}),
                                packed_metadata=(4, 1, 0), function=1)

@@ -54,6 +54,30 @@ def entry_launches(arg):
             report(launcher, largs, lkw)
 
 
+_SENTINEL = -0x5A5A5A5B          # (fits int32; int8/int16/uint8 take its low bits)
+
+
+def flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from flat(v)
+        else:
+            yield v
+
+
+def poison(t):
+    if t.is_floating_point():
+        t.fill_(float("nan"))
+    else:
+        t.fill_(torch.tensor(_SENTINEL, dtype=torch.int64).to(t.dtype).item())
+
+
+def poisoned(t):
+    if t.is_floating_point():
+        return torch.isnan(t)
+    return t == torch.tensor(_SENTINEL, dtype=torch.int64).to(t.dtype).item()
+
+
 def compiled_of(function):
     for m in P.translated_modules():
         for kernel, compiled in m._C2T_COMPILED.values():
@@ -94,32 +118,35 @@ def report(launcher, largs, lkw):
         print(f"{label} skipped (not Triton 3.6's launcher, a signature the direct launch does not pack, or no C lookup)")
         return
     direct = entry[:1] + (spec,) + entry[2:]
-    # the same bytes: the outputs are the tensors Triton's launch writes (each poisoned with NaN in
-    # turn, the others as they were: the launch overwrites an output's NaNs); all restored after
-    tensors = [t for t in list(largs) + list(lkw.values()) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    # the same bytes: the outputs are the tensors Triton's launch writes (each poisoned in turn, the
+    # others as they were: the launch overwrites an output's poison); all restored after. Floating
+    # tensors are poisoned with NaN, integer ones with a value no kernel here writes; tensors in
+    # list arguments count too.
+    tensors = [t for t in flat(list(largs) + list(lkw.values()))
+               if isinstance(t, torch.Tensor) and (t.is_floating_point() or (t.dtype != torch.bool and not t.is_complex()))]
     saved = [t.clone() for t in tensors]
     outs = []
     for k, t in enumerate(tensors):
-        t.fill_(float("nan"))
+        poison(t)
         entry[1](*argv)
         torch.cuda.synchronize()
-        if not torch.isnan(t).all():
+        if not poisoned(t).all():
             outs.append(k)
         for u, s in zip(tensors, saved):
             u.copy_(s)
     for k in outs:
-        tensors[k].fill_(float("nan"))
+        poison(tensors[k])
     entry[1](*argv)
     torch.cuda.synchronize()
     ref = [tensors[k].clone() for k in outs]
     for k in outs:
-        tensors[k].fill_(float("nan"))
+        poison(tensors[k])
     entries[i] = direct
     try:
         launcher(*largs, **lkw)
         torch.cuda.synchronize()
-        same = all(torch.equal(torch.nan_to_num(tensors[k]), torch.nan_to_num(r))
-                   and torch.equal(torch.isnan(tensors[k]), torch.isnan(r)) for k, r in zip(outs, ref))
+        same = all(torch.equal(tensors[k].view(torch.uint8) if tensors[k].is_contiguous() else tensors[k].contiguous().view(torch.uint8),
+                               r.contiguous().view(torch.uint8)) for k, r in zip(outs, ref))
     finally:
         entries[i] = entry
     # host us per call, the two entries alternating (3 rounds, the lowest of each)

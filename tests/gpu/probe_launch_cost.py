@@ -72,8 +72,10 @@ def translated_modules():
 
 
 def record_launchers(fn):
-    """The generated launchers' calls (launch_<kernel>(grid, *args, stream=...)) an entry call makes."""
-    seen, reals = [], []
+    """The generated launchers' calls (launch_<kernel>(grid, *args, stream=...)) an entry call makes,
+    by name or through a kernel object's `c2t_launch` (host code that picks its kernel at run time
+    launches through _c2t_launch, which calls that attribute)."""
+    seen, reals, objects = [], [], []
     for m in translated_modules():
         for name in [n for n in vars(m) if n.startswith("launch_") and callable(getattr(m, n))]:
             real = getattr(m, name)
@@ -83,11 +85,17 @@ def record_launchers(fn):
                 seen.append((_real, args, kw))
                 return _real(*args, **kw)
             setattr(m, name, rec)
+            for obj in list(vars(m).values()):
+                if getattr(obj, "c2t_launch", None) is real:
+                    objects.append((obj, real))
+                    obj.c2t_launch = rec
     try:
         fn()
     finally:
         for m, name, real in reals:
             setattr(m, name, real)
+        for obj, real in objects:
+            obj.c2t_launch = real
     return seen
 
 

@@ -65,6 +65,10 @@ def flat(values):
             yield v
 
 
+def as_bytes(t):
+    return t.contiguous().view(torch.uint8) if t.dim() else t.reshape(1).view(torch.uint8)
+
+
 def poison(t):
     if t.is_floating_point():
         t.fill_(float("nan"))
@@ -92,9 +96,8 @@ def memo_entry_of(launcher, largs, lkw):
     for m in P.translated_modules():
         for entries in m._C2T_MEMO.values():
             for i, e in enumerate(entries):
-                seen = []
-                real = e[1]
-                entries[i] = e[:1] + ((lambda *argv, _r=real: seen.append(argv) or _r(*argv)),) + e[2:]
+                seen = []       # (the spy only records: that launch is skipped)
+                entries[i] = e[:1] + ((lambda *argv: seen.append(argv)),) + e[2:]
                 try:
                     launcher(*largs, **lkw)
                 finally:
@@ -110,14 +113,25 @@ def report(launcher, largs, lkw):
     if argv is None:
         print(f"{label} no memo hit")
         return
-    entry = entries[i]
+    recorded = entries[i]
     compiled = compiled_of(argv[4]) if len(argv) > 13 else None
-    spec = m._c2t_cu_launch(compiled, compiled.run, len(entry[3])) \
-        if compiled is not None and entry[1] == getattr(compiled.run, "launch", None) else None
+    launch = getattr(getattr(compiled, "run", None), "launch", None)
+    ok = compiled is not None and (type(recorded[1]) is tuple or recorded[1] == launch)
+    spec = m._c2t_cu_launch(compiled, compiled.run, len(recorded[3])) if ok else None
     if spec is None or m._C2T_MEMO_C is None or getattr(m._C2T_MEMO_C, "ABI", 0) < 3:
         print(f"{label} skipped (not Triton 3.6's launcher, a signature the direct launch does not pack, or no C lookup)")
         return
-    direct = entry[:1] + (spec,) + entry[2:]
+    # the entry as recorded with the direct launch off (Triton's launcher) and on
+    entry = recorded[:1] + (launch,) + recorded[2:]
+    direct = recorded[:1] + (spec,) + recorded[2:]
+    entries[i] = entry
+    try:
+        compare(label, launcher, largs, lkw, entries, i, entry, direct, argv)
+    finally:
+        entries[i] = recorded
+
+
+def compare(label, launcher, largs, lkw, entries, i, entry, direct, argv):
     # the same bytes: the outputs are the tensors Triton's launch writes (each poisoned in turn, the
     # others as they were: the launch overwrites an output's poison); all restored after. Floating
     # tensors are poisoned with NaN, integer ones with a value no kernel here writes; tensors in
@@ -125,30 +139,49 @@ def report(launcher, largs, lkw):
     tensors = [t for t in flat(list(largs) + list(lkw.values()))
                if isinstance(t, torch.Tensor) and (t.is_floating_point() or (t.dtype != torch.bool and not t.is_complex()))]
     saved = [t.clone() for t in tensors]
-    outs = []
-    for k, t in enumerate(tensors):
-        poison(t)
-        entry[1](*argv)
-        torch.cuda.synchronize()
-        if not poisoned(t).all():
-            outs.append(k)
+
+    def restore():
         for u, s in zip(tensors, saved):
             u.copy_(s)
-    for k in outs:
-        poison(tensors[k])
-    entry[1](*argv)
-    torch.cuda.synchronize()
+
+    def run(call):
+        call()
+        torch.cuda.synchronize()
+
+    # outputs: tensors the launch writes over a poison or changes from what they held; in place:
+    # outputs whose result depends on what they held (those start from their saved contents in the
+    # comparison, the others poisoned)
+    outs, in_place = [], set()
+    for k, t in enumerate(tensors):
+        run(lambda: entry[1](*argv))
+        from_saved = t.clone()
+        restore()
+        poison(t)
+        run(lambda: entry[1](*argv))
+        if not poisoned(t).all() or not torch.equal(as_bytes(from_saved), as_bytes(saved[k])):
+            outs.append(k)
+            if not torch.equal(as_bytes(t), as_bytes(from_saved)):
+                in_place.add(k)
+        restore()
+
+    def prepare():
+        restore()
+        for k in outs:
+            if k not in in_place:
+                poison(tensors[k])
+
+    prepare()
+    run(lambda: entry[1](*argv))
     ref = [tensors[k].clone() for k in outs]
-    for k in outs:
-        poison(tensors[k])
+    moved = all(not torch.equal(as_bytes(tensors[k]), as_bytes(saved[k])) for k in in_place)
+    prepare()
     entries[i] = direct
     try:
-        launcher(*largs, **lkw)
-        torch.cuda.synchronize()
-        same = all(torch.equal(tensors[k].view(torch.uint8) if tensors[k].is_contiguous() else tensors[k].contiguous().view(torch.uint8),
-                               r.contiguous().view(torch.uint8)) for k, r in zip(outs, ref))
+        run(lambda: launcher(*largs, **lkw))
+        same = all(torch.equal(as_bytes(tensors[k]), as_bytes(r)) for k, r in zip(outs, ref))
     finally:
         entries[i] = entry
+        restore()
     # host us per call, the two entries alternating (3 rounds, the lowest of each)
     t_direct = t_memo = t_triton = float("inf")
     for _ in range(3):
@@ -161,7 +194,8 @@ def report(launcher, largs, lkw):
         t_triton = min(t_triton, P.host_us(lambda: entry[1](*argv)))
     torch.cuda.synchronize()
     print(f"{label} memo {t_memo:6.1f} | triton-launch {t_triton:6.1f} | memo+direct {t_direct:6.1f} us "
-          f"({len(entry[3])} args, {len(outs)} outputs {'SAME BYTES' if same and outs else 'DIFFERENT' if outs else 'none found'})",
+          f"({len(entry[3])} args, {len(outs)} outputs, {len(in_place)} in place{'' if moved else ' (one left as it was)'}: "
+          f"{'SAME BYTES' if same and outs else 'DIFFERENT' if outs else 'none found'})",
           flush=True)
 
 

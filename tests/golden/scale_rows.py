@@ -352,8 +352,8 @@ def _c2t_load_memo_c():
 
 # Memo launches of Triton 3.6 kernels call cuLaunchKernelEx from the C lookup, with the arguments
 # packed by the kernel's signature, instead of Triton's C launcher (which parses every argument
-# again): on the H200 the same bytes as Triton's launcher for the 18 kernels of the suite checked,
-# 0.3-2.3 us less per launch on most (docs/gpu-runs/direct-launch-2026-11-30.md).
+# again): on the H200 the same bytes as Triton's launcher on every suite kernel compared, and a
+# microsecond or so less per launch on most (docs/gpu-runs/direct-launch-2026-11-30.md).
 # C2T_CU_LAUNCH=0 keeps Triton's launcher.
 _C2T_CU_LAUNCH = os.environ.get("C2T_CU_LAUNCH", "1") != "0"
 _C2T_CU_CODES = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1": "B", "u8": "B", "u16": "H",

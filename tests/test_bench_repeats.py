@@ -3,6 +3,8 @@ per side with the sides alternating, and their medians reported with the range o
 ratios; long rows are timed once. No GPU: do_bench and the graph replay are stand-ins."""
 import importlib
 
+import pytest
+
 bench = importlib.import_module("translator.harness.bench")
 
 
@@ -61,7 +63,28 @@ def test_memory_rows_are_compared_with_a_copy_of_their_own_size(monkeypatch):
     assert [(r["copy_share"], r["copy_same_share"]) for r in rows] == [(0.375, 0.75), (None, None)]
     md = suite.render_markdown(reps, rows, "cmd")
     assert "| 38% | 75% |" in md
-    assert "| k | N=4 | float16 | 38% | 75% |" in md and "0 of them reach 85%" in md
+    # cuTile's rate: 600e6 bytes in 0.5 ms = 1200 GB/s, 30% of the copy: the translation (38%) is
+    # as short as cuTile's original
+    assert "| k | N=4 | float16 | 38% | 75% | 30% | as cuTile's original |" in md and "0 of them reach 85%" in md
+
+
+@pytest.mark.parametrize("t_cutile, t_triton, same, why", [
+    (0.5, 0.4, 1500.0, "its size"),                                # 100% of the same-size copy
+    (0.5, 0.4, 2000.0, "as cuTile's original"),                    # cuTile 30%, translation 38%
+    (0.4, 0.41, 2000.0, "as cuTile's original"),                   # within 5% of cuTile's rate
+    (0.3, 0.4, 2000.0, "below cuTile (0.75 of its rate)"),         # cuTile 50%, translation 38%
+    (0.16, 0.4, 2000.0, "below cuTile, which reaches 85%"),        # cuTile 94%
+])
+def test_short_memory_rows_say_why(monkeypatch, t_cutile, t_triton, same, why):
+    from translator.harness import suite
+    _timer(monkeypatch, {"c": [t_cutile] * 5, "t": [t_triton] * 5})     # (short rows: 5 runs a side)
+    monkeypatch.setattr(bench, "same_size_copy_gbps", lambda n: same)
+    t = bench.bench_case("N=4", {}, "float16", lambda: "c", lambda: "t", (),
+                         bytes_fn=lambda case, dt: 600e6).to_dict()
+    reps = [{"name": "k", "status": "pass", "timings": [t], "bound": "memory", "copy_bandwidth": {"gbps": 4000.0}}]
+    md = suite.render_markdown(reps, suite.rows_of(reps), "cmd")
+    assert f"| {why} |" in md
+    assert f"{1 if why.startswith('below') else 0} row" in md
 
 
 def test_rows_without_bytes_time_no_copy(monkeypatch):

@@ -142,6 +142,32 @@ def test_exhaustive_search_becomes_triton_autotune_with_a_meta_grid(tmp_path, mo
     assert res.best.config.T in (16, 32, 64) and len(res.successes) == 3 and not res.failures
 
 
+def test_search_result_prints_like_cutiles(tmp_path, capsys):
+    """The search prints its result as cuTile's exhaustive_search does (the configs by time, the best
+    marked with *, how many failed), saying how each config was timed; str(result) and summary()
+    give the same, with cuTile's top_k / bottom_k elision."""
+    mod = build(TUNED.replace(", quiet=True)", ")"), tmp_path)
+    x, y = torch.randn(100), torch.zeros(100)
+    res = mod.search(x, y, False)
+    out = capsys.readouterr().out
+    assert out.startswith("exhaustive_search (triton.autotune): 3 succeeded, 0 failed")
+    best = [line for line in out.splitlines() if line.startswith("* ")]
+    assert best == [f"* {res.best.config}: {res.best.mean_us:.1f} us (one run)"]     # (the interpreter: one run)
+    assert str(res) == res.summary() and str(res) in out
+    M, R = mod._C2TMeasurement, mod._C2TTuningResult
+    ms = [M(f"c{i}", float(i), 5) for i in range(14)]
+    text = R(ms[3], ms[::-1], [("cx", RuntimeError, "out of resources\nmore"), ("cy", ValueError, "x" * 80)]).summary(
+        top_k=10, bottom_k=2)
+    lines = text.splitlines()
+    assert lines[0] == "14 succeeded, 2 failed"
+    assert lines[1] == "  c0 : 0.0 us (5 samples)" and lines[4] == "* c3 : 3.0 us (5 samples)"
+    assert lines[11] == "    ... 2 more not shown" and lines[12].startswith("  c12:")
+    assert lines[14:] == ["  2 failed:", "    cx: RuntimeError: out of resources",
+                          "    cy: ValueError: " + "x" * 57 + "...", "Use .successes and .failures for full results."]
+    # one row left out is shown instead
+    assert "more not shown" not in R(ms[0], ms[:13], []).summary(top_k=10, bottom_k=2)
+
+
 def test_exhaustive_search_with_config_dependent_runtime_args_times_each_launch(tmp_path, monkeypatch):
     mod = build(TUNED, tmp_path)
     monkeypatch.setattr(mod.triton, "autotune", lambda *a, **k: (_ for _ in ()).throw(AssertionError("autotuned")))

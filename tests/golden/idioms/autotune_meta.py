@@ -662,26 +662,49 @@ def _c2t_num_warps(elements, dot=False):
 class _C2TMeasurement:
     """cuda.tile.tune.Measurement: a config and its time."""
 
-    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
+    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0, how=None):
         self.config, self.mean_us = config, mean_us
         self.num_samples, self.error_margin_us = num_samples, error_margin_us
+        self.how = how      # how it was timed, where that is not a count of samples (summary)
 
     def __repr__(self):
         return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
 
 
 class _C2TTuningResult:
-    """cuda.tile.tune.TuningResult: the best measurement, all successes and the failures."""
+    """cuda.tile.tune.TuningResult: the best measurement, all successes and the failures; printed
+    (str, summary) as cuTile prints its result: the fastest configs, the best marked with *."""
 
     def __init__(self, best, successes, failures):
         self.best, self.successes, self.failures = best, successes, failures
 
     def summary(self, *, top_k=10, bottom_k=2):
         ranked = sorted(self.successes, key=lambda m: m.mean_us)
-        lines = [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[:top_k]]
-        if len(ranked) > top_k:
-            lines += ["..."] + [f"{m.mean_us:10.2f} us  {m.config!r}" for m in ranked[-bottom_k:]]
-        return "\n".join(lines + [f"failed: {c!r}: {e.__name__}: {msg}" for c, e, msg in self.failures])
+        shown = list(range(len(ranked)))
+        if len(ranked) > top_k + bottom_k + 1:          # (one row left out is shown instead)
+            shown = shown[:top_k] + [None] + shown[len(ranked) - bottom_k:]
+        width = max((len(str(m.config)) for m in ranked), default=0)
+        lines = [f"{len(self.successes)} succeeded, {len(self.failures)} failed"]
+        for i in shown:
+            if i is None:
+                lines.append(f"    ... {len(ranked) - top_k - bottom_k} more not shown")
+                continue
+            m = ranked[i]
+            samples = f" ({m.how})" if m.how else f" ({m.num_samples} sample{'' if m.num_samples == 1 else 's'})"
+            lines.append(f"{'*' if m is self.best else ' '} {str(m.config):<{width}}: {m.mean_us:.1f} us{samples}")
+        if self.failures:
+            lines.append(f"  {len(self.failures)} failed:")
+            for cfg, exc_type, msg in self.failures[:top_k]:
+                first = str(msg).split("\n", 1)[0]
+                lines.append(f"    {cfg}: {exc_type.__name__}: {first[:57] + '...' if len(first) > 60 else first}")
+            if len(self.failures) > top_k:
+                lines.append(f"    ... {len(self.failures) - top_k} more not shown")
+        if len(ranked) > top_k or len(self.failures) > top_k:
+            lines.append("Use .successes and .failures for full results.")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.summary()
 
 
 def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
@@ -754,18 +777,19 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
     successes, failures = [], []
     for i, cfg in enumerate(space):
         if ms[i] is None and len(space) == 1:
-            successes.append(_C2TMeasurement(cfg, 0.0, 0))             # a single config is not timed
+            successes.append(_C2TMeasurement(cfg, 0.0, 0, how="the only config: not timed"))
         elif ms[i] is None or ms[i] == float("inf"):
             failures.append((cfg, RuntimeError, "did not compile or ran out of resources (autotune)"))
         else:
-            successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1))
+            successes.append(_C2TMeasurement(cfg, ms[i] * 1e3, 1, how="do_bench median" if on_gpu else "one run"))
     if not successes:
         raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
                            + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
     best = next(m for m in successes if m.config is space[best])
+    result = _C2TTuningResult(best, successes, failures)
     if not quiet:
-        print(f"exhaustive_search (triton.autotune): best of {len(successes)} configs: {best}")
-    return _C2TTuningResult(best, successes, failures)
+        print(f"exhaustive_search (triton.autotune): {result}")
+    return result
 
 
 def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
@@ -814,16 +838,16 @@ def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, qui
                 t0 = time.perf_counter()
                 run()
                 ms, n = (time.perf_counter() - t0) * 1e3, 1
-            successes.append(_C2TMeasurement(cfg, ms * 1e3, n))
+            successes.append(_C2TMeasurement(cfg, ms * 1e3, n, how="do_bench median" if n == 0 else "one run"))
         except Exception as exc:  # a config that does not compile or run is reported, as cuTile does
             failures.append((cfg, type(exc), str(exc)))
     if not successes:
         raise RuntimeError(f"exhaustive_search: no config ran ({len(failures)} failed): "
                            + "; ".join(f"{c!r}: {m}" for c, _, m in failures[:3]))
-    best = min(successes, key=lambda m: m.mean_us)
+    result = _C2TTuningResult(min(successes, key=lambda m: m.mean_us), successes, failures)
     if not quiet:
-        print(f"exhaustive_search: best of {len(successes)} configs: {best}")
-    return _C2TTuningResult(best, successes, failures)
+        print(f"exhaustive_search (each config launched and timed): {result}")
+    return result
 
 
 @triton.jit

@@ -8,7 +8,10 @@
 #    calls 3-4 although their host and device times were at or better than cuTile's: their raw
 #    do_bench runs, the flush's and the call's device time, and the host time per call;
 #  - the launch cost per launcher call with the direct launch, for the two launchers it was slower
-#    on (tg_mla_decoding B=128, tg_attention).
+#    on (tg_mla_decoding B=128, tg_attention);
+#  - tg_bmm (0.89: the translation's search picks 128x256 tiles at 63.8 us where cuTile's picks
+#    256x128 at 55 us): the translated search now prints every config's time as cuTile's does
+#    (since 53c6303), so its log in OUT/n/bench_bmm/tg_bmm.txt shows what 256x128 costs in Triton.
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
@@ -22,4 +25,5 @@ step 200 "direct launch against Triton's launcher (the rest)" env C2T_CUTILE_COM
 step 200 "do_bench modes of the rows under 0.85" python tests/gpu/probe_timing_modes.py \
     ex_concat:0 tg_rms_norm:4 tg_flash_decode:0
 step 120 "launch cost with the direct launch" python tests/gpu/probe_launch_cost.py tg_mla_decoding:3 tg_attention:0
+step 200 "tg_bmm with both searches listed" "${bench[@]}" --only tg_bmm --timeout 180 --out "$out/bench_bmm"
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -20,10 +20,10 @@
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 start "${1:-next-session-out}/n" next_session.txt
-step 200 "direct launch against Triton's launcher (the rest)" env C2T_CUTILE_COMPILER_TIMEOUT=15 \
+step 140 "direct launch against Triton's launcher (the rest)" env C2T_CUTILE_COMPILER_TIMEOUT=15 \
     python tests/gpu/exp_direct_launch.py tg_unsloth_swiglu:0 tg_bmm_tiled:0 tg_matmul:0 tg_group_gemm:0
-step 200 "do_bench modes of the rows under 0.85" python tests/gpu/probe_timing_modes.py \
+step 140 "do_bench modes of the rows under 0.85" python tests/gpu/probe_timing_modes.py \
     ex_concat:0 tg_rms_norm:4 tg_flash_decode:0
-step 120 "launch cost with the direct launch" python tests/gpu/probe_launch_cost.py tg_mla_decoding:3 tg_attention:0
-step 200 "tg_bmm with both searches listed" "${bench[@]}" --only tg_bmm --timeout 180 --out "$out/bench_bmm"
+step 80 "launch cost with the direct launch" python tests/gpu/probe_launch_cost.py tg_mla_decoding:3 tg_attention:0
+step 180 "tg_bmm with both searches listed" "${bench[@]}" --only tg_bmm --timeout 170 --out "$out/bench_bmm"
 echo "### done ($(date +%T))" | tee -a "$log"

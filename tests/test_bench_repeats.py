@@ -47,6 +47,17 @@ def test_spread_is_shown_next_to_the_ratio(monkeypatch):
     assert "| k | N=4 | float16 | 0.03 | 0.03 | **1** (0.67-1.50) |" in md
 
 
+def test_a_low_short_row_lists_each_sides_runs(monkeypatch):
+    """Below 0.85, a short row's check names each side's do_bench runs in the order they ran: a side
+    whose runs fall in two clusters (device and host mode) shows as such."""
+    from translator.harness import suite
+    _timer(monkeypatch, {"c": [0.020, 0.021, 0.020, 0.045, 0.020], "t": [0.035, 0.036, 0.021, 0.035, 0.020]})
+    t = bench.bench_case("N=4", {}, "float16", lambda: "c", lambda: "t", ()).to_dict()
+    assert t["runs_cutile_ms"] == [0.020, 0.021, 0.020, 0.045, 0.020] and len(t["runs_triton_ms"]) == 5
+    md = suite.render_markdown([], suite.rows_of([{"name": "k", "timings": [t], "bound": "compute"}]), "cmd")
+    assert "do_bench runs us cuTile 20.0 21.0 20.0 45.0 20.0 / Triton 35.0 36.0 21.0 35.0 20.0" in md
+
+
 def test_memory_rows_are_compared_with_a_copy_of_their_own_size(monkeypatch):
     """A row with a byte count is timed next to a clone moving as many bytes; the suite shows the
     row's share of that copy next to its share of the 1 GiB copy, for memory-bound rows only."""

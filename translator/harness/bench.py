@@ -31,6 +31,8 @@ class Timing:
     # medians reported; the smallest and largest ratio of the paired runs show the noise
     repeats: int = 1
     ratio_spread: list | None = None
+    runs_cutile_ms: list | None = None      # each side's runs, in order (a bimodal side shows here)
+    runs_triton_ms: list | None = None
     # short rows: the host's time per call, each side (a loop of calls without synchronizing;
     # the lowest of HOST_RUNS alternating runs). On such rows do_bench times the device while the
     # host keeps ahead of the GPU and the host when it falls behind
@@ -163,6 +165,7 @@ def _repeat_short(t: Timing, orig, trans):
         tri.append(ms[0] if k % 2 else ms[1])
     ratios = [c / r for c, r in zip(cut, tri)]
     t.t_cutile_ms, t.t_triton_ms, t.repeats = _median(cut), _median(tri), REPEATS
+    t.runs_cutile_ms, t.runs_triton_ms = cut, tri
     t.ratio_spread = [min(ratios), max(ratios)]
     hosts = {orig: [], trans: []}
     for k in range(HOST_RUNS):

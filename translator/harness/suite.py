@@ -138,7 +138,8 @@ def rows_of(reports: list[dict]) -> list[dict]:
                          "copy_share_cutile": t["gbps_cutile"] / bw if (share is not None and t.get("gbps_cutile")) else None,
                          "peers": t.get("peers") or {}, "error": t.get("error", ""),
                          "ratio_graph": t.get("ratio_graph"), "ratio_spread": t.get("ratio_spread"),
-                         "host_us_cutile": t.get("host_us_cutile"), "host_us_triton": t.get("host_us_triton")})
+                         "host_us_cutile": t.get("host_us_cutile"), "host_us_triton": t.get("host_us_triton"),
+                         "runs_cutile_ms": t.get("runs_cutile_ms"), "runs_triton_ms": t.get("runs_triton_ms")})
     return rows
 
 
@@ -178,11 +179,14 @@ def _cutile_share_note(mem_low: list[dict]) -> str:
 
 
 def _low_row_detail(r: dict) -> str:
-    """What else was measured on a row below MIN_RATIO: its graph-replay ratio (device time) and
-    each side's host microseconds per call, where timed."""
+    """What else was measured on a row below MIN_RATIO: its graph-replay ratio (device time), each
+    side's host microseconds per call and each side's do_bench runs, where timed."""
     parts = [f"graph {r['ratio_graph']:.2f}"] if r.get("ratio_graph") else []
     if r.get("host_us_cutile") and r.get("host_us_triton"):
         parts.append(f"host us cuTile / Triton {r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f}")
+    if r.get("runs_cutile_ms") and r.get("runs_triton_ms"):
+        us = lambda runs: " ".join(f"{ms * 1e3:.1f}" for ms in runs)     # noqa: E731
+        parts.append(f"do_bench runs us cuTile {us(r['runs_cutile_ms'])} / Triton {us(r['runs_triton_ms'])}")
     return f" ({', '.join(parts)})" if parts else ""
 
 

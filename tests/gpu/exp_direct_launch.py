@@ -1,18 +1,19 @@
-"""GPU experiment (not part of the product; written in the thirteenth session, not yet run): does
-the launch memo gain from calling cuLaunchKernelEx itself (the opt-in direct launch,
-C2T_CU_LAUNCH=1: `launch_direct` in templates/launch_memo.c) instead of Triton 3.6's C launcher?
+"""GPU experiment (not part of the product): does the direct launch (`launch_direct` in
+templates/launch_memo.c: cuLaunchKernelEx from the memo's C lookup, on by default since the
+fourteenth session, C2T_CU_LAUNCH=0 to turn it off) write the same bytes as Triton 3.6's C launcher,
+and what does it save? Results: docs/gpu-runs/direct-launch-2026-11-30.md.
 
-A memo hit's remaining host cost is mostly Triton's launcher (8.8-11.3 us of an 11-15 us launcher
-call on the H200's host: docs/gpu-runs/c-memo-2026-11-30.md), which parses every argument with
-PyArg_ParseTuple, checks the CUDA context and releases the GIL around the launch. This times, for
-each launch a suite entry makes through a generated launcher:
+This times, for each launch a suite entry makes through a generated launcher (by name or through a
+kernel object's c2t_launch):
 
-  memo            the launcher call, from the memo (C lookup, Triton's launcher)
+  memo            the launcher call, from the memo, its entry switched to Triton's launcher
   triton-launch   Triton's launcher alone, with the memo's recorded argument list
   memo+direct     the launcher call from the memo, its entry switched to the direct launch
 
-and checks that the direct launch writes the same bytes as Triton's launcher (outputs poisoned with
-NaN before each; inputs untouched). From the project root on the GPU machine:
+and checks that the direct launch writes the same bytes as Triton's launcher: each tensor argument
+(also inside lists) is an output when the launch writes over a poison (NaN; a sentinel for
+integers) or changes it from what it held (in place); pure outputs are poisoned before both runs,
+in-place ones start from their saved contents. From the project root on the GPU machine:
 
     source .gpu/setup.sh; export TILEGYM_SRC=.corpus/src
     python tests/gpu/exp_direct_launch.py tg_flash_decode:0 tg_rms_norm:0

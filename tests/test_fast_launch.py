@@ -453,6 +453,23 @@ def run(x, out):
 """
 
 
+def _scratch_kernel_stand_in(mod, monkeypatch, launcher):
+    """LOOPED's kernel with global scratch (in-kernel descriptors) compiled as a stand-in whose
+    `run` is `launcher`, and stand-ins for the current device and stream: (compiled, x, out)."""
+    compiled = _Compiled([])
+    compiled.run = launcher
+    compiled.metadata = SimpleNamespace(global_scratch_size=128, global_scratch_align=128, profile_scratch_size=0)
+    kernel = JITFunction(mod.rowsum.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: compiled
+    monkeypatch.setattr(mod, "rowsum", kernel)
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    mod._C2T_MEMO.clear()
+    return compiled, torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
+
+
 def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, monkeypatch):
     """A kernel with global scratch (in-kernel descriptors): a launch from the memo asks the allocator
     the program installed, as Triton's CudaLauncher does (the harness installs its own); with no
@@ -467,18 +484,7 @@ def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, mon
         def launch(self, *args):
             calls.append(args)
 
-    compiled = _Compiled([])
-    compiled.run = CudaLauncher()
-    compiled.metadata = SimpleNamespace(global_scratch_size=128, global_scratch_align=128, profile_scratch_size=0)
-    kernel = JITFunction(mod.rowsum.fn)
-    kernel.run = lambda *args, grid, warmup, **kw: compiled
-    monkeypatch.setattr(mod, "rowsum", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
-        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
-    mod._C2T_MEMO.clear()
-    x, out = torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
+    compiled, x, out = _scratch_kernel_stand_in(mod, monkeypatch, CudaLauncher())
     token = _allocation._allocator.set(lambda size, align, stream: allocs.append((size, align, stream)) or 4096)
     try:
         mod.run(x, out)
@@ -1039,19 +1045,8 @@ def test_direct_launch_passes_descriptor_scratch_after_the_arguments(tmp_path, m
 
         def __call__(self, *args):          # the cached path's launch (a memo miss)
             pass
-    compiled = _Compiled([])
-    compiled.run = CudaLauncher()
-    compiled.metadata = SimpleNamespace(global_scratch_size=128, global_scratch_align=128, profile_scratch_size=0)
+    compiled, x, out = _scratch_kernel_stand_in(mod, monkeypatch, CudaLauncher())
     compiled.function, compiled.packed_metadata = 0x77, (4, 1, 0)
-    kernel = JITFunction(mod.rowsum.fn)
-    kernel.run = lambda *args, grid, warmup, **kw: compiled
-    monkeypatch.setattr(mod, "rowsum", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
-        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
-    mod._C2T_MEMO.clear()
-    x, out = torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
     mod.run(x, out)                     # the full path (stand-in dispatch): records the entry
     mod._c2t_load_memo_c()
     ((entry,),) = mod._C2T_MEMO.values()

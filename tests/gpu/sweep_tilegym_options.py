@@ -43,13 +43,37 @@ from translator.harness.verify import make_args, raise_cutile_compiler_timeout, 
 # `--loops`: how a kernel's grid-stride loop (`for t in range(start, end, step):`, a persistent
 # schedule) is written. plain: as translated; flatten: `tl.range(..., flatten=True)`, which lets
 # Triton fuse it with the K loop inside and pipeline across output tiles (Triton's persistent
-# matmul tutorial); flatten_ws: also `warp_specialize=True`.
+# matmul tutorial); flatten_ws: also `warp_specialize=True`; ws: `warp_specialize=True` on the grid-stride
+# loop alone; ws_k: on the one-argument loops (a GEMM's K loop) instead.
 _GRID_STRIDE = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+), ([^(),]+), ([^(),]+)\):$", re.M)
+
+
+_K_LOOP = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+)\):$", re.M)
+
+
+def _in_dot_kernels(code, edit):
+    """`edit` applied to the @triton.jit functions of `code` that call _c2t_mma (tl.dot)."""
+    out = []
+    for part in re.split(r"(?m)^(?=@triton\.jit\n)", code):
+        if not part.startswith("@triton.jit\n"):
+            out.append(part)
+            continue
+        # the function ends at the next line that starts in column 0 and is not its `def` line or the `):` closing its parameters
+        m = re.compile(r"(?m)^(?!def |\))\S").search(part, len("@triton.jit\n"))
+        end = m.start() if m else len(part)
+        fn = part[:end]
+        out.append((edit(fn) if "_c2t_mma(" in fn else fn) + part[end:])
+    return "".join(out)
 
 
 def loop_variant(code, loops):
     if loops == "plain":
         return code
+    if loops == "ws_k":         # warp-specialized GEMM K loops (one-argument ranges in dot kernels)
+        return _in_dot_kernels(code, lambda k: _K_LOOP.sub(
+            lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, warp_specialize=True):", k))
+    if loops == "ws":           # warp-specialized grid-stride loops, not fused with the K loop
+        return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}, warp_specialize=True):", code)
     extra = ", flatten=True" + (", warp_specialize=True" if loops == "flatten_ws" else "")
     return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}{extra}):", code)
 
@@ -105,12 +129,12 @@ def main():
     ap.add_argument("ops", nargs="+")
     ap.add_argument("--warps", default="0")
     ap.add_argument("--stages", default="0")
-    ap.add_argument("--tma", default="off")
+    ap.add_argument("--tma", default="small", help="C2T_TMA modes (small, the translator's default; auto, on, off)")
     ap.add_argument("--ctas", default="1", help="num_ctas forced on dot tiles of 256x256 and up "
                     "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
     ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
-    ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws")
+    ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws, ws; K loops: ws_k")
     ap.add_argument("--dtype", default=None, help="the dtype to time (default: the spec's first)")
     ap.add_argument("--maxnreg", default="0", help="registers per thread at most (Triton's maxnreg; 0: no cap)")
     ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "

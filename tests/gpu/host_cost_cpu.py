@@ -14,7 +14,8 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
   (B=1 KV=4096) on CPU tensors, cuTile original (ct.launch stubbed) against translation, through
   the launch memo (stand-in compiled kernels and device queries) and with _c2t_run stubbed;
   torch.cuda's device queries faked; the same for TileGym's persistent bmm (B=16 1024^3, its
-  search's cache filled with its first config).
+  search's cache filled with its first config), and TileGym's matmul, tiled and persistent, at
+  128x8192x8192.
 Numbers depend on the machine; compare variants within one run.
 """
 import importlib.util
@@ -211,9 +212,27 @@ def bmm_host():
     tilegym_host("bmm", "persistent bmm B=16 1024^3", lambda m: lambda: m.bmm(a, b), prepare)
 
 
+def matmul_host():
+    """TileGym's matmul, tiled and static-persistent, on the skinny shape after their searches (the
+    tune caches hold the first sm90 config)."""
+    a, b = torch.empty(128, 8192, dtype=torch.float16), torch.empty(8192, 8192, dtype=torch.float16)
+
+    def prepare(m):
+        cfg = next(iter(m._matmul_autotune_configs()))
+        m._matmul_tune_cache[(128, 8192, 8192, a.dtype, str(a.device))] = (
+            cfg, m._matmul_kernel.replace_hints(num_ctas=cfg.num_ctas, occupancy=cfg.occupancy))
+        cfg = next(iter(m._static_persistent_matmul_autotune_configs()))
+        m._static_persistent_matmul_tune_cache[(128, 8192, 8192, False, False, a.dtype, str(a.device))] = (
+            cfg, m._static_persistent_matmul_kernel.replace_hints(num_ctas=cfg.num_ctas, occupancy=cfg.occupancy))
+    for sp in (False, True):
+        tilegym_host("matmul", f"matmul 128x8192x8192 static_persistent={sp}",
+                     lambda m: lambda: m.matmul(a, b, static_persistent=sp), prepare)
+
+
 if __name__ == "__main__":
     concat_costs()
     launcher_cost()
     concat_memo_costs()
     flash_decode_host()
     bmm_host()
+    matmul_host()

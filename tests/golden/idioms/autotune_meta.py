@@ -274,7 +274,7 @@ _C2T_MEMO = {}                  # key -> [entry, ...], the newest last
 _C2T_MEMO_MAX = 4096            # keys
 _C2T_MEMO_PER_KEY = 8           # entries under one key (layouts launched with equal keys)
 _C2T_CUDA = torch._C            # current device and stream queries (tests stand in for them)
-_C2T_SCRATCH = {}               # (device, stream) -> the descriptor scratch buffer memo launches share
+_C2T_SCRATCH = {}               # (device, stream) -> (address, bytes, buffer): the descriptor scratch memo launches share
 # the C launcher's argument order is Triton 3.6's (CudaLauncher.__call__); other versions go
 # through the compiled kernel's `run`, which knows its own
 _C2T_DIRECT_LAUNCH = triton.__version__.startswith("3.6.")

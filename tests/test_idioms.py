@@ -284,6 +284,44 @@ def test_dot_kernel_launch_retries_with_fewer_stages_when_shared_memory_runs_out
         mod.run(a, a, a, 64)
 
 
+def test_launcher_with_its_own_num_stages_gets_tritons_shared_memory_error(tmp_path, monkeypatch):
+    """A launcher edited to pass its own num_stages (the C2T201 hint invites it) that runs out of
+    shared memory raises Triton's OutOfResources, without a retry: as the module's first launch
+    (this once raised a TypeError) and right after another launch's retry left its stage
+    bookkeeping behind (this once retried forever)."""
+    import pytest
+    import triton
+    from test_spill_retry import SRC as ONE_DOT
+    tried = []
+
+    class FakeKernel:           # runs out of shared memory above 2 stages
+        def __getitem__(self, grid):
+            def launch(*args, num_stages, **kw):
+                tried.append(num_stages)
+                if len(tried) > 20:
+                    raise RuntimeError("retried forever")
+                if num_stages > 2:
+                    raise triton.runtime.errors.OutOfResources(300000, 232448, "shared memory")
+            return launch
+    a = torch.zeros(16, 16)
+    first = build(ONE_DOT, tmp_path)
+    first.mm = FakeKernel()
+    monkeypatch.setattr(first, "_c2t_num_stages", lambda *args: 4)   # as if the launcher said num_stages=4
+    with pytest.raises(triton.runtime.errors.OutOfResources):
+        first.run(a, a, a, 16)
+    assert tried == [4]
+
+    mod = build(ONE_DOT, tmp_path)
+    mod.mm = FakeKernel()
+    tried.clear()
+    mod.run(a, a, a, 16)                        # the translator's stages: retried down to 2
+    assert tried == [3, 2]
+    monkeypatch.setattr(mod, "_c2t_num_stages", lambda *args: 4)
+    with pytest.raises(triton.runtime.errors.OutOfResources):
+        mod.run(a, a, a, 32)
+    assert tried == [3, 2, 4]
+
+
 def test_exhaustive_search_autotunes_the_variant_a_layout_flag_picks(tmp_path, monkeypatch):
     mod = build(DUAL + """
 from types import SimpleNamespace

@@ -721,16 +721,20 @@ def _c2t_leaner_variant(kernel, grid, args, options, compiled):
 
 def _c2t_fit_shared_memory(launcher):
     """A dot kernel whose tiles, times the pipelining depth, need more shared memory than the GPU
-    has is compiled again with one stage less (cuTile's compiler sizes its pipeline itself)."""
+    has is compiled again with one stage less (cuTile's compiler sizes its pipeline itself). A
+    launch whose num_stages did not come from _c2t_num_stages (a launcher edited to pass its own)
+    gets Triton's error."""
     @functools.wraps(launcher)
     def launch(*args, **kwargs):
         while True:
+            _C2T_LAST_LAUNCH[0] = None      # set again by this launch's _c2t_num_stages, if it calls it
             try:
                 return launcher(*args, **kwargs)
             except triton.runtime.errors.OutOfResources as exc:
-                key, stages = _C2T_LAST_LAUNCH[0]
-                if "shared memory" not in str(exc) or stages <= 1:
+                last = _C2T_LAST_LAUNCH[0]
+                if last is None or "shared memory" not in str(exc) or last[1] <= 1:
                     raise
+                key, stages = last
                 _C2T_STAGES[key] = stages - 1
     return launch
 

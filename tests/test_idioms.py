@@ -176,6 +176,28 @@ def test_exhaustive_search_with_config_dependent_runtime_args_times_each_launch(
     assert len(res.successes) == 3 and res.best.config.T in (16, 32, 64)
 
 
+def test_search_by_launch_on_the_gpu_takes_do_bench_median(tmp_path, monkeypatch):
+    """On the GPU each launch is timed by do_bench's median, which is what the printed result says
+    (do_bench's default is the mean), as Triton's autotuner times the other path."""
+    import contextlib
+    mod = build(TUNED, tmp_path)
+    monkeypatch.setattr(mod.triton, "autotune", lambda *a, **k: (_ for _ in ()).throw(AssertionError("autotuned")))
+    asked = []
+
+    def do_bench(fn, **kw):
+        asked.append(kw)
+        fn()
+        return 0.01 * len(asked)
+    monkeypatch.setattr(mod.triton.testing, "do_bench", do_bench)
+    monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(mod, "_c2t_stream", lambda stream: contextlib.nullcontext())
+    res = mod.search(torch.randn(100), torch.zeros(100), True)
+    assert asked == [{"return_mode": "median"}] * 3
+    assert [round(m.mean_us) for m in res.successes] == [10, 20, 30] and res.best.config.T == 16
+    assert str(res).splitlines()[1] == "* namespace(T=16): 10.0 us (do_bench median)"
+
+
 # ---------------------------------------------------------------- batched launches (seed section 5)
 BATCH = (IDIOMS / "batched_launches.py").read_text()
 

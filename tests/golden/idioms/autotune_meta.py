@@ -819,7 +819,8 @@ def _c2t_mark(running, i):
 
 
 def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet):
-    """Time every config's launch (triton.testing.do_bench on the GPU, one run under the interpreter)."""
+    """Time every config's launch (the median of triton.testing.do_bench on the GPU, as Triton's
+    autotuner times the other path; one run under the interpreter)."""
     import time
     successes, failures = [], []
     for cfg in space:
@@ -832,13 +833,13 @@ def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, qui
                 k.c2t_launch(grid, *args, stream=stream)
             if torch.cuda.is_available() and _c2t_any_cuda(args):
                 with _c2t_stream(stream):
-                    ms = triton.testing.do_bench(run)
-                n = 0
+                    ms = triton.testing.do_bench(run, return_mode="median")
+                how = "do_bench median"
             else:
                 t0 = time.perf_counter()
                 run()
-                ms, n = (time.perf_counter() - t0) * 1e3, 1
-            successes.append(_C2TMeasurement(cfg, ms * 1e3, n, how="do_bench median" if n == 0 else "one run"))
+                ms, how = (time.perf_counter() - t0) * 1e3, "one run"
+            successes.append(_C2TMeasurement(cfg, ms * 1e3, 1, how=how))
         except Exception as exc:  # a config that does not compile or run is reported, as cuTile does
             failures.append((cfg, type(exc), str(exc)))
     if not successes:

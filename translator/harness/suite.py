@@ -185,8 +185,8 @@ def _low_row_detail(r: dict) -> str:
     if r.get("host_us_cutile") and r.get("host_us_triton"):
         parts.append(f"host us cuTile / Triton {r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f}")
     if r.get("runs_cutile_ms") and r.get("runs_triton_ms"):
-        us = lambda runs: " ".join(f"{ms * 1e3:.1f}" for ms in runs)     # noqa: E731
-        parts.append(f"do_bench runs us cuTile {us(r['runs_cutile_ms'])} / Triton {us(r['runs_triton_ms'])}")
+        cut, tri = (" ".join(f"{ms * 1e3:.1f}" for ms in r[k]) for k in ("runs_cutile_ms", "runs_triton_ms"))
+        parts.append(f"do_bench runs us cuTile {cut} / Triton {tri}")
     return f" ({', '.join(parts)})" if parts else ""
 
 

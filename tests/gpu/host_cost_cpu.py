@@ -8,7 +8,8 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
 - one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
   path (_c2t_run) with a stand-in compiled kernel, then the same call from the launch memo
   (_c2t_memo, with stand-ins for torch's current device and stream queries), its lookup in C
-  (templates/launch_memo.c) and in Python;
+  (templates/launch_memo.c) and in Python, and how the C path's time splits between the C lookup,
+  _c2t_memo's Python around it and the launcher's own Python;
 - concat's batched launcher with a stand-in compiled kernel, launch memo off and on;
 - with a TileGym checkout in $TILEGYM_SRC (default .corpus/src): TileGym's flash_decode entry
   (B=1 KV=4096) on CPU tensors, cuTile original (ct.launch stubbed) against translation, through
@@ -106,6 +107,16 @@ def launcher_cost():
     mod._C2T_MEMO_C = c_lookup
     print(f"the same launch from the launch memo: {us:.1f} us with its lookup in C ({'built' if c_lookup else 'NOT BUILT'}), "
           f"{us_py:.1f} us in Python ({sum(map(len, mod._C2T_MEMO.values()))} memo entry)")
+    if c_lookup is not None:
+        # where that launch's time goes: the C lookup and launch alone, with the arguments
+        # _c2t_memo passes it (device 0, stream 0, the module's TMA mode), then _c2t_memo around it
+        arrays, tma = tuple(ts), (mod._C2T_TMA_MODE,)
+        assert c_lookup.memo(mod._C2T_MEMO, "k5", (4,), 0, tma, (32,), (), arrays, (7, 100, 0.5), (), 0) is True
+        c_us = per_call_us(lambda: c_lookup.memo(mod._C2T_MEMO, "k5", (4,), 0, tma, (32,), (), arrays,
+                                                 (7, 100, 0.5), (), 0), n=20000)
+        memo_us = per_call_us(lambda: mod._c2t_memo("k5", (4,), None, arrays, (7, 100, 0.5), (32,)), n=20000)
+        print(f"  of which the C lookup and launch alone {c_us:.1f} us, _c2t_memo's Python around it "
+              f"{memo_us - c_us:.1f} us, the launcher's own Python {us - memo_us:.1f} us")
 
 
 def concat_memo_costs():

@@ -241,6 +241,27 @@ def test_batched_launches_keep_order_when_launches_share_written_memory(tmp_path
     assert calls == [1, 1]
 
 
+def test_batched_launches_check_a_launch_against_every_launch_of_the_group(tmp_path):
+    # The group's conflicts are with its second launch, not its first: a later launch that reads
+    # what the second wrote, or writes what the second read, starts a new group.
+    mod = build(BATCH, tmp_path)
+    calls = _count_launches(mod)
+    a, b, d1, d2, d3 = (torch.randn(12) for _ in range(5))
+    b0 = b.clone()
+    mod.run([a, b, d2], [d1, d2, d3], 1.0, [16, 16, 16])       # reads what launch 2 wrote
+    assert calls == [2, 1] and torch.equal(d3, (b0 + 1.0) + 1.0)
+    calls.clear()
+    a, b, c, d1, d2 = (torch.randn(12) for _ in range(5))
+    b0 = b.clone()
+    mod.run([a, b, c, a], [d1, d2, b, d1], 1.0, [16] * 4)       # writes what launch 2 read
+    assert calls == [2, 2] and torch.equal(d2, b0 + 1.0) and torch.equal(b, c + 1.0)
+    calls.clear()
+    parts = torch.zeros(48).split(12)                           # disjoint slices of one tensor
+    srcs = [torch.randn(12) for _ in range(4)]
+    mod.run(srcs, list(parts), 1.0, [16] * 4)
+    assert calls == [4] and all(torch.equal(p, s + 1.0) for p, s in zip(parts, srcs))
+
+
 def test_batched_launches_split_groups_on_different_constants(tmp_path):
     mod = build(BATCH, tmp_path)
     calls = _count_launches(mod)

@@ -46,6 +46,9 @@ def _tg(n, b):
             for name, which, check in _SPLIT[n]] if n in _SPLIT else [{"name": f"tg_{n}", **base}]
 
 
+# TileGym ops outside the list, with specs of their own (memory-bound elementwise and decode steps)
+_MORE = ["silu_and_mul", "activation/gelu", "swiglu", "splitk_reduce"]
+
 # TileGym's unsloth suite (host code that re-wraps kernels with ct.kernel(k._pyfunc, ...), and
 # geglu's erf from ct_ops, a module of tile helpers without kernels)
 _UNSLOTH = [("geglu", "memory"), ("swiglu", "memory")]
@@ -57,7 +60,11 @@ C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
      "spec": f"tests/gpu/tilegym/unsloth_{n}_spec.py", "bound": b} for n, b in _UNSLOTH] + [
     # TileGym's liger suite: tvd, whose kernels take the loss array as 2-D or 1-D (rank variants)
     {"name": "tg_liger_tvd", "file": "{tilegym}/suites/liger/cutile/tvd.py",
-     "spec": "tests/gpu/tilegym/liger_tvd_spec.py", "bound": "memory"}]
+     "spec": "tests/gpu/tilegym/liger_tvd_spec.py", "bound": "memory"}] + [
+    # TileGym ops beyond the list (added in the sixteenth session): more kernels timed
+    # against cuTile, where a missed idiom would show as a slow row
+    {"name": f"tg_{n.rpartition('/')[2]}", "file": f"{{tilegym}}/ops/cutile/{n}.py",
+     "spec": f"tests/gpu/tilegym/{n.rpartition('/')[2]}_spec.py", "bound": "memory"} for n in _MORE]
 
 PARTS = [
     " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
@@ -68,4 +75,5 @@ PARTS = [
     "tg_bmm_tiled_2k",      # 296 s: its correctness case (transposed operands) is a new shape for both searches
     "tg_group_gemm",
     "tg_unsloth_geglu tg_unsloth_swiglu tg_liger_tvd",
+    "tg_silu_and_mul tg_gelu tg_swiglu tg_splitk_reduce",
 ]

@@ -93,8 +93,8 @@ def compile_kernels_of(mod, run) -> list:
         run()
     finally:
         _restore(mod)
-    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t} vec_ld={v} num_ctas={c} cp_async16={a}"
-            for name, n, w, m, t, v, c, a in _compile_calls(calls)]
+    return [f"OK {name} ptx={n}B wgmma={w} mma.sync={m} tma={t} vec_ld={v} num_ctas={c} cp_async16={a} shared={sh}"
+            for name, n, w, m, t, v, c, a, sh in _compile_calls(calls)]
 
 
 def compile_example(example: Path) -> list:
@@ -121,7 +121,7 @@ def _compile_calls(calls) -> list:
         ptx = k.asm.get("ptx", "")
         vec = len(re.findall(r"ld\.global[\w.]*\.v[24]\.", ptx))     # vectorized global loads
         results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx, vec,
-                        k.metadata.num_ctas, len(re.findall(r"cp\.async\.cg\.shared\.global", ptx))))
+                        k.metadata.num_ctas, len(re.findall(r"cp\.async\.cg\.shared\.global", ptx)), k.metadata.shared))
     return results
 
 

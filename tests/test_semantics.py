@@ -385,6 +385,38 @@ def test_mma_with_small_k_compiles_for_sm90(tmp_path):
     assert "OK k" in compile_sm90(src, "run", "(torch.randn(16, 8).half(), torch.randn(8, 16).half())", tmp_path)
 
 
+_ONE_ROW_MMA = """
+@ct.kernel
+def k(a, b, c, M: ConstInt, N: ConstInt, K: ConstInt):
+    x = ct.load(a, index=(0, 0), shape=(M, K))
+    y = ct.load(b, index=(0, 0), shape=(K, N))
+    ct.store(c, index=(0, 0), tile=ct.mma(x, y, ct.full((M, N), 0.5, dtype=ct.float32)))
+
+def run(a, b):
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, a.shape[0], b.shape[1], a.shape[1]))
+    return c
+"""
+
+
+def test_fp32_mma_of_one_row_or_one_column_is_full_precision(tmp_path):
+    """A one-row or one-column fp32 product is a multiply and a sum (not tl.dot): still fp32."""
+    mod = build(_ONE_ROW_MMA, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    for m, kdim, n in ((1, 128, 128), (128, 64, 1), (1, 16, 32), (16, 32, 16)):
+        a, b = torch.randn(m, kdim, generator=g), torch.randn(kdim, n, generator=g)
+        want = (a.double().mm(b.double()) + 0.5).float()
+        torch.testing.assert_close(mod.run(a, b), want, rtol=1e-5, atol=1e-5)
+
+
+def test_fp32_mma_of_one_row_compiles_without_shared_memory_staging(tmp_path):
+    """TileGym's split-KV reduce: a (1, 128) by (128, 128) fp32 product as tl.dot took 66 KB of
+    shared memory on sm_90 and ran at 0.56 of cuTile; as a multiply and a sum it takes none."""
+    from kernel_util import compile_sm90
+    out = compile_sm90(_ONE_ROW_MMA, "run", "(torch.randn(1, 128), torch.randn(128, 128))", tmp_path)
+    assert "OK k" in out and int(out.split("shared=")[1].split()[0]) < 8192, out
+
+
 def test_ct_divmod_floors_like_python(tmp_path):
     mod = build("""
     @ct.kernel

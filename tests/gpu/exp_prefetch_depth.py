@@ -11,7 +11,6 @@ TileGym's cuTile softmax (use_tma True/False) and torch.softmax, all in one proc
     python tests/gpu/exp_prefetch_depth.py          (GPU, after source .gpu/setup.sh)
     TRITON_INTERPRET=1 python tests/gpu/exp_prefetch_depth.py --check   (CPU: correctness only)
 """
-import os
 import sys
 
 import torch
@@ -78,11 +77,8 @@ def main():
     cutile = None
     if not check:
         from triton.testing import do_bench
-        try:
-            sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
-            from tilegym.ops.cutile.softmax import softmax as cutile
-        except Exception as exc:          # noqa: BLE001 - the experiment says what it could not time
-            print(f"cuTile unavailable: {type(exc).__name__}: {exc}")
+        from tilegym_op import cutile_op
+        cutile = cutile_op("softmax", "softmax")
     for m, n in shapes:
         for dt in dtypes:
             x = torch.randn(m, n, generator=torch.Generator().manual_seed(0)).to(dt).to(dev)

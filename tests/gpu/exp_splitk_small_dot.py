@@ -81,11 +81,8 @@ def main():
     cutile = None
     if not check:
         from triton.testing import do_bench
-        try:
-            sys.path.insert(0, os.environ.get("TILEGYM_SRC", ".corpus/src"))
-            from tilegym.ops.cutile.splitk_reduce import splitk_reduce as cutile
-        except Exception as exc:          # noqa: BLE001 - the experiment says what it could not time
-            print(f"cuTile unavailable: {type(exc).__name__}: {exc}")
+        from tilegym_op import cutile_op
+        cutile = cutile_op("splitk_reduce", "splitk_reduce")
     for B, H, S, D in shapes:
         g = torch.Generator().manual_seed(0)
         parts32 = torch.randn(B, H, S, D, generator=g).to(dev)

@@ -409,6 +409,27 @@ def test_fp32_mma_of_one_row_or_one_column_is_full_precision(tmp_path):
         torch.testing.assert_close(mod.run(a, b), want, rtol=1e-5, atol=1e-5)
 
 
+def test_batched_fp32_mma_of_one_row_counts_the_batch(tmp_path):
+    """Rank-3 one-row products: 4 x (1, 64) by (64, 64) is a multiply and a sum (16384 products),
+    8 x the same is tl.dot (the products would not fit in registers); both are fp32."""
+    mod = build("""
+    @ct.kernel
+    def k(a, b, c, B: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(a, index=(0, 0, 0), shape=(B, 1, K))
+        y = ct.load(b, index=(0, 0, 0), shape=(B, K, N))
+        ct.store(c, index=(0, 0, 0), tile=ct.mma(x, y, ct.zeros((B, 1, N), dtype=ct.float32)))
+
+    def run(a, b):
+        c = torch.empty((a.shape[0], 1, b.shape[2]), dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, a.shape[0], b.shape[2], a.shape[2]))
+        return c
+    """, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    for batch in (4, 8):
+        a, b = torch.randn(batch, 1, 64, generator=g), torch.randn(batch, 64, 64, generator=g)
+        torch.testing.assert_close(mod.run(a, b), a.double().bmm(b.double()).float(), rtol=1e-5, atol=1e-5)
+
+
 def test_fp32_mma_of_one_row_compiles_without_shared_memory_staging(tmp_path):
     """TileGym's split-KV reduce: a (1, 128) by (128, 128) fp32 product as tl.dot took 66 KB of
     shared memory on sm_90 and ran at 0.56 of cuTile; as a multiply and a sum it takes none."""

@@ -89,14 +89,14 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
-    of at most 16384 elements: Triton runs such a dot on FMA units through shared memory, and
+    of at most 16384 products: Triton runs such a dot on FMA units through shared memory, and
     TileGym's split-KV reduce in fp32 (a (1, 128) by (128, 128) product) ran at 0.56 of cuTile so
     (docs/gpu-runs/mla-warps-and-refresh-2026-11-30.md section 7)."""
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]
-    if K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or (
-            a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) and M * K * N <= 16384):
+    if K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or (      # (a.numel * N: the products, batch included)
+            a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) and a.numel * N <= 16384):
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
     elif a.dtype == tl.float32:

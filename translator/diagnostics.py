@@ -42,8 +42,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "nothing to change for correctness; the launcher picks num_warps from the tile sizes, "
                "num_stages from shared memory and register spills, and caps the registers of a kernel "
                "without dots where that fits two programs per SM without spilling (edit them in the "
-               "generated launcher to tune further, then run `cutile2triton verify` again: Triton 3.6 "
-               "compiled TileGym's MLA decoding at D=512 with 4 warps to a kernel that faults)"),
+               "generated launcher to tune further, and run `cutile2triton verify` after such an edit: "
+               "Triton 3.6 miscompiled a TileGym kernel at a warp count the launcher does not pick)"),
     "C2T202": (INFO, "scheduling hint dropped",
                "latency/allow_tma hints do not change results; Triton pipelines loads itself and the "
                "launcher decides where tensor descriptors are used (C2T_TMA)"),

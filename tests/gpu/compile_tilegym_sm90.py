@@ -86,12 +86,13 @@ def ptxas_lines(captured) -> list:
 
 
 def source_of(op: str) -> Path:
-    """An op's TileGym file: ops/cutile/<op>.py, or suites/<suite>/cutile/<name>.py for a spec named
-    <suite>_<name> (liger_tvd, unsloth_geglu)."""
+    """An op's TileGym file: ops/cutile/<op>.py (or ops/cutile/activation/<op>.py: gelu, geglu), or
+    suites/<suite>/cutile/<name>.py for a spec named <suite>_<name> (liger_tvd, unsloth_geglu)."""
     suite, _, name = op.partition("_")
     if suite in ("liger", "unsloth") and name:
         return ROOT / ".corpus/src/tilegym/suites" / suite / "cutile" / f"{name}.py"
-    return ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
+    path = ROOT / ".corpus/src/tilegym/ops/cutile" / f"{op}.py"
+    return path if path.is_file() else ROOT / ".corpus/src/tilegym/ops/cutile/activation" / f"{op}.py"
 
 
 def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False,

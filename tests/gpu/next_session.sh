@@ -10,7 +10,9 @@
 #  - tg_matmul in both dtypes (its fp16 rows in the merged table are the fifteenth session's, its
 #    bf16 rows the eleventh's; the sixteenth session's call 6 cut it off at 200 s: cuTile compiles
 #    every config of its search from nothing on a fresh machine);
-#  (tg_matmul_8k and tg_bmm_tiled_2k, the thirteenth session's rows, in a call after this one);
+#  (in a call after this one: the three TileGym entries whose specs were written at the end of the
+#  sixteenth session and have not run on the GPU, `--only tg_geglu tg_mla_decoding_split_kv
+#  tg_attention_sink_decode`, then tg_matmul_8k and tg_bmm_tiled_2k, the thirteenth session's rows);
 #  - ex_concat once more after the batched-launch change (8399854), on a machine in its usual
 #    state (the sixteenth session's call 7 ran on a slow one: docs/gpu-runs/mla-warps-and-refresh-2026-11-30.md
 #    section 6).

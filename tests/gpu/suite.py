@@ -47,7 +47,9 @@ def _tg(n, b):
 
 
 # TileGym ops outside the list, with specs of their own (memory-bound elementwise and decode steps)
-_MORE = ["silu_and_mul", "activation/gelu", "swiglu", "splitk_reduce"]
+_MORE = ["silu_and_mul", "activation/gelu", "swiglu", "splitk_reduce",
+         # specs written at the end of the sixteenth session: not yet run on the GPU
+         "activation/geglu", "mla_decoding_split_kv", "attention_sink_decode"]
 
 # TileGym's unsloth suite (host code that re-wraps kernels with ct.kernel(k._pyfunc, ...), and
 # geglu's erf from ct_ops, a module of tile helpers without kernels)
@@ -76,4 +78,5 @@ PARTS = [
     "tg_group_gemm",
     "tg_unsloth_geglu tg_unsloth_swiglu tg_liger_tvd",
     "tg_silu_and_mul tg_gelu tg_swiglu tg_splitk_reduce",
+    "tg_geglu tg_mla_decoding_split_kv tg_attention_sink_decode",
 ]

@@ -453,6 +453,15 @@ def run(x, out):
 """
 
 
+def _stand_in_device(mod, monkeypatch):
+    """Stand-ins for Triton's current device and stream, and for torch's queries the memo makes
+    (CPU torch has none): device 0, stream 1234."""
+    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
+        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
+    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+
+
 def _scratch_kernel_stand_in(mod, monkeypatch, launcher):
     """LOOPED's kernel with global scratch (in-kernel descriptors) compiled as a stand-in whose
     `run` is `launcher`, and stand-ins for the current device and stream: (compiled, x, out)."""
@@ -462,10 +471,7 @@ def _scratch_kernel_stand_in(mod, monkeypatch, launcher):
     kernel = JITFunction(mod.rowsum.fn)
     kernel.run = lambda *args, grid, warmup, **kw: compiled
     monkeypatch.setattr(mod, "rowsum", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
-        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    _stand_in_device(mod, monkeypatch)
     mod._C2T_MEMO.clear()
     return compiled, torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
 
@@ -558,10 +564,7 @@ def test_memo_launches_a_batch_with_the_layouts_of_an_earlier_one(tmp_path, monk
     kernel = JITFunction(mod.copy_k_batch4.fn)
     kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", grid, args)) or compiled
     monkeypatch.setattr(mod, "copy_k_batch4", kernel)
-    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
-        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    _stand_in_device(mod, monkeypatch)
     mod._C2T_MEMO.clear()
     mod.copy_all([torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)], 3)
     srcs, dsts = [torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)]
@@ -635,10 +638,7 @@ def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
     kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", kw.get("num_ctas"))) or compiled
     monkeypatch.setattr(mod, "add_k", kernel)
     mod._c2t_kernel_object(kernel, mod.launch_add_k)
-    monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
-        get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
-        _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
+    _stand_in_device(mod, monkeypatch)
     monkeypatch.setattr(mod, "_c2t_hint_options", lambda hints, **deco: {"num_ctas": (hints or deco).get("num_ctas", 1)})
     mod._C2T_MEMO.clear()
     x, y = torch.zeros(64), torch.zeros(64)

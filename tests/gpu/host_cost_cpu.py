@@ -3,7 +3,7 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
 
     python tests/gpu/host_cost_cpu.py
 
-- concat (examples/concat.py golden): 8 parts through the batched launcher (_C2TBatch) vs one
+- concat (examples/concat.py, translated at start): 8 parts through the batched launcher (_C2TBatch) vs one
   launcher call per part;
 - one launcher call of a kernel with 5 rank-4 arrays, ints and a float through the cached launch
   path (_c2t_run) with a stand-in compiled kernel, then the same call from the launch memo
@@ -19,7 +19,6 @@ with the kernel launches stubbed out, i.e. the launcher and batching bookkeeping
   128x8192x8192.
 Numbers depend on the machine; compare variants within one run.
 """
-import importlib.util
 import sys
 import tempfile
 import time
@@ -63,10 +62,13 @@ def per_call_us(fn, n=3000):
     return (time.perf_counter() - t0) / n * 1e6
 
 
+def concat_module():
+    """examples/concat.py translated now (the golden file leaves the launch memo out)."""
+    return build((ROOT / "examples/concat.py").read_text(), Path(tempfile.mkdtemp()))
+
+
 def concat_costs():
-    spec = importlib.util.spec_from_file_location("c2t_concat_golden", ROOT / "tests/golden/concat.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
+    m = concat_module()
     m._c2t_run = lambda kernel, grid, args, **options: None
     parts = [torch.randn(4096 * (k + 1) // 7 + k) for k in range(8)]
 
@@ -121,10 +123,7 @@ def launcher_cost():
 
 def concat_memo_costs():
     """concat's batched launches with a stand-in compiled kernel, launch memo off and on."""
-    spec = importlib.util.spec_from_file_location("c2t_concat_golden_memo", ROOT / "tests/golden/concat.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-
+    m = concat_module()
     compiled = stand_in_compiled()
     for name in ("copy_kernel", "copy_kernel_batch4"):
         k = JITFunction(getattr(m, name).fn)
@@ -133,8 +132,12 @@ def concat_memo_costs():
     parts = [torch.randn(4096 * (k + 1) // 7 + k) for k in range(8)]
     print(f"concat of 8 parts, batched, memo off: {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel)")
     m._C2T_CUDA = types.SimpleNamespace(_cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda d: 0)
-    print(f"concat of 8 parts, batched, memo on:  {per_call_us(lambda: m.concat(parts)):.1f} us (stand-in kernel; "
-          "the golden file leaves the C source out: Python lookup)")
+    us = per_call_us(lambda: m.concat(parts))
+    c_lookup, m._C2T_MEMO_C = m._C2T_MEMO_C, None
+    us_py = per_call_us(lambda: m.concat(parts))
+    m._C2T_MEMO_C = c_lookup
+    print(f"concat of 8 parts, batched, memo on:  {us:.1f} us with its lookup in C "
+          f"({'built' if c_lookup else 'NOT BUILT'}), {us_py:.1f} us in Python (stand-in kernel)")
 
 
 def tilegym_host(op, label, make_call, prepare=None):

@@ -438,6 +438,31 @@ def test_fp32_mma_of_one_row_compiles_without_shared_memory_staging(tmp_path):
     assert "OK k" in out and int(out.split("shared=")[1].split()[0]) < 8192, out
 
 
+def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path):
+    """A (>= 64, K) by (K, 16 or 32) fp16/bf16 product is computed as (b^T a^T)^T (Triton 3.6 on the
+    H200 computed TileGym's decode attention wrongly with such products as they are): same results."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()        # the stock interpreter's bf16 is wrong
+    mod = build(_ONE_ROW_MMA, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    for m, kdim, n, dt in ((128, 128, 16, torch.float16), (64, 32, 32, torch.bfloat16), (128, 64, 64, torch.float16)):
+        a, b = torch.randn(m, kdim, generator=g).to(dt), torch.randn(kdim, n, generator=g).to(dt)
+        want = (a.double().mm(b.double()) + 0.5).float()
+        torch.testing.assert_close(mod.run(a, b), want, rtol=1e-4, atol=1e-4)
+
+
+def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path):
+    """The transposed product of a (128, 128) by (128, 16) fp16 mma takes Triton's mma.sync path
+    on sm_90 (the warpgroup MMA, wgmma, computed the decode kernels wrongly); a (128, 64) by
+    (64, 64) product keeps wgmma (and by (64, 8), left as it is, Triton takes mma.sync itself)."""
+    from kernel_util import compile_sm90
+    narrow = compile_sm90(_ONE_ROW_MMA, "run", "(torch.randn(128, 128).half(), torch.randn(128, 16).half())", tmp_path)
+    assert "OK k" in narrow and " wgmma=False mma.sync=True " in narrow, narrow
+    for n in (64,):
+        other = compile_sm90(_ONE_ROW_MMA, "run", f"(torch.randn(128, 64).half(), torch.randn(64, {n}).half())", tmp_path)
+        assert "OK k" in other and " wgmma=True " in other, other
+
+
 def test_ct_divmod_floors_like_python(tmp_path):
     mod = build("""
     @ct.kernel

@@ -89,16 +89,32 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
-    of at most 16384 products: Triton runs such a dot on FMA units through shared memory, and
-    TileGym's split-KV reduce in fp32 (a (1, 128) by (128, 128) product) ran at 0.56 of cuTile so
-    (docs/gpu-runs/mla-warps-and-refresh-2026-11-30.md section 7)."""
+    of 2049 to 16384 products, as a 2-D tile: Triton runs such a dot on FMA units through shared
+    memory. Timed on the H200 with TileGym's split-KV reduce (docs/gpu-runs/splitk-and-sinks-2026-11-30.md):
+    a (1, 128) by (128, 128) fp32 product ran at 0.56-0.59 of cuTile as a dot, 0.76 as a 3-D
+    multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
+    ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios)."""
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]
-    if K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or (      # (a.numel * N: the products, batch included)
-            a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) and a.numel * N <= 16384):
+    one_row: tl.constexpr = a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) \
+        and 2048 < a.numel * N and a.numel * N <= 16384         # (a.numel * N: the products, batch included)
+    if one_row and len(a.shape) == 2 and M == 1:
+        # 2-D: the column of weights times b, summed over K (no 3-D broadcast and its layout change)
+        return acc + tl.sum(tl.reshape(a.to(acc.dtype), [K])[:, None] * b.to(acc.dtype), axis=0)[None, :]
+    elif one_row and len(a.shape) == 2:
+        return acc + tl.sum(a.to(acc.dtype) * tl.reshape(b.to(acc.dtype), [K])[None, :], axis=1)[:, None]
+    elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or one_row:
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
+    elif len(a.shape) == 2 and a.dtype.primitive_bitwidth == 16 and M >= 64 and (N == 16 or N == 32):
+        # a narrow 16-bit product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
+        # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
+        # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
+        # transposed so (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3): N becomes the
+        # product's M, which the warpgroup MMA does not take, and Triton uses its other MMA path.
+        # Not N=8 (Triton takes mma.sync there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76)
+        return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:

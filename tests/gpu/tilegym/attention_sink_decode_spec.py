@@ -46,8 +46,9 @@ on the interpreter when this file was written: the translation computes what the
   sinks keep part of split 0 inside the window.
 Also kv_len_per_split < 128 (documented as >= BLOCK_N) double-counts: not used.
 
-Bench sizes follow flash_decode_spec.py (batch 1 and 32, KV 4096 and 16384, 32 query heads over 8
-KV heads, head_dim 128), with sinks, no window; memory-bound (GB/s over the compulsory bytes, see
+Bench sizes follow flash_decode_spec.py (batch 1, KV 4096 and 16384, 32 query heads over 8 KV heads,
+head_dim 128; batch 16 rather than 32, see bench_cases) and TileGym's decode perf case, with sinks,
+no window; memory-bound (GB/s over the compulsory bytes, see
 bytes_moved).
 """
 import math
@@ -97,14 +98,26 @@ C2T_SPEC = {
         {"B": 2, "Hkv": 4, "G": 4, "KV": 5000, "D": 128, "window": 128},
         # 9 splits of 512, the last two past start_q (empty)
         {"B": 1, "Hkv": 8, "G": 2, "KV": 4321, "D": 128, "sinks": False, "back": 1000},
-        # 128-key splits (safe with a window), G=16
+        # 128-key splits (safe with a window), G=16: (TILE_N, D) @ (D, 16) products, which Triton
+        # 3.6 computed wrongly on the H200 until the translation computed them transposed
+        # (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3); also G=32 and D=64 (where the
+        # wrong code faulted: an illegal memory access)
         {"B": 1, "Hkv": 4, "G": 16, "KV": 777, "D": 128, "split": 128, "window": 300},
+        {"B": 1, "Hkv": 2, "G": 32, "KV": 777, "D": 128, "split": 128},
+        {"B": 1, "Hkv": 4, "G": 16, "KV": 777, "D": 64, "split": 128},
     ],
+    # B * Hkv stays at most the SM count: beyond it TileGym's host code computes 0 splits and
+    # divides by zero (NUM_SMS // (B * Hkv) == 0; both sides raised ZeroDivisionError at B=32
+    # Hkv=8 on the H200), unless kv_len_per_split is given
     "bench_cases": [
         {"B": 1, "Hkv": 8, "G": 4, "KV": 4096, "D": 128},
         {"B": 1, "Hkv": 8, "G": 4, "KV": 16384, "D": 128},
-        {"B": 32, "Hkv": 8, "G": 4, "KV": 4096, "D": 128},
-        {"B": 32, "Hkv": 8, "G": 4, "KV": 16384, "D": 128},
+        # TileGym's own decode perf case (tests/ops/test_attention_sink.py: 10919 keys, G=8, D=64)
+        {"B": 1, "Hkv": 8, "G": 8, "KV": 10919, "D": 64},
+        # batch 16: 132 // 128 = 1 split of 16384 keys per (batch, KV head)
+        {"B": 16, "Hkv": 8, "G": 4, "KV": 16384, "D": 128},
+        # 16 query heads per KV head: the (b^T a^T)^T products of _c2t_mma (mma.sync, not wgmma)
+        {"B": 4, "Hkv": 2, "G": 16, "KV": 16384, "D": 128},
     ],
     "bound": "memory",
     "bytes": "bytes_moved",

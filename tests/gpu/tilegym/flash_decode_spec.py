@@ -44,12 +44,19 @@ C2T_SPEC = {
         {"B": 3, "Hq": 32, "Hkv": 8, "KV": 1000, "D": 128},
         {"B": 2, "Hq": 16, "Hkv": 16, "KV": 5000, "D": 64},
         {"B": 1, "Hq": 8, "Hkv": 1, "KV": 777, "D": 128, "split": 256},
+        # query-group tiles of 16 and 32: (TILE_N, D) @ (D, 16|32) products, which Triton 3.6
+        # computed wrongly on the H200 until the translation computed them transposed
+        # (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3)
+        {"B": 2, "Hq": 32, "Hkv": 2, "KV": 1000, "D": 128},
+        {"B": 1, "Hq": 64, "Hkv": 2, "KV": 1000, "D": 128},
     ],
     "bench_cases": [
         {"B": 1, "Hq": 32, "Hkv": 8, "KV": 4096, "D": 128},
         {"B": 1, "Hq": 32, "Hkv": 8, "KV": 16384, "D": 128},
         {"B": 32, "Hq": 32, "Hkv": 8, "KV": 4096, "D": 128},
         {"B": 32, "Hq": 32, "Hkv": 8, "KV": 16384, "D": 128},
+        # 16 query heads per KV head: the (b^T a^T)^T products of _c2t_mma (mma.sync, not wgmma)
+        {"B": 8, "Hq": 32, "Hkv": 2, "KV": 16384, "D": 128},
     ],
     "bound": "memory",
     "bytes": "bytes_moved",

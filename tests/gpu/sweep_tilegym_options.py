@@ -10,6 +10,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,4,16 --tma off,auto --graph
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
     python tests/gpu/sweep_tilegym_options.py softmax:4,5 --dtype bfloat16 --occupancy on,off --graph
+    python tests/gpu/sweep_tilegym_options.py splitk_reduce --dtype float32 --mma 2d,3d,dot --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -78,8 +79,24 @@ def loop_variant(code, loops):
     return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}{extra}):", code)
 
 
-def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on"):
-    code = loop_variant(code, loops)
+_MMA_2D = ("if one_row and len(a.shape) == 2 and M == 1:", "elif one_row and len(a.shape) == 2:")
+_MMA_ONE_ROW = "one_row: tl.constexpr = a.dtype == tl.float32"
+
+
+def mma_variant(code, mma):
+    """_c2t_mma's fp32 one-row product: 2d (the translator's), 3d (the broadcast multiply and sum
+    over a 3-D tile it emitted before), dot (tl.dot "ieee", as before that)."""
+    if mma in ("3d", "dot"):
+        assert all(c in code for c in _MMA_2D) or "_c2t_mma" not in code, "_c2t_mma changed: update the probe"
+        code = code.replace(_MMA_2D[0], "if False:").replace(_MMA_2D[1], "elif False:")
+    if mma == "dot":
+        code = code.replace(_MMA_ONE_ROW, "one_row: tl.constexpr = False and a.dtype == tl.float32")
+    return code
+
+
+def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on",
+                 mma="2d"):
+    code = mma_variant(loop_variant(code, loops), mma)
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
     if stages:          # a fixed depth replaces the translator's (and its shared-memory/spill retries)
@@ -139,6 +156,7 @@ def main():
     ap.add_argument("--maxnreg", default="0", help="registers per thread at most (Triton's maxnreg; 0: no cap)")
     ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "
                     "without dots, where it does not spill (on/off)")
+    ap.add_argument("--mma", default="2d", help="fp32 one-row ct.mma products: 2d (the translator's), 3d, dot")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
@@ -146,7 +164,7 @@ def main():
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
                                   ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")],
-                                  ns.occupancy.split(",")))
+                                  ns.occupancy.split(","), ns.mma.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -154,11 +172,12 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops, regs, occ in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ), path)
+        for w, s, t, c, spill, loops, regs, occ, mma in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma), path)
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
-                         + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}", m))
+                         + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}"
+                         + (f" mma={mma}" if mma != "2d" else ""), m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

@@ -463,6 +463,33 @@ def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path):
         assert "OK k" in other and " wgmma=True " in other, other
 
 
+_NARROW_MATMUL = """
+@ct.kernel
+def k(a, b, c, M: ConstInt, N: ConstInt, K: ConstInt):
+    x = ct.load(a, index=(0, 0), shape=(M, K))
+    y = ct.load(b, index=(0, 0), shape=(K, N))
+    ct.store(c, index=(0, 0), tile=x @ y)
+
+def run(a, b):
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, a.shape[0], b.shape[1], a.shape[1]))
+    return c
+"""
+
+
+def test_narrow_16bit_matmul_is_computed_transposed(tmp_path):
+    """`@` of a (128, 64) by (64, 32) fp16 tile: the product transposed (mma.sync on sm_90, not
+    wgmma), the result in the operands' dtype, as cuTile's matmul."""
+    mod = build(_NARROW_MATMUL, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(128, 64, generator=g).half(), torch.randn(64, 32, generator=g).half()
+    got = mod.run(a, b)
+    assert got.dtype == torch.float16
+    torch.testing.assert_close(got, (a.double() @ b.double()).half(), rtol=2e-3, atol=2e-3)
+    out = compile_sm90(_NARROW_MATMUL, "run", "(torch.randn(128, 64).half(), torch.randn(64, 32).half())", tmp_path)
+    assert "OK k" in out and " wgmma=False mma.sync=True " in out, out
+
+
 def test_ct_divmod_floors_like_python(tmp_path):
     mod = build("""
     @ct.kernel

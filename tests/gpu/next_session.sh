@@ -5,7 +5,8 @@
 #    Hq=32 Hkv=2; attention_sink_decode B=4 Hkv=2 G=16), whose (TILE_N, D) @ (D, 16) products the
 #    translation computes transposed since the seventeenth session (a Triton 3.6 miscompile of
 #    them as they are: docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3): correct on the H200,
-#    not yet timed;
+#    not yet timed; and what the workaround costs there, next to Triton's wgmma form (wrong results,
+#    timed for comparison only: `sweep_tilegym_options.py --narrow on,off`);
 #  - tg_matmul_8k (its rows are the thirteenth session's);
 #  (in a call after this one: tg_bmm_tiled_2k, 296 s in the thirteenth session).
 # From the project root on the GPU machine:
@@ -16,6 +17,7 @@
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 start "${1:-next-session-out}/n" next_session.txt
-step 190 "decode entries, G=16 bench case" "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 90 --out "$out/decode"
-step 400 "tg_matmul_8k" "${bench[@]}" --only tg_matmul_8k --timeout 390 --out "$out/matmul8k"
+step 170 "decode entries, G=16 bench case" "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 80 --out "$out/decode"
+step 60 "narrow products: transposed or wgmma" python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,off --graph
+step 350 "tg_matmul_8k" "${bench[@]}" --only tg_matmul_8k --timeout 340 --out "$out/matmul8k"
 echo "### done ($(date +%T))" | tee -a "$log"

@@ -11,6 +11,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
     python tests/gpu/sweep_tilegym_options.py softmax:4,5 --dtype bfloat16 --occupancy on,off --graph
     python tests/gpu/sweep_tilegym_options.py splitk_reduce --dtype float32 --mma 2d,3d,dot --graph
+    python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,off --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -94,9 +95,22 @@ def mma_variant(code, mma):
     return code
 
 
+_NARROW = "M >= 64 and (N == 16 or N == 32):"
+
+
+def narrow_variant(code, narrow):
+    """_c2t_mma's narrow 16-bit products (M >= 64, N = 16 or 32): on (the translator's: computed
+    transposed, mma.sync) or off (tl.dot as written: Triton 3.6's wgmma, which computed TileGym's
+    decode attention wrongly at those shapes; for timing and checking only)."""
+    if narrow == "off":
+        assert _NARROW in code or "_c2t_mma" not in code, "_c2t_mma changed: update the probe"
+        code = code.replace(_NARROW, "M >= 64 and False:")
+    return code
+
+
 def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on",
-                 mma="2d"):
-    code = mma_variant(loop_variant(code, loops), mma)
+                 mma="2d", narrow="on"):
+    code = narrow_variant(mma_variant(loop_variant(code, loops), mma), narrow)
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
     if stages:          # a fixed depth replaces the translator's (and its shared-memory/spill retries)
@@ -157,6 +171,8 @@ def main():
     ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "
                     "without dots, where it does not spill (on/off)")
     ap.add_argument("--mma", default="2d", help="fp32 one-row ct.mma products: 2d (the translator's), 3d, dot")
+    ap.add_argument("--narrow", default="on", help="16-bit products of N = 16 or 32 computed transposed: "
+                    "on (the translator's) or off (wgmma; wrong on decode attention, for timing)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
@@ -164,7 +180,7 @@ def main():
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
                                   ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")],
-                                  ns.occupancy.split(","), ns.mma.split(",")))
+                                  ns.occupancy.split(","), ns.mma.split(","), ns.narrow.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -172,12 +188,12 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops, regs, occ, mma in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma), path)
+        for w, s, t, c, spill, loops, regs, occ, mma, narrow in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow), path)
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
                          + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}"
-                         + (f" mma={mma}" if mma != "2d" else ""), m))
+                         + (f" mma={mma}" if mma != "2d" else "") + (f" narrow={narrow}" if narrow != "on" else ""), m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

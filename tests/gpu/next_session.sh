@@ -17,7 +17,7 @@
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 start "${1:-next-session-out}/n" next_session.txt
-step 170 "decode entries, G=16 bench case" "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 80 --out "$out/decode"
+step 200 "decode entries, G=16 bench case" "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 95 --out "$out/decode"
 step 60 "narrow products: transposed or wgmma" python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,off --graph
-step 350 "tg_matmul_8k" "${bench[@]}" --only tg_matmul_8k --timeout 340 --out "$out/matmul8k"
+step 330 "tg_matmul_8k" "${bench[@]}" --only tg_matmul_8k --timeout 320 --out "$out/matmul8k"
 echo "### done ($(date +%T))" | tee -a "$log"

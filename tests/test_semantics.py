@@ -436,6 +436,10 @@ def test_fp32_mma_of_one_row_compiles_without_shared_memory_staging(tmp_path):
     from kernel_util import compile_sm90
     out = compile_sm90(_ONE_ROW_MMA, "run", "(torch.randn(1, 128), torch.randn(128, 128))", tmp_path)
     assert "OK k" in out and int(out.split("shared=")[1].split()[0]) < 8192, out
+    # up to 2048 products it stays tl.dot (operands staged in shared memory): a (1, 16) by
+    # (16, 128) product ran at 1.16-1.18 of cuTile so, 0.81-0.92 as a multiply and a sum
+    small = compile_sm90(_ONE_ROW_MMA, "run", "(torch.randn(1, 16), torch.randn(16, 128))", tmp_path)
+    assert "OK k" in small and int(small.split("shared=")[1].split()[0]) >= 8192, small
 
 
 def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path):
@@ -488,6 +492,26 @@ def test_narrow_16bit_matmul_is_computed_transposed(tmp_path):
     torch.testing.assert_close(got, (a.double() @ b.double()).half(), rtol=2e-3, atol=2e-3)
     out = compile_sm90(_NARROW_MATMUL, "run", "(torch.randn(128, 64).half(), torch.randn(64, 32).half())", tmp_path)
     assert "OK k" in out and " wgmma=False mma.sync=True " in out, out
+
+
+def test_matmul_takes_the_forms_of_mma(tmp_path):
+    """`@` is _c2t_mma with a zero accumulator: a K of 8 (tl.dot needs 16: this failed to compile
+    for sm_90) is a multiply and a sum, a one-row fp32 product needs no shared-memory staging (it
+    took 66 KB as tl.dot), integer products accumulate in int32; results in the operands' dtype."""
+    mod = build(_NARROW_MATMUL, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(16, 8, generator=g).half(), torch.randn(8, 16, generator=g).half()
+    torch.testing.assert_close(mod.run(a, b), (a.double() @ b.double()).half(), rtol=2e-3, atol=2e-3)
+    a, b = torch.randn(1, 128, generator=g), torch.randn(128, 128, generator=g)
+    torch.testing.assert_close(mod.run(a, b), (a.double() @ b.double()).float(), rtol=1e-5, atol=1e-5)
+    a, b = (torch.randint(-3, 4, (16, 32), generator=g, dtype=torch.int8),
+            torch.randint(-3, 4, (32, 16), generator=g, dtype=torch.int8))
+    got = mod.run(a, b)
+    assert got.dtype == torch.int8 and torch.equal(got, (a.int() @ b.int()).to(torch.int8))
+    small_k = compile_sm90(_NARROW_MATMUL, "run", "(torch.randn(16, 8).half(), torch.randn(8, 16).half())", tmp_path)
+    assert "OK k" in small_k, small_k
+    one_row = compile_sm90(_NARROW_MATMUL, "run", "(torch.randn(1, 128), torch.randn(128, 128))", tmp_path)
+    assert "OK k" in one_row and int(one_row.split("shared=")[1].split()[0]) < 8192, one_row
 
 
 def test_ct_divmod_floors_like_python(tmp_path):

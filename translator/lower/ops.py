@@ -82,6 +82,7 @@ def matmul(lw, a: V, b: V, node) -> V:
     prec = precision(a, b)
     lw.s.has_dot = True
     lw.count_dot()
+    lw.s.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
     return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec})", T.TILE, rank=2)
 
 

@@ -407,3 +407,68 @@ def test_decode_like_loop_pipelines_the_transposed_loads_for_sm90(tmp_path):
                             "run", args, tmp_path)
     copies = [int(o.split("cp_async16=")[1].split()[0]) for o in (folded, unfolded)]
     assert copies[0] > copies[1], (folded, unfolded)
+
+
+# The method spelling of the reshape, `k = k.reshape(...)`, as cutile-python's AttentionFMHA and
+# TileGym's attention load K: (1, 1, D, TN) tiles with order=(0, 1, 3, 2), reshaped to (D, TN). Until
+# the eighteenth session only `ct.reshape(k, ...)` was recognized, so K stayed a masked 4-D pointer
+# load (no descriptor); with a descriptor, TileGym's attention went from 1.205 to 1.295 of cuTile on
+# the H200 (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md).
+K_T = """
+@ct.kernel
+def kt(K, Y, TN: ConstInt, D: ConstInt):
+    b = ct.bid(0)
+    h = ct.bid(1)
+    j = ct.bid(2)
+    k = ct.load(K, index=(b, h, 0, j), shape=(1, 1, D, TN), order=(0, 1, 3, 2))
+    k = k.reshape((D, TN))  # [D, TN]
+    ct.store(Y, index=(b, h, 0, j), tile=k.reshape((1, 1, D, TN)))
+
+def run(k, tn):
+    B, H, S, D = k.shape
+    y = torch.zeros((B, H, D, S), dtype=k.dtype)
+    ct.launch(torch.cuda.current_stream(), (B, H, ct.cdiv(S, tn)), kt, (k, y, tn, D))
+    return y
+"""
+
+
+def test_method_reshape_is_a_squeezed_load_with_a_descriptor():
+    body = translate(K_T).code.split("def kt(")[1].split("def launch_kt")[0]
+    assert "k = tl.permute(tl.reshape(K_desc_0.load([b, h, j * TN, 0]), [TN, D]), (1, 0)) if K_TMA else " \
+        "tl.permute(_c2t_load_at_2d(K + b * K_stride_0 + h * K_stride_1, K_shape_2, K_shape_3, K_stride_2, " \
+        "K_stride_3, j, 0, TN, D, _C2T_PAD_ZERO, True, (b < K_shape_0) & (h < K_shape_1)), (1, 0))  # [D, TN]" in body
+    assert "_c2t_load_4d" not in body
+
+
+@pytest.mark.parametrize("s", [16, 20])
+def test_method_reshape_computes_right_on_both_paths(tmp_path, monkeypatch, s):
+    mod = build(K_T, tmp_path)
+    k = torch.randn(2, 3, s, 16)
+    for mode in ("off", "on"):
+        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        torch.testing.assert_close(mod.run(k, 8), k.transpose(2, 3))
+
+
+@pytest.mark.parametrize("second", [
+    "x = x.reshape((D, T))",                  # a real reshape
+    "x = y.reshape((T, D))",                  # another tile's method
+    "y = x.reshape((T, D))",                  # another name
+])
+def test_other_method_reshapes_keep_the_full_rank_load(second):
+    src = BATCHED.replace("x = ct.reshape(x, (T, D))", second)
+    if second.startswith("x = y"):
+        src = src.replace("    x = ct.load(", "    y = ct.zeros((1, T, D), dtype=X.dtype)\n    x = ct.load(")
+    if second.startswith("y ="):
+        src = src.replace("m = ct.max(x, 1)", "m = ct.max(y, 1)")
+    res = translate(src)
+    if not res.ok:
+        return
+    assert "_c2t_load_at_" not in res.code and "_c2t_load_3d(" in res.code
+
+
+def test_method_reshape_with_the_shape_keyword(tmp_path):
+    src = BATCHED.replace("x = ct.reshape(x, (T, D))", "x = x.reshape(shape=(T, D))")
+    assert "x = _c2t_load_at_2d(X + b * X_stride_0" in translate(src).code
+    mod = build(src, tmp_path)
+    x = torch.randn(3, 20, 16)
+    torch.testing.assert_close(mod.run(x), _ref_rowmax(x, 16))

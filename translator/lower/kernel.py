@@ -208,7 +208,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def _load_then_reshape(self, stmts: list, i: int):
         """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and
-        stmts[i + 1] is `x = ct.reshape(x, shape)`: the pair may become one load of the reshaped
+        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`): the pair may become one load of the reshaped
         tile. `transposed`: stmts[i + 2] is `x = ct.transpose(x)` (or `x.transpose()`, or
         `ct.permute(x, (1, 0))`), which that load may do too (see ops_memory._squeezed_load)."""
         st, info = stmts[i], self.s.info
@@ -221,13 +221,20 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 return None
         x = st.targets[0].id
         call = nxt.value
-        if info.ct_path(st.value.func) != "load" or info.ct_path(call.func) != "reshape" \
-                or nxt.targets[0].id != x:
+        if info.ct_path(st.value.func) != "load" or nxt.targets[0].id != x:
             return None
         kws = {k.name: k.value for k in call.keywords}
-        src = call.args[0] if call.args else kws.get("x")
-        shape = call.args[1] if len(call.args) > 1 else kws.get("shape")
-        if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(call.args) + len(kws) != 2:
+        if info.ct_path(call.func) == "reshape":
+            src = call.args[0] if call.args else kws.get("x")
+            shape = call.args[1] if len(call.args) > 1 else kws.get("shape")
+            given = 2
+        elif isinstance(call.func, N.Attr) and call.func.attr == "reshape":    # `x = x.reshape(shape)`
+            src = call.func.value
+            shape = call.args[0] if call.args else kws.get("shape")
+            given = 1
+        else:
+            return None
+        if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(call.args) + len(kws) != given:
             return None
         from .arrays import walk
         if any(isinstance(n, N.Name) and n.id == x for n in walk([shape])):

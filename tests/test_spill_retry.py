@@ -22,8 +22,9 @@ def run(a, b, c, t):
 """
 
 
-def _setup(tmp_path, monkeypatch, spills):
-    """spills: {(num_warps, num_stages): bytes}; a variant missing there fails to compile."""
+def _setup(tmp_path, monkeypatch, spills, regs=None):
+    """spills: {(num_warps, num_stages): bytes}; a variant missing there fails to compile.
+    regs: {(num_warps, num_stages): registers per thread} (0 where missing)."""
     mod = build(SRC, tmp_path)
     log = []
     kernel = JITFunction(mod.mm.fn)
@@ -31,7 +32,7 @@ def _setup(tmp_path, monkeypatch, spills):
     def dispatch(*args, grid, warmup, **kw):
         variant = (kw["num_warps"], kw["num_stages"])
         log.append(("warmup" if warmup else "triton", variant))
-        return StandInCompiled(log, variant, spills[variant])
+        return StandInCompiled(log, variant, spills[variant], (regs or {}).get(variant, 0))
     kernel.run = dispatch
     monkeypatch.setattr(mod, "mm", kernel)
     stand_in_driver(monkeypatch)
@@ -155,3 +156,50 @@ def test_search_on_the_gpu_times_configs_with_the_options_their_launch_runs(tmp_
     rounds.clear()
     mod.search(a, a, a)
     assert rounds == [[{"num_warps": 4, "num_stages": 3}, {"num_warps": 4, "num_stages": 3}]]
+
+
+# --- the register-cap retry (opt-in, $C2T_CAP_RETRY=1): 4 warps at 255 registers, no spills ---
+
+def test_register_cap_retry_is_off_by_default(tmp_path, monkeypatch):
+    mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): 0}, {(4, 3): 255, (8, 3): 168})
+    assert mod._C2T_CAP_RETRY is False
+    _launch(mod)
+    assert log == [("triton", (4, 3)), ("fast", (4, 3)), ("fast", (4, 3))]
+
+
+def test_register_cap_retry_takes_eight_warps(tmp_path, monkeypatch):
+    """cutile-python's AttentionFMHA 128x64 D=128: 255 registers at 4 warps, none spilled, 544 us;
+    at 8 warps 329 us on the H200. Only twice the warps is tried (not one stage less)."""
+    mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): 0, (4, 2): 0}, {(4, 3): 255, (8, 3): 168})
+    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
+    _launch(mod)
+    assert log == [("triton", (4, 3)), ("warmup", (8, 3)), ("fast", (8, 3)), ("fast", (8, 3))]
+
+
+@pytest.mark.parametrize("spills8, regs4", [(64, 255), (0, 254)])
+def test_register_cap_retry_keeps_four_warps(tmp_path, monkeypatch, spills8, regs4):
+    """Kept at 4 warps when 8 would spill, or when the registers are below the cap (no retry)."""
+    mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): spills8, (4, 2): 0}, {(4, 3): regs4})
+    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
+    _launch(mod)
+    assert log[-2:] == [("fast", (4, 3)), ("fast", (4, 3))]
+    assert (("warmup", (8, 3)) in log) == (regs4 == 255)
+    assert ("warmup", (4, 2)) not in log
+
+
+def test_register_cap_retry_in_a_search(tmp_path, monkeypatch):
+    """With the retry on, a search times a config at the cap with the 8 warps its launch runs."""
+    mod = build(TUNED, tmp_path)
+    log = []
+
+    def dispatch(*args, grid, warmup, **kw):
+        variant = (kw["num_warps"], kw["num_stages"])
+        log.append(variant)
+        return StandInCompiled([], variant, 0, 255 if variant == (4, 3) else 160)
+    monkeypatch.setattr(mod.mm, "run", dispatch)
+    a = torch.zeros(16, 16)
+    start = {"num_warps": 4, "num_stages": 3}
+    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == start
+    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
+    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == {"num_warps": 8, "num_stages": 3}
+    assert log == [(4, 3), (4, 3), (8, 3)]

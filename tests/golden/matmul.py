@@ -207,7 +207,8 @@ def _c2t_dispatch(kernel, grid, args, options):
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
         compiled = kernel[grid](*args, **options)
         cached = compiled
-        if "num_stages" in options and getattr(compiled, "n_spills", 0) > 0 and _C2T_SPILL_RETRY:
+        if "num_stages" in options and _C2T_SPILL_RETRY and (getattr(compiled, "n_spills", 0) > 0
+                                                             or _c2t_at_register_cap(compiled, options)):
             cached = _c2t_leaner_if_spilling(kernel, grid, args, options, compiled)
         if "num_stages" not in options and "maxnreg" not in options and _C2T_OCCUPANCY_RETRY:
             cached = _c2t_two_programs_per_sm(kernel, grid, args, options, compiled)
@@ -426,6 +427,19 @@ def _c2t_num_stages(kernel, consts, stage_bytes=0, grid=None):
 # group_gemm 128x128x128 384 us at 4 / 3 (32 B spilled), 461 at 4 / 2, 276 at 8 / 3): more warps
 # are tried first. $C2T_SPILL_RETRY=0 keeps the first compile.
 _C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
+# A dot kernel at 4 warps whose registers reach ptxas's cap (255) without spilling may also run
+# faster with 8: cutile-python's AttentionFMHA at 128x64 tiles and D=128 took 544 us at 4 warps
+# (255 registers, none spilled) and 329 us at 8, cuTile 283 (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md
+# section 3). Other kernels at the cap (TileGym bmm search configs, attention_sink_decode's G=8
+# kernels, by ptxas on the CPU) have not been timed both ways, so this retry is off unless
+# $C2T_CAP_RETRY=1 (it then compiles the 8-warp variant and takes it when it does not spill).
+_C2T_CAP_RETRY = os.environ.get("C2T_CAP_RETRY", "0") == "1"
+
+
+def _c2t_at_register_cap(compiled, options):
+    """Whether a compiled dot kernel is one for the register-cap retry (see _C2T_CAP_RETRY)."""
+    return (_C2T_CAP_RETRY and getattr(compiled, "n_spills", 0) == 0 and getattr(compiled, "n_regs", 0) >= 255
+            and options.get("num_warps", 4) == 4)
 
 
 def _c2t_leaner_if_spilling(kernel, grid, args, options, compiled):
@@ -440,8 +454,11 @@ def _c2t_leaner_if_spilling(kernel, grid, args, options, compiled):
 def _c2t_leaner_variant(kernel, grid, args, options, compiled):
     """_c2t_leaner_if_spilling's pick, with the options it was compiled with: (compiled, options)."""
     warps, stages = options.get("num_warps", 4), options["num_stages"]
-    variants = ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else []) \
-        + ([{**options, "num_stages": stages - 1}] if stages > 2 else [])
+    if not getattr(compiled, "n_spills", 0):        # at the register cap: 8 warps, when they do not spill
+        variants = [{**options, "num_warps": 8}] if _c2t_at_register_cap(compiled, options) else []
+    else:
+        variants = ([{**options, "num_warps": warps * 2}] if warps * 2 <= 8 else []) \
+            + ([{**options, "num_stages": stages - 1}] if stages > 2 else [])
     best = (compiled, options)
     for opts in variants:
         try:
@@ -449,7 +466,7 @@ def _c2t_leaner_variant(kernel, grid, args, options, compiled):
             leaner._init_handles()
         except Exception:   # noqa: BLE001 - a variant is an optimization; keep the one that runs
             continue
-        if leaner.n_spills < best[0].n_spills:
+        if leaner.n_spills < best[0].n_spills or (leaner.n_spills == 0 and not getattr(compiled, "n_spills", 0)):
             best = (leaner, opts)
         if best[0].n_spills == 0:
             break

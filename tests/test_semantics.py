@@ -467,6 +467,31 @@ def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path):
         assert "OK k" in other and " wgmma=True " in other, other
 
 
+
+_BATCHED_MMA = """
+@ct.kernel
+def k(a, b, c, B: ConstInt, M: ConstInt, N: ConstInt, K: ConstInt):
+    x = ct.load(a, index=(0, 0, 0), shape=(B, M, K))
+    y = ct.load(b, index=(0, 0, 0), shape=(B, K, N))
+    ct.store(c, index=(0, 0, 0), tile=ct.mma(x, y, ct.full((B, M, N), 0.5, dtype=ct.float32)))
+
+def run(a, b):
+    c = torch.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, a.shape[0], a.shape[1], b.shape[2], a.shape[2]))
+    return c
+"""
+
+
+@pytest.mark.parametrize("n", [16, 32, 64])
+def test_batched_16bit_mma_is_not_a_warpgroup_mma(tmp_path, n):
+    """The narrow-product rule of _c2t_mma is for 2-D products only: Triton 3.6 compiles 3-D
+    (batched) dots to mma.sync on sm_90, never to the warpgroup MMA that computed the decode
+    kernels wrongly. If a Triton upgrade changes that, this fails and the rule must cover 3-D too."""
+    from kernel_util import compile_sm90
+    out = compile_sm90(_BATCHED_MMA, "run", f"(torch.randn(2, 128, 64).half(), torch.randn(2, 64, {n}).half())",
+                       tmp_path)
+    assert "OK k" in out and " wgmma=False mma.sync=True " in out, out
+
 _NARROW_MATMUL = """
 @ct.kernel
 def k(a, b, c, M: ConstInt, N: ConstInt, K: ConstInt):

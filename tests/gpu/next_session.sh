@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the eighteenth session should measure first, in one call
-# of at most ~10 minutes (step limits add up to 590 s). None of it has run yet:
-#  - the decode entries with their new bench case of 16 query heads per KV head (flash_decode B=8
-#    Hq=32 Hkv=2; attention_sink_decode B=4 Hkv=2 G=16), whose (TILE_N, D) @ (D, 16) products the
-#    translation computes transposed since the seventeenth session (a Triton 3.6 miscompile of
-#    them as they are: docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3): correct on the H200,
-#    not yet timed; and what the workaround costs there, next to Triton's wgmma form (wrong results,
-#    timed for comparison only: `sweep_tilegym_options.py --narrow on,off`);
-#  - tg_matmul_8k (its rows are the thirteenth session's);
-#  (in a call after this one: tg_bmm_tiled_2k, 296 s in the thirteenth session).
+# GPU run (not part of the product): what the nineteenth session should measure first, in two calls
+# of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run yet.
+# The launcher's register-cap retry (C2T_CAP_RETRY=1, opt-in since the eighteenth session: a 4-warp
+# dot kernel at 255 registers without spills is compiled with 8 warps and run so when that does
+# not spill) took cutile-python's AttentionFMHA at 128x64 tiles D=128 from 544 to 329 us (cuTile
+# 283; docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 3). Before it can be the default, the
+# suite's kernels at the cap (ptxas on the CPU: TileGym bmm search configs 64x256 and 128x128,
+# attention_sink_decode's G=8 kernels) must be timed with it off and on, in one call each:
+#  part 1: the FMHA sample's probe (with a "cap retry" variant; needs the sample in
+#          .corpus/cutile-python, see the probe's docstring), tg_attention_sink_decode off / on;
+#  part 2: tg_bmm, tg_bmm_2k, tg_bmm_tiled off / on.
 # From the project root on the GPU machine:
 #
-#     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT"; tar czf "$OUT/n.tgz" -C "$OUT" n
+#     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
-# Writes OUT/n/next_session.txt and the bench folders OUT/n/decode and OUT/n/matmul8k.
+# Writes OUT/n/next_session_<part>.txt and bench folders OUT/n/<entry>_cap<0|1>.
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
-start "${1:-next-session-out}/n" next_session.txt
-step 200 "decode entries, G=16 bench case" "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 95 --out "$out/decode"
-step 60 "narrow products: transposed or wgmma" python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,off --graph
-step 330 "tg_matmul_8k" "${bench[@]}" --only tg_matmul_8k --timeout 320 --out "$out/matmul8k"
+part=${2:-1}
+start "${1:-next-session-out}/n" "next_session_$part.txt"
+if [ "$part" = 1 ]; then
+  step 170 "fmha sample: cap retry next to 4 and 8 warps" env PYTHONPATH="$PWD:$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_fmha_sample.py
+  for cap in 0 1; do
+    step 200 "attention_sink_decode, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_attention_sink_decode --timeout 190 --out "$out/sink_cap$cap"
+  done
+else
+  for cap in 0 1; do
+    step 290 "bmm entries, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_bmm tg_bmm_2k tg_bmm_tiled --timeout 140 --out "$out/bmm_cap$cap"
+  done
+fi
 echo "### done ($(date +%T))" | tee -a "$log"

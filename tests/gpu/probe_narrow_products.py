@@ -1,0 +1,136 @@
+"""GPU probe (not part of the product): which narrow 16-bit products Triton 3.6 computes wrongly on
+the H200. The seventeenth session found TileGym's decode attention translated wrong at 16 and 32
+query heads per KV head ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G) in fp16/bf16, which
+Triton compiles to warpgroup MMAs with N = G), and right with the products computed transposed;
+`_c2t_mma` does that for N = 16 or 32 since (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3).
+Left open: N = 64, and whether the bug needs TileGym's kernel at all. Two parts:
+
+A. A hand-written Triton kernel of that decode pattern (no translator code), plain `tl.dot` or
+   computed transposed, over G (N), key tile, head dim, dtype and a ragged key length; the largest
+   difference from torch's fp32 attention. (3-D products are not here: Triton 3.6 compiles them to
+   mma.sync, never to warpgroup MMAs: tests/test_semantics.py checks that on the CPU.)
+B. The translated decode kernels at 64 query heads per KV head, with `_c2t_mma`'s narrow rule as it
+   is (N = 16 or 32: N = 64 as a warpgroup MMA), off, and widened to N = 64; against cuTile's
+   original and the spec's fp32 reference.
+
+    source .gpu/setup.sh; PYTHONPATH=$PWD:$PWD/.corpus/src:$PYTHONPATH python tests/gpu/probe_narrow_products.py
+
+Results: docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 2.
+"""
+import itertools
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+from probe_entries import entry_modules, gpu_setup
+from sweep_tilegym_options import _NARROW, variant_code
+from translator.harness.loading import load_translated, rebind_cutile_imports, translate
+
+
+@triton.jit
+def decode_pattern(Q, K, V, O, KV, scale, G: tl.constexpr, D: tl.constexpr, TILE_N: tl.constexpr,
+                   TRANS: tl.constexpr):
+    """One program per (batch, KV head): its G query heads against KV keys, in key tiles of TILE_N,
+    keys as rows: qk = k @ q^T is (TILE_N, G), acc = v^T @ p is (D, G), as TileGym's decode does."""
+    pid = tl.program_id(0)
+    g = tl.arange(0, G)
+    d = tl.arange(0, D)
+    n = tl.arange(0, TILE_N)
+    q = tl.load(Q + pid * G * D + g[:, None] * D + d[None, :])          # (G, D)
+    m_i = tl.full([1, G], -float("inf"), tl.float32)
+    l_i = tl.zeros([1, G], tl.float32)
+    acc = tl.zeros([D, G], tl.float32)
+    for start in range(0, KV, TILE_N):
+        keys = start + n
+        inside = keys < KV
+        k = tl.load(K + pid * KV * D + keys[:, None] * D + d[None, :], mask=inside[:, None], other=0.0)
+        if TRANS:
+            qk = tl.trans(tl.dot(q, tl.trans(k)))
+        else:
+            qk = tl.dot(k, tl.trans(q))                                   # (TILE_N, G)
+        qk = tl.where(inside[:, None], qk * scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, axis=0)[None, :])
+        p = tl.exp(qk - m_new)
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=0)[None, :]
+        v = tl.load(V + pid * KV * D + keys[:, None] * D + d[None, :], mask=inside[:, None], other=0.0)
+        acc = acc * alpha
+        if TRANS:
+            acc = acc + tl.trans(tl.dot(tl.trans(p.to(v.dtype)), v))
+        else:
+            acc = tl.dot(tl.trans(v), p.to(v.dtype), acc)                 # (D, G)
+        m_i = m_new
+    out = acc / l_i
+    tl.store(O + pid * G * D + g[None, :] * D + d[:, None], out)
+
+
+def part_a():
+    print("## A. hand-written decode pattern: max |difference| from torch fp32 (dot as written / transposed)")
+    for dtype, G, tile, D, kv in itertools.product((torch.float16, torch.bfloat16), (8, 16, 32, 64, 128),
+                                                  (64, 128), (128,), (128, 1000)):
+        heads = 4
+        q = torch.randn(heads, G, D, device="cuda", dtype=dtype)
+        k = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
+        v = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
+        scale = 1 / math.sqrt(D)
+        want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
+        line = [f"{str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv}"]
+        for trans in (False, True):
+            out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
+            try:
+                kern = decode_pattern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans)
+                torch.cuda.synchronize()
+                ptx = kern.asm["ptx"]
+                form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
+                line.append(f"{'transposed' if trans else 'as written'} ({form}) {(out - want).abs().max().item():.3g}")
+            except Exception as exc:   # noqa: BLE001 - a probe reports and goes on
+                line.append(f"{'transposed' if trans else 'as written'} {type(exc).__name__}: {str(exc)[:60]}")
+        print(" | ".join(line), flush=True)
+
+
+NARROW = {"as is": lambda c: c, "off": lambda c: c.replace(_NARROW, "M >= 64 and False:"),
+          "N<=64": lambda c: c.replace(_NARROW, "M >= 64 and (N == 16 or N == 32 or N == 64):")}
+CASES = [("tg_attention_sink_decode", {"B": 1, "Hkv": 1, "G": 64, "KV": 128, "D": 128, "split": 128}),
+         ("tg_attention_sink_decode", {"B": 1, "Hkv": 2, "G": 64, "KV": 777, "D": 128, "split": 128}),
+         ("tg_attention_sink_decode", {"B": 1, "Hkv": 2, "G": 64, "KV": 777, "D": 64, "split": 128}),
+         ("tg_flash_decode", {"B": 2, "Hq": 128, "Hkv": 2, "KV": 1000, "D": 128}),
+         ("tg_flash_decode", {"B": 2, "Hq": 64, "Hkv": 1, "KV": 4096, "D": 128})]
+
+
+def part_b():
+    print("## B. translated decode kernels at G=64: max |difference| from the spec's fp32 reference")
+    loaded = {}
+    for name, case in CASES:
+        if name not in loaded:
+            _, _, _, path, orig, spec, _ = entry_modules(name)
+            code, _ = translate(path)
+            assert _NARROW in code, "_c2t_mma changed: update the probe"
+            mods = []
+            for label, edit in NARROW.items():
+                m, _ = load_translated(variant_code(edit(code), None, None, "small"), path)
+                rebind_cutile_imports(m)
+                mods.append((label, m))
+            loaded[name] = (orig, spec, mods)
+        orig, spec, mods = loaded[name]
+        args = spec.make_args(case, torch.float16, 0, "cuda")
+        want = spec.reference(*args)
+        want = (want if isinstance(want, torch.Tensor) else want[0]).float()
+        line = [name[3:] + " " + " ".join(f"{k}={v}" for k, v in case.items())]
+        for label, mod in [("cuTile", orig)] + mods:
+            try:
+                got = getattr(mod, spec.entry)(*args)
+                got = (got if isinstance(got, torch.Tensor) else got[0]).float()
+                torch.cuda.synchronize()
+                line.append(f"{label} {(got - want).abs().max().item():.3g}")
+            except Exception as exc:   # noqa: BLE001
+                line.append(f"{label} {type(exc).__name__}: {str(exc)[:60]}")
+        print(" | ".join(line), flush=True)
+
+
+if __name__ == "__main__":
+    gpu_setup()
+    torch.manual_seed(0)
+    part_a()
+    part_b()

@@ -43,3 +43,11 @@ def back_to_back_us(fn, calls=10, rounds=5):
         torch.cuda.synchronize()
         out.append(s.elapsed_time(e) * 1e3 / calls)
     return out
+
+
+def tried(label, fn):
+    """`label` and what fn() returns, or the exception it raised (a probe reports and goes on)."""
+    try:
+        return f"{label} {fn()}"
+    except Exception as exc:   # noqa: BLE001
+        return f"{label} {type(exc).__name__}: {str(exc)[:60]}"

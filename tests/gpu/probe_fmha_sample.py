@@ -24,7 +24,7 @@ import os
 import torch
 from triton.testing import do_bench
 
-from probe_entries import gpu_setup
+from probe_entries import gpu_setup, tried
 from sweep_tilegym_options import narrow_variant, variant_code
 from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate
 
@@ -55,12 +55,9 @@ def main():
         want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
         line = [f"{str(dtype)[6:]} TILE_M={tm} TILE_N={tn} D={D} causal={causal}"]
         for label, mod in [("cuTile", orig)] + mods:
-            try:
-                f = lambda: mod.cutile_fmha(q, k, v, tile_m=tm, tile_n=tn, causal=causal)  # noqa: E731
-                err = (f().float() - want).abs().max().item()
-                line.append(f"{label} err {err:.3g} {do_bench(f, return_mode='median') * 1e3:.0f} us")
-            except Exception as exc:   # noqa: BLE001 - a probe reports and goes on
-                line.append(f"{label} {type(exc).__name__}: {str(exc)[:60]}")
+            f = lambda: mod.cutile_fmha(q, k, v, tile_m=tm, tile_n=tn, causal=causal)  # noqa: E731
+            line.append(tried(label, lambda: f"err {(f().float() - want).abs().max().item():.3g} "
+                                             f"{do_bench(f, return_mode='median') * 1e3:.0f} us"))
         print(" | ".join(line), flush=True)
 
 

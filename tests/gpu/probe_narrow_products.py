@@ -24,7 +24,7 @@ import torch
 import triton
 import triton.language as tl
 
-from probe_entries import entry_modules, gpu_setup
+from probe_entries import entry_modules, gpu_setup, tried
 from sweep_tilegym_options import _NARROW, variant_code
 from translator.harness.loading import load_translated, rebind_cutile_imports, translate
 
@@ -78,15 +78,13 @@ def part_a():
         want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
         line = [f"{str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv}"]
         for trans in (False, True):
-            out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
-            try:
-                kern = decode_pattern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans)
+            def run():
+                out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
+                ptx = decode_pattern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans).asm["ptx"]
                 torch.cuda.synchronize()
-                ptx = kern.asm["ptx"]
                 form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
-                line.append(f"{'transposed' if trans else 'as written'} ({form}) {(out - want).abs().max().item():.3g}")
-            except Exception as exc:   # noqa: BLE001 - a probe reports and goes on
-                line.append(f"{'transposed' if trans else 'as written'} {type(exc).__name__}: {str(exc)[:60]}")
+                return f"({form}) {(out - want).abs().max().item():.3g}"
+            line.append(tried("transposed" if trans else "as written", run))
         print(" | ".join(line), flush=True)
 
 
@@ -119,13 +117,12 @@ def part_b():
         want = (want if isinstance(want, torch.Tensor) else want[0]).float()
         line = [name[3:] + " " + " ".join(f"{k}={v}" for k, v in case.items())]
         for label, mod in [("cuTile", orig)] + mods:
-            try:
+            def run():
                 got = getattr(mod, spec.entry)(*args)
                 got = (got if isinstance(got, torch.Tensor) else got[0]).float()
                 torch.cuda.synchronize()
-                line.append(f"{label} {(got - want).abs().max().item():.3g}")
-            except Exception as exc:   # noqa: BLE001
-                line.append(f"{label} {type(exc).__name__}: {str(exc)[:60]}")
+                return f"{(got - want).abs().max().item():.3g}"
+            line.append(tried(label, run))
         print(" | ".join(line), flush=True)
 
 

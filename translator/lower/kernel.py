@@ -208,8 +208,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def _load_then_reshape(self, stmts: list, i: int):
         """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and
-        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`): the pair may become one load of the reshaped
-        tile. `transposed`: stmts[i + 2] is `x = ct.transpose(x)` (or `x.transpose()`, or
+        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`): the pair may become
+        one load of the reshaped tile. `transposed`: stmts[i + 2] is `x = ct.transpose(x)` (or `x.transpose()`, or
         `ct.permute(x, (1, 0))`), which that load may do too (see ops_memory._squeezed_load)."""
         st, info = stmts[i], self.s.info
         if i + 1 >= len(stmts) or id(st) in self.prefetch:

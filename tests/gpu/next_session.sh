@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the nineteenth session should measure first, in two calls
+# GPU run (not part of the product): what the nineteenth session should measure first, in three calls
 # of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run yet.
 # The launcher's register-cap retry (C2T_CAP_RETRY=1, opt-in since the eighteenth session: a 4-warp
 # dot kernel at 255 registers without spills is compiled with 8 warps and run so when that does
@@ -9,7 +9,10 @@
 # attention_sink_decode's G=8 kernels) must be timed with it off and on, in one call each:
 #  part 1: the FMHA sample's probe (with a "cap retry" variant; needs the sample in
 #          .corpus/cutile-python, see the probe's docstring), tg_attention_sink_decode off / on;
-#  part 2: tg_bmm, tg_bmm_2k, tg_bmm_tiled off / on.
+#  part 2: tg_bmm, tg_bmm_2k, tg_bmm_tiled off / on;
+#  part 3: tg_attention_sink (TileGym's prefill attention with sinks; spec written in the
+#          eighteenth session, never run on the GPU: its gpu_cases check the translation, its
+#          128x128 D=64 configs compile to 255 registers at 4 warps without spills), off / on.
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
@@ -23,6 +26,10 @@ if [ "$part" = 1 ]; then
   step 170 "fmha sample: cap retry next to 4 and 8 warps" env PYTHONPATH="$PWD:$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_fmha_sample.py
   for cap in 0 1; do
     step 200 "attention_sink_decode, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_attention_sink_decode --timeout 190 --out "$out/sink_cap$cap"
+  done
+elif [ "$part" = 3 ]; then
+  for cap in 0 1; do
+    step 290 "attention_sink, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_attention_sink --timeout 280 --out "$out/sink_prefill_cap$cap"
   done
 else
   for cap in 0 1; do

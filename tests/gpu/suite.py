@@ -66,7 +66,13 @@ C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
     # TileGym ops beyond the list (added in the sixteenth session): more kernels timed
     # against cuTile, where a missed idiom would show as a slow row
     {"name": f"tg_{n.rpartition('/')[2]}", "file": f"{{tilegym}}/ops/cutile/{n}.py",
-     "spec": f"tests/gpu/tilegym/{n.rpartition('/')[2]}_spec.py", "bound": "memory"} for n in _MORE]
+     "spec": f"tests/gpu/tilegym/{n.rpartition('/')[2]}_spec.py", "bound": "memory"} for n in _MORE] + [
+    # TileGym's prefill attention with sinks (spec of the eighteenth session, not yet run on the
+    # GPU): its K loads are the method-spelled squeezed loads that take a descriptor since then;
+    # 18 tuning configs per shape on each side, bf16 only so that the entry fits one device call
+    {"name": "tg_attention_sink", "file": "{tilegym}/ops/cutile/attention_sink.py",
+     "spec": "tests/gpu/tilegym/attention_sink_spec.py", "bound": "compute", "dtypes": ["bfloat16"],
+     "timeout": 420}]
 
 PARTS = [
     " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
@@ -79,4 +85,5 @@ PARTS = [
     "tg_unsloth_geglu tg_unsloth_swiglu tg_liger_tvd",
     "tg_silu_and_mul tg_gelu tg_swiglu tg_splitk_reduce",
     "tg_geglu tg_mla_decoding_split_kv tg_attention_sink_decode",
+    "tg_attention_sink",
 ]

@@ -8,7 +8,11 @@
 # suite's kernels at the cap (ptxas on the CPU: TileGym bmm search configs 64x256 and 128x128,
 # attention_sink_decode's G=8 kernels) must be timed with it off and on, in one call each:
 #  part 1: the FMHA sample's probe (with a "cap retry" variant; needs the sample in
-#          .corpus/cutile-python, see the probe's docstring), tg_attention_sink_decode off / on;
+#          .corpus/cutile-python, see the probe's docstring); the narrow-product probe, whose
+#          single-tile hand-written decode kernel (synchronous warpgroup MMAs, as the translated
+#          decode kernel with 128-key splits had) may reproduce the Triton miscompile the looped
+#          one did not (if so, a narrower rule than "N = 16 or 32" may be possible);
+#          tg_attention_sink_decode off / on;
 #  part 2: tg_bmm, tg_bmm_2k, tg_bmm_tiled off / on;
 #  part 3: tg_attention_sink (TileGym's prefill attention with sinks; spec written in the
 #          eighteenth session, never run on the GPU: its gpu_cases check the translation, its
@@ -23,9 +27,10 @@ source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAN
 part=${2:-1}
 start "${1:-next-session-out}/n" "next_session_$part.txt"
 if [ "$part" = 1 ]; then
-  step 170 "fmha sample: cap retry next to 4 and 8 warps" env PYTHONPATH="$PWD:$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_fmha_sample.py
+  step 160 "fmha sample: cap retry next to 4 and 8 warps" env PYTHONPATH="$PWD:$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_fmha_sample.py
+  step 150 "narrow products: looped and single-tile hand-written decode" env PYTHONPATH="$PWD:$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_narrow_products.py
   for cap in 0 1; do
-    step 200 "attention_sink_decode, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_attention_sink_decode --timeout 190 --out "$out/sink_cap$cap"
+    step 130 "attention_sink_decode, C2T_CAP_RETRY=$cap" env C2T_CAP_RETRY=$cap "${bench[@]}" --only tg_attention_sink_decode --timeout 120 --out "$out/sink_cap$cap"
   done
 elif [ "$part" = 3 ]; then
   for cap in 0 1; do

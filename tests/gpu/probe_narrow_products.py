@@ -6,8 +6,10 @@ Triton compiles to warpgroup MMAs with N = G), and right with the products compu
 Left open: N = 64, and whether the bug needs TileGym's kernel at all. Two parts:
 
 A. A hand-written Triton kernel of that decode pattern (no translator code), plain `tl.dot` or
-   computed transposed, over G (N), key tile, head dim, dtype and a ragged key length; the largest
-   difference from torch's fp32 attention. (3-D products are not here: Triton 3.6 compiles them to
+   computed transposed, over G (N), key tile, dtype and a ragged key length; the largest
+   difference from torch's fp32 attention. The eighteenth session found its looped form right at
+   every G (pipelined: asynchronous warpgroup MMAs); `decode_one_tile` is the single-tile form
+   (synchronous MMAs, as in the translated kernel with 128-key splits, which failed). (3-D products are not here: Triton 3.6 compiles them to
    mma.sync, never to warpgroup MMAs: tests/test_semantics.py checks that on the CPU.)
 B. The translated decode kernels at 64 query heads per KV head, with `_c2t_mma`'s narrow rule as it
    is (N = 16 or 32: N = 64 as a warpgroup MMA), off, and widened to N = 64; against cuTile's
@@ -66,21 +68,60 @@ def decode_pattern(Q, K, V, O, KV, scale, G: tl.constexpr, D: tl.constexpr, TILE
     tl.store(O + pid * G * D + g[None, :] * D + d[:, None], out)
 
 
+@triton.jit
+def decode_one_tile(Q, K, V, O, KV, scale, G: tl.constexpr, D: tl.constexpr, TILE_N: tl.constexpr,
+                    TRANS: tl.constexpr):
+    """decode_pattern for KV <= TILE_N, without the loop: as TileGym's attention_sink_decode runs
+    with 128-key splits (its tile loop has one trip, unrolled), where Triton's warpgroup MMAs are
+    synchronous (no `isAsync` in the TTGIR: nothing to pipeline), while decode_pattern's loop
+    makes them asynchronous. The translated kernel at G=16 was wrong with one 128-key tile."""
+    pid = tl.program_id(0)
+    g = tl.arange(0, G)
+    d = tl.arange(0, D)
+    n = tl.arange(0, TILE_N)
+    q = tl.load(Q + pid * G * D + g[:, None] * D + d[None, :])          # (G, D)
+    inside = n < KV
+    k = tl.load(K + pid * KV * D + n[:, None] * D + d[None, :], mask=inside[:, None], other=0.0)
+    qk = tl.zeros([TILE_N, G], tl.float32)
+    if TRANS:
+        qk = qk + tl.trans(tl.dot(q, tl.trans(k)))
+    else:
+        qk = tl.dot(k, tl.trans(q), qk)                                   # (TILE_N, G)
+    qk = tl.where(inside[:, None], qk * scale, -float("inf"))
+    p = tl.exp(qk - tl.max(qk, axis=0)[None, :])
+    v = tl.load(V + pid * KV * D + n[:, None] * D + d[None, :], mask=inside[:, None], other=0.0)
+    acc = tl.zeros([D, G], tl.float32)
+    if TRANS:
+        acc = acc + tl.trans(tl.dot(tl.trans(p.to(v.dtype)), v))
+    else:
+        acc = tl.dot(tl.trans(v), p.to(v.dtype), acc)                     # (D, G)
+    out = acc / tl.sum(p, axis=0)[None, :]
+    tl.store(O + pid * G * D + g[None, :] * D + d[:, None], out)
+
+
+def _cases():
+    """(kernel, dtype, G, TILE_N, D, KV): the loop over key tiles at KV 128 and 1000 (ragged), the
+    single tile at KV = TILE_N and one ragged KV below it."""
+    for dtype, G, tile, D in itertools.product((torch.float16, torch.bfloat16), (8, 16, 32, 64), (64, 128), (128,)):
+        for kern, kv in ((decode_pattern, 128), (decode_pattern, 1000), (decode_one_tile, tile),
+                         (decode_one_tile, tile - 28)):
+            yield kern, dtype, G, tile, D, kv
+
+
 def part_a():
     print("## A. hand-written decode pattern: max |difference| from torch fp32 (dot as written / transposed)")
-    for dtype, G, tile, D, kv in itertools.product((torch.float16, torch.bfloat16), (8, 16, 32, 64, 128),
-                                                  (64, 128), (128,), (128, 1000)):
+    for kern, dtype, G, tile, D, kv in _cases():
         heads = 4
         q = torch.randn(heads, G, D, device="cuda", dtype=dtype)
         k = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
         v = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
         scale = 1 / math.sqrt(D)
         want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
-        line = [f"{str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv}"]
+        line = [f"{kern.__name__} {str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv}"]
         for trans in (False, True):
             def run():
                 out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
-                ptx = decode_pattern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans).asm["ptx"]
+                ptx = kern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans).asm["ptx"]
                 torch.cuda.synchronize()
                 form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
                 return f"({form}) {(out - want).abs().max().item():.3g}"

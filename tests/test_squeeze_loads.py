@@ -461,9 +461,17 @@ def test_other_method_reshapes_keep_the_full_rank_load(second):
     if second.startswith("y ="):
         src = src.replace("m = ct.max(x, 1)", "m = ct.max(y, 1)")
     res = translate(src)
-    if not res.ok:
-        return
+    assert res.ok, res.diagnostics
     assert "_c2t_load_at_" not in res.code and "_c2t_load_3d(" in res.code
+
+
+def test_method_transpose_and_permute_fold_like_the_ct_calls():
+    """`x = x.reshape(...)` then `x = x.permute((1, 0))`: the method spellings are read as the ct
+    calls (one load of the transposed tile), as `x = ct.permute(x, (1, 0))` is."""
+    for third in ("x = x.permute((1, 0))", "x = ct.permute(x, (1, 0))", "x = x.transpose()"):
+        src = _transposed(third).replace("x = ct.reshape(x, (T, D))", "x = x.reshape((T, D))")
+        body = translate(src).code.split("def tr(")[1].split("def launch_tr")[0]
+        assert "loads the transposed tile" in body, third
 
 
 def test_method_reshape_with_the_shape_keyword(tmp_path):

@@ -208,9 +208,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def _load_then_reshape(self, stmts: list, i: int):
         """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and
-        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`): the pair may become
-        one load of the reshaped tile. `transposed`: stmts[i + 2] is `x = ct.transpose(x)` (or `x.transpose()`, or
-        `ct.permute(x, (1, 0))`), which that load may do too (see ops_memory._squeezed_load)."""
+        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`: method spellings are
+        read as the ct calls they mirror, `_as_ct_call`): the pair may become one load of the
+        reshaped tile. `transposed`: stmts[i + 2] transposes x (`_transposes`), which that load may
+        do too (see ops_memory._squeezed_load)."""
         st, info = stmts[i], self.s.info
         if i + 1 >= len(stmts) or id(st) in self.prefetch:
             return None
@@ -220,48 +221,53 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                     and isinstance(s.value, N.Call)):
                 return None
         x = st.targets[0].id
-        call = nxt.value
         if info.ct_path(st.value.func) != "load" or nxt.targets[0].id != x:
             return None
-        kws = {k.name: k.value for k in call.keywords}
-        if info.ct_path(call.func) == "reshape":
-            src = call.args[0] if call.args else kws.get("x")
-            shape = call.args[1] if len(call.args) > 1 else kws.get("shape")
-            given = 2
-        elif isinstance(call.func, N.Attr) and call.func.attr == "reshape":    # `x = x.reshape(shape)`
-            src = call.func.value
-            shape = call.args[0] if call.args else kws.get("shape")
-            given = 1
-        else:
+        form = self._as_ct_call(nxt.value)
+        if form is None or form[0] != "reshape":
             return None
-        if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(call.args) + len(kws) != given:
+        _, args, kws = form
+        src = args[0] if args else kws.get("x")
+        shape = args[1] if len(args) > 1 else kws.get("shape")
+        if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(args) + len(kws) != 2:
             return None
         from .arrays import walk
         if any(isinstance(n, N.Name) and n.id == x for n in walk([shape])):
             return None         # (the shape is evaluated before the load: it must not read x)
         try:
-            target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", call)
+            target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", nxt.value)
         except TranslationError:
             return None         # the reshape statement reports it when it is lowered
         return (st.value, target, i + 2 < len(stmts) and self._transposes(stmts[i + 2], x))
 
+    def _as_ct_call(self, call: N.Call):
+        """(ct function, positional args, {keyword: value}) of `call` read as a cuTile call: `ct.f(...)`
+        as written, a tile method `t.f(...)` (rules.TILE_METHODS, as ops.method_call lowers it) with
+        the tile as the first argument; None for other calls."""
+        from .. import rules
+        path = self.s.info.ct_path(call.func)
+        kws = {k.name: k.value for k in call.keywords}
+        if path:
+            return path, list(call.args), kws
+        if isinstance(call.func, N.Attr) and call.func.attr in rules.TILE_METHODS:
+            return rules.TILE_METHODS[call.func.attr], [call.func.value, *call.args], kws
+        return None
+
     def _transposes(self, st, x: str) -> bool:
-        """Whether `st` is `x = ct.transpose(x)`, `x = x.transpose()` or `x = ct.permute(x, (1, 0))`."""
+        """Whether `st` is `x = ct.transpose(x)` or `x = ct.permute(x, (1, 0))`, or their method
+        spellings (`x = x.transpose()`, `x = x.permute((1, 0))`)."""
         if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)
                 and st.targets[0].id == x and isinstance(st.value, N.Call)):
             return False
-        call, info = st.value, self.s.info
-        args, kws = call.args, call.keywords
-        is_x = lambda n: isinstance(n, N.Name) and n.id == x      # noqa: E731
-        if info.ct_path(call.func) == "transpose":
-            return len(args) == 1 and not kws and is_x(args[0])
-        if info.ct_path(call.func) == "permute":
-            axes = args[1] if len(args) == 2 else None
-            return (not kws and is_x(args[0]) and isinstance(axes, N.TupleExpr)
-                    and [getattr(e, "value", None) for e in axes.elts] == [1, 0]
-                    and all(isinstance(e, N.Const) for e in axes.elts))
-        return (isinstance(call.func, N.Attr) and call.func.attr == "transpose" and is_x(call.func.value)
-                and not args and not kws)
+        form = self._as_ct_call(st.value)
+        if form is None or form[2] or not form[1] or not (isinstance(form[1][0], N.Name) and form[1][0].id == x):
+            return False
+        name, args, _ = form
+        if name == "transpose":
+            return len(args) == 1
+        axes = args[1] if name == "permute" and len(args) == 2 else None
+        return (isinstance(axes, N.TupleExpr) and all(isinstance(e, N.Const) for e in axes.elts)
+                and [e.value for e in axes.elts] == [1, 0])
 
     def emit(self, depth: int, text: str, node=None):
         self.lines.append("    " * depth + text if text else "")

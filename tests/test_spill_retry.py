@@ -203,3 +203,10 @@ def test_register_cap_retry_in_a_search(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
     assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == {"num_warps": 8, "num_stages": 3}
     assert log == [(4, 3), (4, 3), (8, 3)]
+
+
+@pytest.mark.parametrize("value, on", [("1", True), ("true", True), ("0", False)])
+def test_register_cap_retry_switch_reads_like_the_others(tmp_path, monkeypatch, value, on):
+    """C2T_CAP_RETRY: any value but 0 turns it on, as C2T_SPILL_RETRY=0 turns that one off."""
+    monkeypatch.setenv("C2T_CAP_RETRY", value)
+    assert build(SRC, tmp_path)._C2T_CAP_RETRY is on

@@ -433,7 +433,7 @@ _C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
 # section 3). Other kernels at the cap (TileGym bmm search configs, attention_sink_decode's G=8
 # kernels, by ptxas on the CPU) have not been timed both ways, so this retry is off unless
 # $C2T_CAP_RETRY=1 (it then compiles the 8-warp variant and takes it when it does not spill).
-_C2T_CAP_RETRY = os.environ.get("C2T_CAP_RETRY", "0") == "1"
+_C2T_CAP_RETRY = os.environ.get("C2T_CAP_RETRY", "0") != "0"     # as the other switches: any value but 0 is on
 
 
 def _c2t_at_register_cap(compiled, options):

@@ -10,7 +10,10 @@ torch's fp32 attention and timed next to cuTile's original (do_bench medians, us
 - warps=8: the launcher gives dot kernels 4 warps below 128x256 tiles; the 128x64 D=128 config
   compiles to 255 registers at 4 warps (no spills) and ran at half cuTile's speed (call 4);
 - cap retry: the launcher's opt-in register-cap retry on (C2T_CAP_RETRY=1: 8 warps for a 4-warp
-  dot kernel at 255 registers that does not spill with 8).
+  dot kernel at 255 registers that does not spill with 8);
+- tma auto: tensor descriptors at any grid size (C2T_TMA=auto; the default, "small", takes them
+  only in launches of fewer programs than SMs, and the sample's grids are larger).
+Command-line arguments pick variants by label (`"tma auto" translated`); all when none.
 
 Needs the sample next to its utils folder (not committed):
     mkdir -p .corpus/cutile-python && cp -r <cutile-python>/samples/{AttentionFMHA.py,utils} .corpus/cutile-python/
@@ -20,6 +23,7 @@ Results: docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 3.
 """
 import itertools
 import os
+import sys
 
 import torch
 from triton.testing import do_bench
@@ -41,10 +45,15 @@ def main():
     orig = load_module(PATH)
     code, _ = translate(PATH)
     mods = []
-    for label, new in (("translated", code), ("narrow off", narrow_variant(code, "off")),
-                       ("warps=8", variant_code(code, 8, None, "small")),
-                       ("cap retry", code + "\n_C2T_CAP_RETRY = True\n")) + (
-                           (("before", open(BEFORE).read()),) if os.path.exists(BEFORE) else ()):
+    variants = (("translated", code), ("narrow off", narrow_variant(code, "off")),
+                ("warps=8", variant_code(code, 8, None, "small")),
+                ("cap retry", code + "\n_C2T_CAP_RETRY = True\n"),
+                ("tma auto", code + "\n_C2T_TMA_MODE = 'auto'\n")) + (
+                    (("before", open(BEFORE).read()),) if os.path.exists(BEFORE) else ())
+    wanted = sys.argv[1:] or [label for label, _ in variants]
+    for label, new in variants:
+        if label not in wanted:
+            continue
         m, _ = load_translated(new, PATH)
         rebind_cutile_imports(m)
         mods.append((label, m))

@@ -15,12 +15,19 @@ B. The translated decode kernels at 64 query heads per KV head, with `_c2t_mma`'
    is (N = 16 or 32: N = 64 as a warpgroup MMA), off, and widened to N = 64; against cuTile's
    original and the spec's fp32 reference.
 
-    source .gpu/setup.sh; PYTHONPATH=$PWD:$PWD/.corpus/src:$PYTHONPATH python tests/gpu/probe_narrow_products.py
+    source .gpu/setup.sh; PYTHONPATH=$PWD:$PWD/.corpus/src:$PYTHONPATH python tests/gpu/probe_narrow_products.py [--one-tile] [--no-b]
+
+Part A runs its kernels in child processes: the single-tile kernel at G=16 with the product as a
+warpgroup MMA killed the CUDA context (illegal memory access) in the nineteenth session's first
+run, and the rest of the probe with it. `--one-tile`: part A's single-tile cases only; `--no-b`:
+part A alone.
 
 Results: docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 2.
 """
 import itertools
 import math
+import subprocess
+import sys
 
 import torch
 import triton
@@ -108,25 +115,66 @@ def _cases():
             yield kern, dtype, G, tile, D, kv
 
 
-def part_a():
-    print("## A. hand-written decode pattern: max |difference| from torch fp32 (dot as written / transposed)")
-    for kern, dtype, G, tile, D, kv in _cases():
-        heads = 4
-        q = torch.randn(heads, G, D, device="cuda", dtype=dtype)
-        k = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
-        v = torch.randn(heads, kv, D, device="cuda", dtype=dtype)
-        scale = 1 / math.sqrt(D)
-        want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
-        line = [f"{kern.__name__} {str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv}"]
-        for trans in (False, True):
-            def run():
-                out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
-                ptx = kern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans).asm["ptx"]
-                torch.cuda.synchronize()
-                form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
-                return f"({form}) {(out - want).abs().max().item():.3g}"
-            line.append(tried("transposed" if trans else "as written", run))
-        print(" | ".join(line), flush=True)
+def _run_case(i, trans):
+    """Case i of _cases() (`trans`: the product computed transposed): its line."""
+    kern, dtype, G, tile, D, kv = list(_cases())[i]
+    heads = 4
+    gen = torch.Generator(device="cuda").manual_seed(i)
+    q, k, v = (torch.randn(heads, n, D, device="cuda", dtype=dtype, generator=gen) for n in (G, kv, kv))
+    scale = 1 / math.sqrt(D)
+    want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
+    out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
+    ptx = kern[(heads,)](q, k, v, out, kv, scale, G=G, D=D, TILE_N=tile, TRANS=trans).asm["ptx"]
+    torch.cuda.synchronize()
+    form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
+    return f"({form}) {(out - want).abs().max().item():.3g}"
+
+
+def _child(first, only_one_tile):
+    """Runs the (case, form) pairs from index `first` on, one line each, flushed: a CUDA error
+    kills the context, so the parent starts a new child after the pair that died."""
+    pairs = [(i, t) for i, c in enumerate(_cases()) for t in (True, False)
+             if not only_one_tile or c[0] is decode_one_tile]
+    for n, (i, trans) in enumerate(pairs):
+        if n >= first:
+            print(f"PAIR {n} {i} {int(trans)} {_run_case(i, trans)}", flush=True)
+    print("DONE", flush=True)
+
+
+def part_a(only_one_tile=False):
+    """Each (case, form) in a child process that goes on until a CUDA error ends it (then the
+    next child starts after the pair that died: its line says so)."""
+    print("## A. hand-written decode pattern: max |difference| from torch fp32 (transposed / as written)")
+    cases = list(_cases())
+    results, first, silent = {}, 0, 0
+    while True:
+        proc = subprocess.run([sys.executable, __file__, "--child", str(first)] +
+                              (["--one-tile"] if only_one_tile else []), capture_output=True, text=True)
+        done = False
+        silent = 0 if "PAIR " in proc.stdout else silent + 1
+        if silent == 3:     # not a kernel's fault: the child cannot start
+            print("children print nothing; the last one's stderr:\n" + proc.stderr[-2000:], flush=True)
+            break
+        for line in proc.stdout.splitlines():
+            if line.startswith("PAIR "):
+                _, n, i, t, rest = line.split(" ", 4)
+                results[(int(i), bool(int(t)))] = rest
+                first = int(n) + 1
+            done |= line == "DONE"
+        if done:
+            break
+        pairs = [(i, t) for i, c in enumerate(cases) for t in (True, False)
+                 if not only_one_tile or c[0] is decode_one_tile]
+        i, t = pairs[first]
+        err = [ln for ln in proc.stderr.splitlines() if "Error" in ln][-1:] or ["(no error line)"]
+        results[(i, t)] = f"died: {err[0][:90]}"
+        first += 1
+        if first >= len(pairs):
+            break
+    for i, (kern, dtype, G, tile, D, kv) in enumerate(cases):
+        if (i, True) in results or (i, False) in results:
+            print(f"{kern.__name__} {str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv} | transposed "
+                  f"{results.get((i, True), '-')} | as written {results.get((i, False), '-')}", flush=True)
 
 
 NARROW = {"as is": lambda c: c, "off": lambda c: c.replace(_NARROW, "M >= 64 and False:"),
@@ -168,7 +216,11 @@ def part_b():
 
 
 if __name__ == "__main__":
+    if "--child" in sys.argv:
+        _child(int(sys.argv[sys.argv.index("--child") + 1]), "--one-tile" in sys.argv)
+        sys.exit(0)
     gpu_setup()
     torch.manual_seed(0)
-    part_a()
-    part_b()
+    part_a(only_one_tile="--one-tile" in sys.argv)
+    if "--no-b" not in sys.argv:
+        part_b()

@@ -20,20 +20,19 @@ B. The translated decode kernels at 64 query heads per KV head, with `_c2t_mma`'
 Part A runs its kernels in child processes: the single-tile kernel at G=16 with the product as a
 warpgroup MMA killed the CUDA context (illegal memory access) in the nineteenth session's first
 run, and the rest of the probe with it. `--one-tile`: part A's single-tile cases only; `--no-b`:
-part A alone.
+part A alone; `--dtypes float32,float8_e4m3fn`: other operand types (default fp16 and bf16).
 
 Results: docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 2.
 """
 import itertools
 import math
-import subprocess
 import sys
 
 import torch
 import triton
 import triton.language as tl
 
-from probe_entries import entry_modules, gpu_setup, tried
+from probe_entries import child_jobs, entry_modules, gpu_setup, jobs_in_children, tried
 from sweep_tilegym_options import _NARROW, variant_code
 from translator.harness.loading import load_translated, rebind_cutile_imports, translate
 
@@ -106,10 +105,16 @@ def decode_one_tile(Q, K, V, O, KV, scale, G: tl.constexpr, D: tl.constexpr, TIL
     tl.store(O + pid * G * D + g[None, :] * D + d[:, None], out)
 
 
+# `--dtypes float32,float8_e4m3fn`: other operand types than the 16-bit ones (fp32 products are
+# tf32 warpgroup MMAs, tl.dot's default precision; fp8 ones are 8-bit warpgroup MMAs)
+DTYPES = tuple(getattr(torch, d) for d in
+               (sys.argv[sys.argv.index("--dtypes") + 1].split(",") if "--dtypes" in sys.argv else ("float16", "bfloat16")))
+
+
 def _cases():
     """(kernel, dtype, G, TILE_N, D, KV): the loop over key tiles at KV 128 and 1000 (ragged), the
     single tile at KV = TILE_N and one ragged KV below it."""
-    for dtype, G, tile, D in itertools.product((torch.float16, torch.bfloat16), (8, 16, 32, 64), (64, 128), (128,)):
+    for dtype, G, tile, D in itertools.product(DTYPES, (8, 16, 32, 64), (64, 128), (128,)):
         for kern, kv in ((decode_pattern, 128), (decode_pattern, 1000), (decode_one_tile, tile),
                          (decode_one_tile, tile - 28)):
             yield kern, dtype, G, tile, D, kv
@@ -120,7 +125,7 @@ def _run_case(i, trans):
     kern, dtype, G, tile, D, kv = list(_cases())[i]
     heads = 4
     gen = torch.Generator(device="cuda").manual_seed(i)
-    q, k, v = (torch.randn(heads, n, D, device="cuda", dtype=dtype, generator=gen) for n in (G, kv, kv))
+    q, k, v = (torch.randn(heads, n, D, device="cuda", generator=gen).to(dtype) for n in (G, kv, kv))
     scale = 1 / math.sqrt(D)
     want = torch.softmax(q.float() @ k.float().transpose(1, 2) * scale, -1) @ v.float()
     out = torch.empty(heads, G, D, device="cuda", dtype=torch.float32)
@@ -130,48 +135,21 @@ def _run_case(i, trans):
     return f"({form}) {(out - want).abs().max().item():.3g}"
 
 
-def _child(first, only_one_tile):
-    """Runs the (case, form) pairs from index `first` on, one line each, flushed: a CUDA error
-    kills the context, so the parent starts a new child after the pair that died."""
-    pairs = [(i, t) for i, c in enumerate(_cases()) for t in (True, False)
-             if not only_one_tile or c[0] is decode_one_tile]
-    for n, (i, trans) in enumerate(pairs):
-        if n >= first:
-            print(f"PAIR {n} {i} {int(trans)} {_run_case(i, trans)}", flush=True)
-    print("DONE", flush=True)
+def _pairs(only_one_tile):
+    """(case index, transposed) of part A's jobs."""
+    return [(i, t) for i, c in enumerate(_cases()) for t in (True, False)
+            if not only_one_tile or c[0] is decode_one_tile]
 
 
 def part_a(only_one_tile=False):
     """Each (case, form) in a child process that goes on until a CUDA error ends it (then the
     next child starts after the pair that died: its line says so)."""
     print("## A. hand-written decode pattern: max |difference| from torch fp32 (transposed / as written)")
-    cases = list(_cases())
-    results, first, silent = {}, 0, 0
-    while True:
-        proc = subprocess.run([sys.executable, __file__, "--child", str(first)] +
-                              (["--one-tile"] if only_one_tile else []), capture_output=True, text=True)
-        done = False
-        silent = 0 if "PAIR " in proc.stdout else silent + 1
-        if silent == 3:     # not a kernel's fault: the child cannot start
-            print("children print nothing; the last one's stderr:\n" + proc.stderr[-2000:], flush=True)
-            break
-        for line in proc.stdout.splitlines():
-            if line.startswith("PAIR "):
-                _, n, i, t, rest = line.split(" ", 4)
-                results[(int(i), bool(int(t)))] = rest
-                first = int(n) + 1
-            done |= line == "DONE"
-        if done:
-            break
-        pairs = [(i, t) for i, c in enumerate(cases) for t in (True, False)
-                 if not only_one_tile or c[0] is decode_one_tile]
-        i, t = pairs[first]
-        err = [ln for ln in proc.stderr.splitlines() if "Error" in ln][-1:] or ["(no error line)"]
-        results[(i, t)] = f"died: {err[0][:90]}"
-        first += 1
-        if first >= len(pairs):
-            break
-    for i, (kern, dtype, G, tile, D, kv) in enumerate(cases):
+    pairs = _pairs(only_one_tile)
+    argv = [sys.executable, __file__, "--dtypes", ",".join(str(d)[6:] for d in DTYPES)] + \
+        (["--one-tile"] if only_one_tile else [])
+    results = {pairs[n]: line for n, line in jobs_in_children(argv, len(pairs)).items()}
+    for i, (kern, dtype, G, tile, D, kv) in enumerate(_cases()):
         if (i, True) in results or (i, False) in results:
             print(f"{kern.__name__} {str(dtype)[6:]} G={G} TILE_N={tile} D={D} KV={kv} | transposed "
                   f"{results.get((i, True), '-')} | as written {results.get((i, False), '-')}", flush=True)
@@ -217,7 +195,8 @@ def part_b():
 
 if __name__ == "__main__":
     if "--child" in sys.argv:
-        _child(int(sys.argv[sys.argv.index("--child") + 1]), "--one-tile" in sys.argv)
+        pairs = _pairs("--one-tile" in sys.argv)
+        child_jobs(lambda n: _run_case(*pairs[n]), len(pairs), int(sys.argv[sys.argv.index("--child") + 1]))
         sys.exit(0)
     gpu_setup()
     torch.manual_seed(0)

@@ -455,6 +455,27 @@ def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path):
         torch.testing.assert_close(mod.run(a, b), want, rtol=1e-4, atol=1e-4)
 
 
+def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path):
+    """fp8 operands take the rule too: a hand-written decode kernel with one key tile faulted (illegal
+    address) on the H200 at query groups of 16 and 32 in fp8 as in fp16 (sync-wgmma-2026-11-30.md).
+    Same results transposed; on sm_90 the product is mma.sync, not the warpgroup MMA."""
+    from kernel_util import compile_sm90
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build(_ONE_ROW_MMA, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    for m, kdim, n in ((128, 64, 16), (64, 128, 32)):
+        a = torch.randn(m, kdim, generator=g).to(torch.float8_e4m3fn)
+        b = torch.randn(kdim, n, generator=g).to(torch.float8_e4m3fn)
+        want = (a.double().mm(b.double()) + 0.5).float()
+        torch.testing.assert_close(mod.run(a, b), want, rtol=1e-4, atol=1e-4)
+    fp8 = "(torch.randn(128, 64).to(torch.float8_e4m3fn), torch.randn(64, {}).to(torch.float8_e4m3fn))"
+    narrow = compile_sm90(_ONE_ROW_MMA, "run", fp8.format(16), tmp_path)
+    assert "OK k" in narrow and " wgmma=False mma.sync=True " in narrow, narrow
+    wide = compile_sm90(_ONE_ROW_MMA, "run", fp8.format(64), tmp_path)
+    assert "OK k" in wide and " wgmma=True " in wide, wide
+
+
 def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path):
     """The transposed product of a (128, 128) by (128, 16) fp16 mma takes Triton's mma.sync path
     on sm_90 (the warpgroup MMA, wgmma, computed the decode kernels wrongly); a (128, 64) by

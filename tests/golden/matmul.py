@@ -107,13 +107,18 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
     elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or one_row:
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
-    elif len(a.shape) == 2 and a.dtype.primitive_bitwidth == 16 and M >= 64 and (N == 16 or N == 32):
-        # a narrow 16-bit product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
+    elif len(a.shape) == 2 and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8()) and M >= 64 \
+            and (N == 16 or N == 32):
+        # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
         # transposed so (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3): N becomes the
         # product's M, which the warpgroup MMA does not take, and Triton uses its other MMA path.
-        # Not N=8 (Triton takes mma.sync there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76)
+        # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
+        # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
+        # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
+        # (docs/gpu-runs/sync-wgmma-2026-11-30.md). Not N=8 (Triton takes mma.sync there itself;
+        # transposed, flash decode's batch-32 rows ran at 0.72-0.76)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)

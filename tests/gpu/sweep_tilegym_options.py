@@ -95,7 +95,7 @@ def mma_variant(code, mma):
     return code
 
 
-_NARROW = "M >= 64 and (N == 16 or N == 32):"
+_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32):"
 
 
 def narrow_variant(code, narrow):

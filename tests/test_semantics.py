@@ -199,8 +199,8 @@ def test_fp32_mma_is_full_precision_and_tf32_is_explicit():
     """)
     assert res.ok
     body = res.code.split("def k(")[1]
-    assert '_c2t_mma(x, y, tl.zeros([T, T], tl.float32), "ieee")' in body
-    assert '"tf32")' in body
+    assert '_c2t_mma(x, y, tl.zeros([T, T], tl.float32), "ieee", B_FROM_MMA=False)' in body
+    assert '"tf32", B_FROM_MMA=False)' in body
 
 
 def test_reductions_keepdims_tuple_axes_and_dtype(tmp_path):

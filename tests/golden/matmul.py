@@ -84,8 +84,19 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
 
 
+# Which narrow products _c2t_mma computes transposed: "all" (the default) every 16-bit or fp8 one
+# with N = 16 or 32; "products" only those whose B operand may come from another product (the
+# lowering passes B_FROM_MMA=False where it proves B does not: translator/lower/product_operands.py).
+# On the H200 the miscompile needed such a B (docs/gpu-runs/sync-wgmma-2026-11-30.md); "products"
+# spares prefill attention's 32-key q @ k, but has not yet run on the GPU in translated kernels.
+_C2T_NARROW = os.environ.get("C2T_NARROW", "all")
+if _C2T_NARROW not in ("all", "products"):
+    raise ValueError(f"C2T_NARROW must be all or products, not {_C2T_NARROW!r}")
+_C2T_NARROW_ALL = tl.constexpr(_C2T_NARROW == "all")
+
+
 @triton.jit
-def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
+def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
@@ -108,7 +119,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
     elif len(a.shape) == 2 and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8()) and M >= 64 \
-            and (N == 16 or N == 32):
+            and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
@@ -117,7 +128,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr):
         # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
         # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
         # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
-        # (docs/gpu-runs/sync-wgmma-2026-11-30.md). Not N=8 (Triton takes mma.sync there itself;
+        # (docs/gpu-runs/sync-wgmma-2026-11-30.md); a single product was wrong only with B another
+        # product's result (B_FROM_MMA: see _C2T_NARROW). Not N=8 (Triton takes mma.sync there itself;
         # transposed, flash decode's batch-32 rows ran at 0.72-0.76)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
@@ -435,9 +447,11 @@ _C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
 # A dot kernel at 4 warps whose registers reach ptxas's cap (255) without spilling may also run
 # faster with 8: cutile-python's AttentionFMHA at 128x64 tiles and D=128 took 544 us at 4 warps
 # (255 registers, none spilled) and 329 us at 8, cuTile 283 (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md
-# section 3). Other kernels at the cap (TileGym bmm search configs, attention_sink_decode's G=8
-# kernels, by ptxas on the CPU) have not been timed both ways, so this retry is off unless
-# $C2T_CAP_RETRY=1 (it then compiles the 8-warp variant and takes it when it does not spill).
+# section 3). Timed both ways on the H200 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 2), it
+# also slows the sample's 128x128 D=64 config (182 -> 225 us) and leaves TileGym's bmm entries,
+# attention_sink_decode and attention_sink where they were (within run-to-run spread): a kernel at
+# the cap does not tell which way 8 warps go, so this retry is off unless $C2T_CAP_RETRY is set
+# (it then compiles the 8-warp variant and takes it when it does not spill).
 _C2T_CAP_RETRY = os.environ.get("C2T_CAP_RETRY", "0") != "0"     # as the other switches: any value but 0 is on
 
 
@@ -633,7 +647,7 @@ def matmul_kernel(
         a_tile = a_desc_0.load([bm * BM, k * BK]) if a_TMA else _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
         b_tile = b_desc_0.load([k * BK, bn * BN]) if b_TMA else _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
         # acc += a_tile @ b_tile (operands share a dtype, acc is float32).
-        acc = _c2t_mma(a_tile, b_tile, acc, "ieee")
+        acc = _c2t_mma(a_tile, b_tile, acc, "ieee", B_FROM_MMA=False)
 
     # Explicit down-cast (float32 -> float16/bfloat16 is not an implicit store cast).
     c_desc_0.store([bm * BM, bn * BN], acc.to(c.dtype.element_ty)) if c_TMA else _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)

@@ -4,15 +4,17 @@ torch's fp32 attention and timed next to cuTile's original (do_bench medians, us
 - narrow off: since the seventeenth session `_c2t_mma` computes 16-bit products of N = 16 or 32
   transposed (mma.sync) to avoid a Triton 3.6 wgmma miscompile found in TileGym's decode kernels;
   the sample's TILE_N=32 configs make q @ k such a product. Right both ways? What does it cost?
-- before: the translation of an earlier commit, when BEFORE holds it (the eighteenth session: K's
-  loads by masked pointers, before `k = k.reshape(...)` after a load was recognized as a squeezed
-  load, which takes a tensor descriptor);
+- before: the translation of an earlier commit, when BEFORE holds it (the eighteenth session: K as
+  a 4-D masked-pointer load, before `k = k.reshape(...)` after a load was recognized as a squeezed
+  load: one 2-D load, which can take a tensor descriptor, though not in these grids: see tma auto);
 - warps=8: the launcher gives dot kernels 4 warps below 128x256 tiles; the 128x64 D=128 config
   compiles to 255 registers at 4 warps (no spills) and ran at half cuTile's speed (call 4);
 - cap retry: the launcher's opt-in register-cap retry on (C2T_CAP_RETRY=1: 8 warps for a 4-warp
   dot kernel at 255 registers that does not spill with 8);
 - tma auto: tensor descriptors at any grid size (C2T_TMA=auto; the default, "small", takes them
   only in launches of fewer programs than SMs, and the sample's grids are larger).
+- narrow products: C2T_NARROW=products (the narrow rule only where B may come from another
+  product: the 32-key configs' q @ k keeps the warpgroup MMA; sync-wgmma-2026-11-30.md).
 Command-line arguments pick variants by label (`"tma auto" translated`); all when none.
 
 Needs the sample next to its utils folder (not committed):
@@ -48,7 +50,8 @@ def main():
     variants = (("translated", code), ("narrow off", narrow_variant(code, "off")),
                 ("warps=8", variant_code(code, 8, None, "small")),
                 ("cap retry", code + "\n_C2T_CAP_RETRY = True\n"),
-                ("tma auto", code + "\n_C2T_TMA_MODE = 'auto'\n")) + (
+                ("tma auto", code + "\n_C2T_TMA_MODE = 'auto'\n"),
+                ("narrow products", narrow_variant(code, "products"))) + (
                     (("before", open(BEFORE).read()),) if os.path.exists(BEFORE) else ())
     wanted = sys.argv[1:] or [label for label, _ in variants]
     for label, new in variants:

@@ -15,7 +15,8 @@ B. The translated decode kernels at 64 query heads per KV head, with `_c2t_mma`'
    is (N = 16 or 32: N = 64 as a warpgroup MMA), off, and widened to N = 64; against cuTile's
    original and the spec's fp32 reference.
 
-    source .gpu/setup.sh; PYTHONPATH=$PWD:$PWD/.corpus/src:$PYTHONPATH python tests/gpu/probe_narrow_products.py [--one-tile] [--no-b]
+    source .gpu/setup.sh; export PYTHONPATH=$PWD:$PWD/tests/gpu:$PWD/.corpus/src:$PYTHONPATH
+    python tests/gpu/probe_narrow_products.py [--one-tile] [--no-b] [--dtypes float32,float8_e4m3fn]
 
 Part A runs its kernels in child processes: the single-tile kernel at G=16 with the product as a
 warpgroup MMA killed the CUDA context (illegal memory access) in the nineteenth session's first
@@ -107,8 +108,8 @@ def decode_one_tile(Q, K, V, O, KV, scale, G: tl.constexpr, D: tl.constexpr, TIL
 
 # `--dtypes float32,float8_e4m3fn`: other operand types than the 16-bit ones (fp32 products are
 # tf32 warpgroup MMAs, tl.dot's default precision; fp8 ones are 8-bit warpgroup MMAs)
-DTYPES = tuple(getattr(torch, d) for d in
-               (sys.argv[sys.argv.index("--dtypes") + 1].split(",") if "--dtypes" in sys.argv else ("float16", "bfloat16")))
+DTYPES = tuple(getattr(torch, d) for d in (sys.argv[sys.argv.index("--dtypes") + 1].split(",")
+                                           if "--dtypes" in sys.argv else ("float16", "bfloat16")))
 
 
 def _cases():

@@ -7,9 +7,12 @@ product apart: C = A @ B with A (M, K) and B (K, N) loaded from memory as writte
 views (`A_T`: A stored as (K, M) and loaded through tl.trans; `B_T`: B stored as (N, K)), with the
 dot alone (one call) or in a loop of a run-time trip count (pipelined: asynchronous MMAs) summing
 it twice. `--b mem,reg,dot`: B loaded (mem, the default), recomputed in registers (reg), or the
-result of another dot (dot; B_T does not apply), as the decode kernel's second product's is. Each line: the PTX's MMA form and max |C - torch fp32| / max |torch fp32|.
+result of another dot (dot; B_T does not apply), as the decode kernel's second product's is. Each
+line: the PTX's MMA form and max |C - torch fp32| / max |torch fp32|. It reproduces the miscompile
+with `--b dot` (synchronous, N = 16 or 32: wrong or an illegal memory access).
 
-    source .gpu/setup.sh; PYTHONPATH=$PWD:$PWD/tests/gpu:$PWD/.corpus/src:$PYTHONPATH python tests/gpu/probe_sync_dots.py [--dtypes float16,float8_e4m3fn] [--b mem,reg,dot]
+    source .gpu/setup.sh; export PYTHONPATH=$PWD:$PWD/tests/gpu:$PWD/.corpus/src:$PYTHONPATH
+    python tests/gpu/probe_sync_dots.py [--dtypes float16,float8_e4m3fn] [--b mem,reg,dot]
 
 Jobs run in child processes (probe_entries.jobs_in_children): a faulting MMA kills the CUDA context.
 Results: docs/gpu-runs/sync-wgmma-2026-11-30.md.

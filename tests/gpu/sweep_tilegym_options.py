@@ -11,7 +11,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
     python tests/gpu/sweep_tilegym_options.py softmax:4,5 --dtype bfloat16 --occupancy on,off --graph
     python tests/gpu/sweep_tilegym_options.py splitk_reduce --dtype float32 --mma 2d,3d,dot --graph
-    python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,off --graph
+    python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,products,off --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -95,16 +95,19 @@ def mma_variant(code, mma):
     return code
 
 
-_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32):"
+_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):"
 
 
 def narrow_variant(code, narrow):
-    """_c2t_mma's narrow 16-bit products (M >= 64, N = 16 or 32): on (the translator's: computed
-    transposed, mma.sync) or off (tl.dot as written: Triton 3.6's wgmma, which computed TileGym's
-    decode attention wrongly at those shapes; for timing and checking only)."""
+    """_c2t_mma's narrow 16-bit and fp8 products (M >= 64, N = 16 or 32): on (the translator's
+    default: computed transposed, mma.sync), products (C2T_NARROW=products: only those whose B
+    operand may come from another product) or off (tl.dot as written: Triton 3.6's wgmma, which
+    computed TileGym's decode attention wrongly at those shapes; for timing and checking only)."""
     if narrow == "off":
         assert _NARROW in code or "_c2t_mma" not in code, "_c2t_mma changed: update the probe"
         code = code.replace(_NARROW, "M >= 64 and False:")
+    elif narrow == "products":
+        code += "\n_C2T_NARROW_ALL = tl.constexpr(False)\n"
     return code
 
 
@@ -171,8 +174,9 @@ def main():
     ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "
                     "without dots, where it does not spill (on/off)")
     ap.add_argument("--mma", default="2d", help="fp32 one-row ct.mma products: 2d (the translator's), 3d, dot")
-    ap.add_argument("--narrow", default="on", help="16-bit products of N = 16 or 32 computed transposed: "
-                    "on (the translator's) or off (wgmma; wrong on decode attention, for timing)")
+    ap.add_argument("--narrow", default="on", help="16-bit/fp8 products of N = 16 or 32 computed transposed: "
+                    "on (the translator's default), products (C2T_NARROW=products: only where B may "
+                    "come from another product) or off (wgmma; wrong on decode attention, for timing)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine

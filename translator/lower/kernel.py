@@ -112,8 +112,17 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.init_gemm_loops()          # gemm_loops.GemmLoops: the launcher's num_stages
         self.squeeze_done = False
         self.transpose_done = False     # ... and folded the transpose that followed (see there)
+        self._product_operands = None   # product_operands()
         from . import ops   # late import: ops uses this module's helpers
         self.ops = ops
+
+    def product_operands(self):
+        """Which of this function's names may hold a product's result (product_operands; made on
+        first use, after fd_is_kernel is known)."""
+        if self._product_operands is None:
+            from .product_operands import ProductOperands
+            self._product_operands = ProductOperands(self.fd, self.fd_is_kernel, self.s.info)
+        return self._product_operands
 
     # ----------------------------------------------------------------- diagnostics
     def fail(self, code: str, msg: str, node=None, hint: str = ""):

@@ -1,0 +1,120 @@
+"""Which products' B operands may come from another product (translator/lower/product_operands.py):
+the lowering marks the others `B_FROM_MMA=False`, and with C2T_NARROW=products _c2t_mma keeps
+Triton's warpgroup MMA for those narrow products (docs/gpu-runs/sync-wgmma-2026-11-30.md)."""
+import re
+
+import pytest
+import torch
+
+from kernel_util import build, compile_sm90, translate
+
+# TileGym's decode pattern, one tile: qk = k @ q (B loaded), p from qk, acc = v^T @ p (B from a product)
+DECODE = """
+@ct.kernel
+def k(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
+    q = ct.load(Q, index=(0, 0), shape=(D, G))
+    kt = ct.load(K, index=(0, 0), shape=(N, D))
+    qk = ct.mma(kt, q, ct.zeros((N, G), dtype=ct.float32))
+    p = ct.exp(qk - ct.max(qk, axis=0, keepdims=True))
+    vt = ct.load(V, index=(0, 0), shape=(D, N))
+    acc = ct.mma(vt, p.astype(V.dtype), ct.zeros((D, G), dtype=ct.float32))
+    ct.store(O, index=(0, 0), tile=acc / ct.sum(p, axis=0, keepdims=True))
+
+def run(q, kk, v):
+    o = torch.empty((v.shape[0], q.shape[1]), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (q, kk, v, o, q.shape[1], q.shape[0], kk.shape[0]))
+    return o
+"""
+
+
+def _calls(code: str) -> list:
+    """The kernel's `_c2t_mma(...)` / `_c2t_matmul(...)` calls, in order."""
+    return re.findall(r"= (_c2t_(?:mma|matmul)\(.*\))", code)
+
+
+def test_decode_pattern_marks_the_loaded_operand_only():
+    calls = _calls(translate(DECODE).code)
+    assert calls == ['_c2t_mma(kt, q, tl.zeros([N, G], tl.float32), "ieee", B_FROM_MMA=False)',
+                     '_c2t_mma(vt, p.to(V.dtype.element_ty), tl.zeros([D, G], tl.float32), "ieee")'], calls
+
+
+@pytest.mark.parametrize("b, marked", [
+    ("y", True),                                    # loaded
+    ("ct.transpose(y) * 2.0", True),                # computed from a loaded tile
+    ("max(y, y)", True),                            # a builtin of loaded tiles
+    ("ct.load(B, index=(ct.max(x @ y).astype(ct.int32) * 0, 0), shape=(K, N))", True),   # loaded, whatever the index
+    ("(x @ y).astype(ct.float16)", False),          # another product, as `@`
+    ("ct.matmul(x, y)", False),                     # ... as ct.matmul
+    ("helper(y)", False),                           # a device function: not seen into
+    ("z", False),                                   # assigned from a product later in the loop
+])
+def test_b_operand_provenance(b, marked):
+    src = f"""
+    def helper(t):
+        return t
+
+    @ct.kernel
+    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(A, index=(0, 0), shape=(M, K))
+        y = ct.load(B, index=(0, 0), shape=(K, N))
+        z = y
+        acc = ct.zeros((M, N), dtype=ct.float32)
+        for i in range(2):
+            acc = ct.mma(x, {b}, acc)
+            z = (x @ y).astype(ct.float16)
+        ct.store(C, index=(0, 0), tile=acc)
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    call = next(c for c in _calls(res.code) if c.startswith("_c2t_mma(x"))
+    assert call.endswith("B_FROM_MMA=False)") == marked, call
+
+
+def test_device_function_parameters_may_be_products_but_constants_are_not():
+    src = """
+    def body(t, A, S: ConstInt):
+        u = ct.load(A, index=(0, 0), shape=(S, S))
+        return ct.mma(u, ct.reshape(u, (S, S)), ct.zeros((S, S), dtype=ct.float32)) + \\
+            ct.mma(u, t, ct.zeros((S, S), dtype=ct.float32))
+
+    @ct.kernel
+    def k(A, C, S: ConstInt):
+        t = ct.load(A, index=(0, 0), shape=(S, S))
+        ct.store(C, index=(0, 0), tile=body(t, A, S))
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    line = next(ln for ln in res.code.splitlines() if "_c2t_mma(u" in ln)
+    calls = line.split(" + ")
+    assert len(calls) == 2 and calls[0].endswith('"ieee", B_FROM_MMA=False)') and calls[1].endswith('"ieee")'), line
+
+
+@pytest.mark.parametrize("mode", ["all", "products"])
+def test_decode_pattern_computes_the_same_either_way(tmp_path, monkeypatch, mode):
+    """Interpreter: the products are right in both modes (the transposed form is exact too)."""
+    monkeypatch.setenv("C2T_NARROW", mode)
+    mod = build(DECODE, tmp_path)
+    g = torch.Generator().manual_seed(0)
+    q, kk, v = (torch.randn(*s, generator=g).half() for s in ((64, 16), (64, 64), (64, 64)))
+    qk = kk.double() @ q.double()
+    p = torch.exp(qk - qk.max(0, keepdim=True).values)
+    want = (v.double().t() @ p.half().double()) / p.sum(0, keepdim=True)
+    torch.testing.assert_close(mod.run(q, kk, v.t().contiguous()).double(), want, rtol=2e-3, atol=2e-3)
+
+
+def test_products_mode_keeps_warpgroup_mma_for_a_loaded_narrow_operand(tmp_path, monkeypatch):
+    """sm_90 compiles: by default both narrow products are mma.sync; with C2T_NARROW=products the
+    first (B loaded) is a warpgroup MMA and the second (B from the first) stays mma.sync."""
+    args = "(torch.randn(64, 16).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())"
+    monkeypatch.delenv("C2T_NARROW", raising=False)
+    both = compile_sm90(DECODE, "run", args, tmp_path)
+    assert "OK k" in both and " wgmma=False mma.sync=True " in both, both
+    monkeypatch.setenv("C2T_NARROW", "products")
+    mixed = compile_sm90(DECODE, "run", args, tmp_path)
+    assert "OK k" in mixed and " wgmma=True mma.sync=True " in mixed, mixed
+
+
+def test_narrow_mode_is_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("C2T_NARROW", "some")
+    with pytest.raises(ValueError, match="C2T_NARROW must be all or products"):
+        build(DECODE, tmp_path)

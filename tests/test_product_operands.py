@@ -70,6 +70,27 @@ def test_b_operand_provenance(b, marked):
     assert call.endswith("B_FROM_MMA=False)") == marked, call
 
 
+def test_local_functions_are_not_followed():
+    """A lambda's parameter may be anything its callers pass (here a product): its product with it
+    as B stays unmarked, as does a product whose B is a local function's result."""
+    src = """
+    @ct.kernel
+    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(A, index=(0, 0), shape=(M, K))
+        y = ct.load(B, index=(0, 0), shape=(K, N))
+        g = lambda t: ct.mma(x, t, ct.zeros((M, N), dtype=ct.float32))
+        f = lambda t: t
+        acc = g(x @ y) + ct.mma(x, f(y), ct.zeros((M, N), dtype=ct.float32))
+        ct.store(C, index=(0, 0), tile=acc)
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    for call in ('_c2t_matmul(x, y, "ieee", B_FROM_MMA=False)',      # x @ y: y loaded
+                 'return _c2t_mma(x, t, tl.zeros([M, N], tl.float32), "ieee")\n',     # g, hoisted
+                 '_c2t_mma(x, _k_f(y), tl.zeros([M, N], tl.float32), "ieee")\n'):
+        assert call in res.code, call
+
+
 def test_device_function_parameters_may_be_products_but_constants_are_not():
     src = """
     def body(t, A, S: ConstInt):

@@ -9,13 +9,14 @@ not come from a product, the lowering tells `_c2t_mma` so (`B_FROM_MMA=False`), 
 
 The analysis is flow-insensitive and errs towards "may come from a product": a name is marked when
 any assignment to it anywhere in the function (loops, branches, nested defs) has a value that may;
-calls to functions it cannot see into (user device functions, module functions) may; parameters of
-functions that are not kernels may (their callers' values are not seen), but for compile-time
-constants; tiles read from memory (`ct.load`, `ct.gather`) never do, whatever their indices."""
+calls to functions it cannot see into (user device functions, local lambdas, module functions) may;
+parameters of functions that are not kernels may (their callers' values are not seen: nested defs
+and lambdas are lowered as such functions), but for compile-time constants; tiles read from memory
+(`ct.load`, `ct.gather`) never do, whatever their indices."""
 from ..ir import nodes as N
 from .arrays import walk
 
-PRODUCTS = {"mma", "matmul"}
+PRODUCTS = {"mma", "matmul", "mma_scaled"}   # (mma_scaled is refused today: C2T101)
 SOURCES = {"load", "gather"}     # tiles read from memory: never a product's value
 # builtins whose result derives from their arguments only
 TRANSPARENT = {"abs", "bool", "enumerate", "float", "int", "len", "list", "max", "min", "range", "reversed",
@@ -34,6 +35,8 @@ def _assignments(st):
 
 
 def _names(target):
+    """The names an assignment to `target` binds (kernel code cannot assign to subscripts or
+    attributes: C2T103)."""
     if isinstance(target, N.Name):
         yield target.id
     elif isinstance(target, (N.TupleExpr, N.ListExpr)):

@@ -133,6 +133,55 @@ def test_products_mode_keeps_warpgroup_mma_for_a_loaded_narrow_operand(tmp_path,
     monkeypatch.setenv("C2T_NARROW", "products")
     mixed = compile_sm90(DECODE, "run", args, tmp_path)
     assert "OK k" in mixed and " wgmma=True mma.sync=True " in mixed, mixed
+    # in neither is a synchronous warpgroup MMA fed by an MMA result (the miscompile's signature)
+    assert " mma_fed_sync=-" in both and " mma_fed_sync=-" in mixed, (both, mixed)
+
+
+_SIGNATURE = """
+import sys
+sys.path.insert(0, {tests!r})
+import triton, triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from compile_sm90 import mma_fed_sync_dots
+
+@triton.jit
+def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, B_DOT: tl.constexpr):
+    i = tl.arange(0, 64)
+    n = tl.arange(0, N)
+    acc = tl.zeros([128, N], tl.float32)
+    for _ in range(reps if LOOP else 1):
+        a = tl.load(A + tl.arange(0, 128)[:, None] * 64 + i[None, :])
+        b = tl.load(Y + i[:, None] * N + n[None, :])
+        if B_DOT:       # B (64, N) is another product's result
+            b = tl.dot(tl.load(X + i[:, None] * 64 + i[None, :]), b).to(tl.float16)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + tl.arange(0, 128)[:, None] * N + n[None, :], acc)
+
+for n, loop, b_dot in ((16, False, True), (32, False, True), (16, False, False), (16, True, True)):
+    src = ASTSource(two_dots, signature={{"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
+                                         "N": "constexpr", "LOOP": "constexpr", "B_DOT": "constexpr"}},
+                    constexprs={{"N": n, "LOOP": loop, "B_DOT": b_dot}})
+    k = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    print(n, loop, b_dot, mma_fed_sync_dots(k.asm["ttgir"]))
+"""
+
+
+def test_the_miscompile_signature_is_recognized(tmp_path):
+    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (tests/gpu/probe_sync_dots.py
+    --b dot: a synchronous warpgroup MMA whose B is another product's result, N = 16 or 32) and not
+    what it computed right (B loaded; the same in a pipelined loop)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    prog = tmp_path / "signature.py"       # Triton reads a @jit function's source from its file
+    prog.write_text(_SIGNATURE.format(tests=str(Path(__file__).resolve().parent)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.splitlines() == ["16 False True [16]", "32 False True [32]", "16 False False []",
+                                     "16 True True []"], r.stdout
 
 
 def test_narrow_mode_is_checked(tmp_path, monkeypatch):

@@ -12,7 +12,12 @@ made to launch every config (triton.autotune is disabled here), so every tuned c
 spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md);
 for a kernel without dots whose registers fit one program per SM, also what the launcher's register
 cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
-`--dtypes`: every dtype of the spec with --bench (else the first).
+`--dtypes`: every dtype of the spec with --bench (else the first). `--gpu-cases`: the specs'
+gpu_cases (the shapes GPU verification runs). Without --ptxas each op's line also names the kernels
+with synchronous warpgroup MMAs whose B operand comes from an MMA result (compile_sm90.
+mma_fed_sync_dots: with N = 16 or 32 the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma-2026-11-30.md);
+`--narrow=all|products|off`: _c2t_mma's narrow rule as by default, as with C2T_NARROW=products, or
+taken out.
 
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas --dtypes softmax liger_tvd
 
@@ -24,7 +29,7 @@ from pathlib import Path
 
 os.environ.pop("TRITON_INTERPRET", None)
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / ".corpus" / "src")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "gpu"), str(ROOT / ".corpus" / "src")]
 
 import torch  # noqa: E402
 import triton  # noqa: E402
@@ -96,17 +101,22 @@ def source_of(op: str) -> Path:
 
 
 def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False,
-          every_dtype: bool = False) -> str:
+          every_dtype: bool = False, gpu_cases: bool = False, narrow: str = "all") -> str:
     path = source_of(op)
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
     code, _ = translate(path)
+    if narrow == "off":         # the narrow-product rule taken out (what Triton compiled wrongly)
+        from sweep_tilegym_options import narrow_variant
+        code = narrow_variant(code, "off")
+    os.environ["C2T_NARROW"] = "products" if narrow == "products" else "all"     # read at import
     mod, _ = load_translated(code, path)
     rebind_cutile_imports(mod)
     triton.autotune = _no_autotune
     captured = C._capture(mod)
     errors = []
-    for case in (sp.bench_cases if bench else sp.cases if every_case else sp.cases[:3]):
+    cases = sp.gpu_cases if gpu_cases else sp.bench_cases if bench else sp.cases if every_case else sp.cases[:3]
+    for case in cases:
         for dt in (sp.dtypes[:1] if bench and not every_dtype else sp.dtypes):
             try:
                 getattr(mod, sp.entry)(*sp.make_args(case, getattr(torch, dt), 0, "cpu"))
@@ -119,7 +129,9 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
         return "\n".join([f"{op}: {len(res)} kernel specializations from {len(captured)} launches{note}"] + res)
     res = C._compile_calls(captured)
     note = f"; host code raised after the launches: {errors[0]}" if errors else ""
-    return f"{op}: {len(res)} kernel specializations compiled for sm_90 from {len(captured)} launches{note}"
+    fed = [f"{r[0]}: N={','.join(map(str, r[-1]))}" for r in res if r[-1]]
+    return (f"{op}: {len(res)} kernel specializations compiled for sm_90 from {len(captured)} launches{note}; "
+            f"synchronous warpgroup MMAs with B from an MMA result: {'; '.join(fed) or 'none'}")
 
 
 if __name__ == "__main__":
@@ -129,7 +141,9 @@ if __name__ == "__main__":
     for op in [a for a in sys.argv[1:] if not a.startswith("--")]:
         try:
             print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags,
-                        every_dtype="--dtypes" in flags), flush=True)
+                        every_dtype="--dtypes" in flags, gpu_cases="--gpu-cases" in flags,
+                        narrow=next((f.split("=")[1] for f in flags if f.startswith("--narrow=")), "all")),
+                  flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on
             ok = False
             print(f"{op}: FAIL {type(exc).__name__}: {str(exc)[-800:]}", flush=True)

@@ -53,6 +53,25 @@ def compile_for_h200(fn, args, kwargs):
     return triton.compile(src, target=_H200, options=options.__dict__)
 
 
+def compile_through_jit(fn, args, kwargs):
+    """Compile as a launch on the H200 does, through the JITFunction's own compile path (its
+    compile cache and Triton's compile hooks, such as the translated modules' narrow-product guard)
+    rather than triton.compile: the device cache that a launch would make from the GPU driver is
+    made here for the H200 target. Returns the compiled kernel; what a hook raises propagates."""
+    from triton.compiler import ASTSource, CompiledKernel, compile, make_backend
+    from triton.runtime.jit import create_function_from_signature
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    backend = make_backend(_H200)
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    fn.CompiledKernel, fn.compile, fn.ASTSource = CompiledKernel, compile, ASTSource
+    fn.device_caches[0] = ({}, {}, _H200, backend, binder)
+    bound_args, specialization, options = binder(*args, **kwargs)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    key = (tuple(specialization), str(options))
+    return fn._do_compile(key, signature, 0, constexprs, options, attrs, warmup=True)
+
+
 class _Capture:
     def __init__(self, name, fn, calls):
         self.name, self.fn, self.calls = name, fn, calls

@@ -223,3 +223,45 @@ def test_the_guard_chains_to_a_hook_already_installed(tmp_path):
         assert guard(key="k1", fn=other, compile={"device": 0}) == "theirs" and seen == ["k1"]
     finally:
         triton.knobs.runtime.jit_post_compile_hook = before
+
+
+_THROUGH_JIT = """
+import sys, importlib.util, torch
+sys.path.insert(0, {tests!r})
+from compile_sm90 import _capture, _restore, compile_through_jit
+spec = importlib.util.spec_from_file_location("m", {path!r})
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+calls = _capture(m)
+m.run(torch.randn(64, 16).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())
+_restore(m)
+name, fn, args, kwargs = calls[0]
+try:
+    compile_through_jit(fn, args, kwargs)
+    print("compiled")
+except RuntimeError as exc:
+    print("stopped:", str(exc)[:100])
+"""
+
+
+@pytest.mark.parametrize("rule", ["as generated", "taken out"])
+def test_the_guard_runs_in_tritons_compile_path(tmp_path, rule):
+    """Through Triton's own JIT compile (for sm_90, on this CPU) the guard lets the translated decode
+    pattern compile, and stops it when the narrow-product rule is taken out of _c2t_mma (then the
+    second product is the pattern Triton 3.6 computed wrongly)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = translate(DECODE).code
+    if rule == "taken out":
+        narrow = "and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):"
+        assert narrow in code
+        code = code.replace(narrow, "and False:")
+    path = tmp_path / "decode_triton.py"
+    path.write_text(code)
+    prog = _THROUGH_JIT.format(tests=str(Path(__file__).resolve().parent), path=str(path))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    want = "compiled" if rule == "as generated" else "stopped: cutile2triton: kernel `k` compiled to a synchronous"
+    assert r.stdout.startswith(want), r.stdout

@@ -53,25 +53,6 @@ def compile_for_h200(fn, args, kwargs):
     return triton.compile(src, target=_H200, options=options.__dict__)
 
 
-def compile_through_jit(fn, args, kwargs):
-    """Compile as a launch on the H200 does, through the JITFunction's own compile path (its
-    compile cache and Triton's compile hooks, such as the translated modules' narrow-product guard)
-    rather than triton.compile: the device cache that a launch would make from the GPU driver is
-    made here for the H200 target. Returns the compiled kernel; what a hook raises propagates."""
-    from triton.compiler import ASTSource, CompiledKernel, compile, make_backend
-    from triton.runtime.jit import create_function_from_signature
-    while not isinstance(fn, JITFunction):
-        fn = fn.fn
-    backend = make_backend(_H200)
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
-    fn.CompiledKernel, fn.compile, fn.ASTSource = CompiledKernel, compile, ASTSource
-    fn.device_caches[0] = ({}, {}, _H200, backend, binder)
-    bound_args, specialization, options = binder(*args, **kwargs)
-    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
-    key = (tuple(specialization), str(options))
-    return fn._do_compile(key, signature, 0, constexprs, options, attrs, warmup=True)
-
-
 class _Capture:
     def __init__(self, name, fn, calls):
         self.name, self.fn, self.calls = name, fn, calls
@@ -130,12 +111,28 @@ def compile_example(example: Path) -> list:
     return _compile_calls(calls)
 
 
-def mma_fed_sync_dots(fn, ttgir: str) -> list:
-    """What the translated module's narrow-product guard (templates/host_narrow_guard.py.j2) finds
-    in a kernel's TTGIR: the N of synchronous warpgroup MMAs fed by another MMA's result (Triton
-    3.6 computes them wrongly with N = 16 or 32); [] for modules without it."""
-    find = getattr(getattr(fn, "fn", None), "__globals__", {}).get("_c2t_mma_fed_sync")
-    return find(ttgir) if find else []
+def mma_fed_sync_dots(ttgir: str) -> list:
+    """The column counts (N) of the synchronous warpgroup MMAs (`ttng.warp_group_dot` without
+    `isAsync`) in `ttgir` whose B operand is staged to shared memory from an MMA result (a
+    `ttg.local_alloc` of a tensor in a version-3 `#mma` layout, through transposes and reshapes of
+    the buffer). With N = 16 or 32 in 16-bit types that is what Triton 3.6 computed wrongly on the
+    H200 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1: tests/gpu/probe_sync_dots.py --b dot)."""
+    v3 = set(re.findall(r"^(#mma\d*) = #ttg\.nvidia_mma<\{versionMajor = 3", ttgir, re.M))
+    source = {}         # buffer -> (the value it was made from, its layout, its last extent) or an alias
+    for m in re.finditer(r"(%[\w#]+) = ttg\.local_alloc (%[\w#]+) : \(tensor<([\dx]+)x\w+, (#\w+)>\)", ttgir):
+        source[m.group(1)] = (m.group(4), int(m.group(3).split("x")[-1]))
+    for m in re.finditer(r"(%[\w#]+) = ttg\.memdesc_(?:trans|reshape) (%[\w#]+)", ttgir):
+        source[m.group(1)] = m.group(2)
+    found = []
+    for m in re.finditer(r"= ttng\.warp_group_dot (%[\w#]+), (%[\w#]+), [^{]*\{([^}]*)\}[^\n]*-> tensor<[\dx]+x(\d+)x", ttgir):
+        if "isAsync = true" in m.group(3):
+            continue
+        b = m.group(2)
+        while isinstance(source.get(b), str):
+            b = source[b]
+        if isinstance(source.get(b), tuple) and source[b][0] in v3:
+            found.append(int(m.group(4)))
+    return found
 
 
 def _compile_calls(calls) -> list:
@@ -150,7 +147,7 @@ def _compile_calls(calls) -> list:
         vec = len(re.findall(r"ld\.global[\w.]*\.v[24]\.", ptx))     # vectorized global loads
         results.append((name, len(ptx), "wgmma" in ptx, "mma.sync" in ptx, "cp.async.bulk.tensor" in ptx, vec,
                         k.metadata.num_ctas, len(re.findall(r"cp\.async\.cg\.shared\.global", ptx)), k.metadata.shared,
-                        mma_fed_sync_dots(fn, k.asm.get("ttgir", ""))))
+                        mma_fed_sync_dots(k.asm.get("ttgir", ""))))
     return results
 
 

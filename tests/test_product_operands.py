@@ -138,10 +138,12 @@ def test_products_mode_keeps_warpgroup_mma_for_a_loaded_narrow_operand(tmp_path,
 
 
 _SIGNATURE = """
-import json
+import sys
+sys.path.insert(0, {tests!r})
 import triton, triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
+from compile_sm90 import mma_fed_sync_dots
 
 @triton.jit
 def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, B_DOT: tl.constexpr):
@@ -156,112 +158,33 @@ def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, B_DOT: tl.co
         acc = tl.dot(a, b, acc)
     tl.store(C + tl.arange(0, 128)[:, None] * N + n[None, :], acc)
 
-out = []
 for n, loop, b_dot in ((16, False, True), (32, False, True), (16, False, False), (16, True, True)):
-    src = ASTSource(two_dots, signature={"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
-                                         "N": "constexpr", "LOOP": "constexpr", "B_DOT": "constexpr"},
-                    constexprs={"N": n, "LOOP": loop, "B_DOT": b_dot})
-    out.append(triton.compile(src, target=GPUTarget("cuda", 90, 32)).asm["ttgir"])
-print(json.dumps(out))
+    src = ASTSource(two_dots, signature={{"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
+                                         "N": "constexpr", "LOOP": "constexpr", "B_DOT": "constexpr"}},
+                    constexprs={{"N": n, "LOOP": loop, "B_DOT": b_dot}})
+    k = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    print(n, loop, b_dot, mma_fed_sync_dots(k.asm["ttgir"]))
 """
 
 
-def _signature_ttgirs(tmp_path) -> list:
-    """sm_90 TTGIR of a hand-written product whose B is another product's result (N = 16, 32), one
-    whose B is loaded, and the first in a pipelined loop (tests/gpu/probe_sync_dots.py's shapes)."""
-    import json
-    import os
-    import subprocess
-    import sys
-    prog = tmp_path / "signature.py"       # Triton reads a @jit function's source from its file
-    prog.write_text(_SIGNATURE)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout)
-
-
-def test_the_guard_recognizes_the_miscompile_and_stops_the_launch(tmp_path):
-    """The generated module's guard (templates/host_narrow_guard.py.j2) finds what the H200 computed
-    wrongly (tests/gpu/probe_sync_dots.py --b dot: a synchronous warpgroup MMA whose B is another
-    product's result, N = 16 or 32) and not what it computed right (B loaded; the same in a
-    pipelined loop); as Triton's post-compile hook it raises for such a kernel of a translated
-    module (checked here with the compiled kernel stood in: this machine has no GPU to launch on)."""
-    import types
-    import triton
-    mod = build(DECODE, tmp_path)
-    ttgirs = _signature_ttgirs(tmp_path)
-    assert [mod._c2t_mma_fed_sync(t) for t in ttgirs] == [[16], [32], [], []]
-    assert triton.knobs.runtime.jit_post_compile_hook.c2t_narrow_guard     # installed on import
-
-    def hook(ttgir):
-        # a JITFunction of the module stood in: its function (globals: the module's) and compile cache
-        compiled = types.SimpleNamespace(asm={"ttgir": ttgir})
-        jit = types.SimpleNamespace(fn=mod.run, device_caches={0: ({"key": compiled},)})
-        fn = types.SimpleNamespace(module=mod.__name__, name="k", jit_function=jit)
-        return triton.knobs.runtime.jit_post_compile_hook(key="key", repr="", fn=fn, compile={"device": 0},
-                                                         is_manual_warmup=False, already_compiled=False)
-    with pytest.raises(RuntimeError, match="synchronous warpgroup MMA of 16 columns"):
-        hook(ttgirs[0])
-    hook(ttgirs[2])         # B loaded: no error
-    mod._C2T_NARROW_GUARD = False
-    hook(ttgirs[0])         # C2T_NARROW_GUARD=0: no check
-
-
-def test_the_guard_chains_to_a_hook_already_installed(tmp_path):
-    """A program's own post-compile hook keeps running: the guard calls it after its check."""
-    import types
-    import triton
-    before = triton.knobs.runtime.jit_post_compile_hook
-    seen = []
-    try:
-        triton.knobs.runtime.jit_post_compile_hook = lambda **hook: seen.append(hook["key"]) or "theirs"
-        build(DECODE, tmp_path)         # imports a module that installs the guard in front of it
-        guard = triton.knobs.runtime.jit_post_compile_hook
-        assert guard.c2t_narrow_guard and guard.c2t_next is not None
-        other = types.SimpleNamespace(name="f", jit_function=types.SimpleNamespace(fn=len))  # not translated
-        assert guard(key="k1", fn=other, compile={"device": 0}) == "theirs" and seen == ["k1"]
-    finally:
-        triton.knobs.runtime.jit_post_compile_hook = before
-
-
-_THROUGH_JIT = """
-import sys, importlib.util, torch
-sys.path.insert(0, {tests!r})
-from compile_sm90 import _capture, _restore, compile_through_jit
-spec = importlib.util.spec_from_file_location("m", {path!r})
-m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-calls = _capture(m)
-m.run(torch.randn(64, 16).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())
-_restore(m)
-name, fn, args, kwargs = calls[0]
-try:
-    compile_through_jit(fn, args, kwargs)
-    print("compiled")
-except RuntimeError as exc:
-    print("stopped:", str(exc)[:100])
-"""
-
-
-@pytest.mark.parametrize("rule", ["as generated", "taken out"])
-def test_the_guard_runs_in_tritons_compile_path(tmp_path, rule):
-    """Through Triton's own JIT compile (for sm_90, on this CPU) the guard lets the translated decode
-    pattern compile, and stops it when the narrow-product rule is taken out of _c2t_mma (then the
-    second product is the pattern Triton 3.6 computed wrongly)."""
+def test_the_miscompile_signature_is_recognized(tmp_path):
+    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (tests/gpu/probe_sync_dots.py
+    --b dot: a synchronous warpgroup MMA whose B is another product's result, N = 16 or 32) and not
+    what it computed right (B loaded; the same in a pipelined loop)."""
     import os
     import subprocess
     import sys
     from pathlib import Path
-    code = translate(DECODE).code
-    if rule == "taken out":
-        narrow = "and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):"
-        assert narrow in code
-        code = code.replace(narrow, "and False:")
-    path = tmp_path / "decode_triton.py"
-    path.write_text(code)
-    prog = _THROUGH_JIT.format(tests=str(Path(__file__).resolve().parent), path=str(path))
+    prog = tmp_path / "signature.py"       # Triton reads a @jit function's source from its file
+    prog.write_text(_SIGNATURE.format(tests=str(Path(__file__).resolve().parent)))
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    want = "compiled" if rule == "as generated" else "stopped: cutile2triton: kernel `k` compiled to a synchronous"
-    assert r.stdout.startswith(want), r.stdout
+    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.splitlines() == ["16 False True [16]", "32 False True [32]", "16 False False []",
+                                     "16 True True []"], r.stdout
+
+
+def test_narrow_mode_is_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("C2T_NARROW", "some")
+    with pytest.raises(ValueError, match="C2T_NARROW must be all or products"):
+        build(DECODE, tmp_path)

@@ -512,69 +512,6 @@ def _c2t_fit_shared_memory(launcher):
     return launch
 
 
-# Triton 3.6 computes a synchronous warpgroup MMA (outside a pipelined loop) wrongly on the H200, or
-# faults, when its B operand, 16 or 32 columns of 16-bit or fp8 values, is staged to shared memory
-# from another MMA's result (docs/gpu-runs/sync-wgmma-2026-11-30.md). _c2t_mma computes such
-# products transposed (see _C2T_NARROW); this hook checks each compile of this module's kernels
-# (Triton's post-compile hook, chained to any other) and raises before the launch if one has the
-# pattern anyway, rather than let it compute wrong values. $C2T_NARROW_GUARD=0 turns it off.
-import re as _c2t_re    # noqa: E402
-
-_C2T_NARROW_GUARD = os.environ.get("C2T_NARROW_GUARD", "1") != "0"
-_C2T_MMA_V3 = _c2t_re.compile(r"^(#mma\d*) = #ttg\.nvidia_mma<\{versionMajor = 3", _c2t_re.M)
-_C2T_STAGED = _c2t_re.compile(r"(%[\w#]+) = ttg\.local_alloc (%[\w#]+) : \(tensor<([\dx]+)x(f16|bf16|f8\w*), (#\w+)>\)")
-_C2T_VIEW = _c2t_re.compile(r"(%[\w#]+) = ttg\.memdesc_(?:trans|reshape) (%[\w#]+)")
-_C2T_WGMMA = _c2t_re.compile(
-    r"= ttng\.warp_group_dot (%[\w#]+), (%[\w#]+), [^{]*\{([^}]*)\}[^\n]*-> tensor<[\dx]+x(\d+)x")
-
-
-def _c2t_mma_fed_sync(ttgir):
-    """The column counts (N) of the synchronous warpgroup MMAs in `ttgir` (`ttng.warp_group_dot`
-    without `isAsync`) whose B operand is a shared-memory copy (through transposed or reshaped
-    views) of a 16-bit or fp8 tensor in an MMA (version 3) layout: another product's result."""
-    v3 = set(_C2T_MMA_V3.findall(ttgir))
-    source = {m.group(1): m.group(5) for m in _C2T_STAGED.finditer(ttgir)}
-    view = {m.group(1): m.group(2) for m in _C2T_VIEW.finditer(ttgir)}
-    found = []
-    for m in _C2T_WGMMA.finditer(ttgir):
-        b = m.group(2)
-        while b in view:
-            b = view[b]
-        if "isAsync = true" not in m.group(3) and source.get(b) in v3:
-            found.append(int(m.group(4)))
-    return found
-
-
-def _c2t_narrow_guard(**hook):
-    """Triton's jit_post_compile_hook (its keywords: key, fn, compile, ...): the check above, for
-    the kernels of translated modules (the first one imported installs it; it reads each kernel's
-    own module's switches), then the hook that was there before."""
-    fn = hook.get("fn")
-    jit = getattr(fn, "jit_function", None)
-    g = getattr(getattr(jit, "fn", None), "__globals__", None) or {}
-    if g.get("_c2t_narrow_guard") is not None and g.get("_C2T_NARROW_GUARD"):
-        caches = getattr(jit, "device_caches", {}).get((hook.get("compile") or {}).get("device"))
-        kernel = caches[0].get(hook.get("key")) if caches else None
-        asm = getattr(kernel, "asm", None) or {}
-        narrow = [n for n in _c2t_mma_fed_sync(asm.get("ttgir", "")) if n in (16, 32)]
-        if narrow:
-            raise RuntimeError(
-                f"cutile2triton: kernel `{fn.name}` compiled to a synchronous warpgroup MMA of {narrow[0]} "
-                "columns whose B operand is another product's result, which Triton 3.6 computes wrongly on "
-                "sm_90 (docs/gpu-runs/sync-wgmma-2026-11-30.md in cutile2triton). "
-                + ("Run without C2T_NARROW=products (the default computes every narrow product transposed)."
-                   if g.get("_C2T_NARROW") == "products" else "Please report it with the cuTile source."))
-    after = _c2t_narrow_guard.c2t_next
-    return after(**hook) if after is not None else None
-
-
-_c2t_narrow_guard.c2t_next = None
-if hasattr(triton, "knobs") and not getattr(triton.knobs.runtime.jit_post_compile_hook, "c2t_narrow_guard", False):
-    _c2t_narrow_guard.c2t_next = triton.knobs.runtime.jit_post_compile_hook    # chained: someone else's
-    _c2t_narrow_guard.c2t_narrow_guard = True
-    triton.knobs.runtime.jit_post_compile_hook = _c2t_narrow_guard
-
-
 def _c2t_num_warps(elements, dot=False):
     """Warps per program for a kernel whose largest tile has `elements` elements."""
     if dot:

@@ -14,9 +14,8 @@ for a kernel without dots whose registers fit one program per SM, also what the 
 cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
 `--dtypes`: every dtype of the spec with --bench (else the first). `--gpu-cases`: the specs'
 gpu_cases (the shapes GPU verification runs). Without --ptxas each op's line also names the kernels
-with synchronous warpgroup MMAs whose B operand comes from an MMA result (what the translated
-module's narrow guard looks for, compile_sm90.mma_fed_sync_dots: with N = 16 or 32 the Triton 3.6
-miscompile of docs/gpu-runs/sync-wgmma-2026-11-30.md);
+with synchronous warpgroup MMAs whose B operand comes from an MMA result (compile_sm90.
+mma_fed_sync_dots: with N = 16 or 32 the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma-2026-11-30.md);
 `--narrow=all|products|off`: _c2t_mma's narrow rule as by default, as with C2T_NARROW=products, or
 taken out.
 

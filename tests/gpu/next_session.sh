@@ -5,9 +5,6 @@
 # whose B operand is another product's result (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1) and
 # built C2T_NARROW=products: the narrow products whose B provably is not such a result keep the
 # warpgroup MMA. It is not the default until this has run:
-# The nineteenth session also added a post-compile hook to every translated module with dot kernels
-# (templates/host_narrow_guard.py.j2) that has not run on a GPU: every compile in these calls goes
-# through it; an error from it, or any launch failure, is the first thing to look at.
 #  part 1: correctness first: the decode entries with C2T_NARROW=products (their gpu_cases include
 #          the G=16/32 shapes that were wrong before the narrow rule: any FAIL there keeps the
 #          default `all`); then the G=16 bench rows' time with the rule on / products / off;

@@ -104,7 +104,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True
     memory. Timed on the H200 with TileGym's split-KV reduce (docs/gpu-runs/splitk-and-sinks-2026-11-30.md):
     a (1, 128) by (128, 128) fp32 product ran at 0.56-0.59 of cuTile as a dot, 0.76 as a 3-D
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
-    ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios)."""
+    ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
+    B_FROM_MMA: whether b may be another product's result (False where the translator proved it is
+    not); read by the narrow-product rule below under C2T_NARROW=products."""
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the twentieth session should measure first, in two calls
+# GPU run (not part of the product): what the twentieth session should measure first, in three calls
 # of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run yet.
 # The nineteenth session reduced Triton 3.6's narrow warpgroup-MMA miscompile to a synchronous MMA
 # whose B operand is another product's result (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1) and
@@ -10,7 +10,12 @@
 #          default `all`); then the G=16 bench rows' time with the rule on / products / off;
 #          the FMHA sample's 32-key configs (q @ k with B loaded) with products;
 #  part 2: the single-dot probe in fp8 with B from another product (not run: the device time was
-#          spent), and the narrow probe's part B (translated decode kernels at G=64) with products.
+#          spent), and the narrow probe's part B (translated decode kernels at G=64) with products;
+#  part 3: tg_attention_sink (0.84-0.92 of cuTile, whose kernel is warp-specialized over TMA
+#          descriptors: tests/gpu/cutile_sass.py) with its key loop warp-specialized (`--loops
+#          ws_kv`: tl.range(..., warp_specialize=True)) and descriptors at every grid size
+#          (`--tma auto`); on the CPU only its 64x64 and 64x128 configs compile so (the others
+#          hit Triton 3.6's WSLowerToken assertion, and the search skips them).
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
@@ -25,6 +30,8 @@ if [ "$part" = 1 ]; then
   step 280 "decode entries with C2T_NARROW=products (correctness and timing)" env C2T_NARROW=products "${bench[@]}" --only tg_flash_decode tg_attention_sink_decode --timeout 130 --out "$out/decode_products"
   step 150 "G=16 decode rows: the narrow rule on / products / off" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,products,off --graph
   step 120 "fmha sample: narrow products" env PYTHONPATH="$gpu_path" python tests/gpu/probe_fmha_sample.py translated "narrow products"
+elif [ "$part" = 3 ]; then
+  step 500 "attention_sink: warp-specialized key loop, descriptors" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --dtype bfloat16 --loops plain,ws_kv --tma small,auto
 else
   step 200 "single dots: fp8, B from another product" env PYTHONPATH="$gpu_path" python tests/gpu/probe_sync_dots.py --dtypes float8_e4m3fn,bfloat16 --b dot
   step 200 "translated decode kernels at G=64 (narrow probe part B)" env PYTHONPATH="$gpu_path" C2T_NARROW=products python tests/gpu/probe_narrow_products.py --one-tile --dtypes bfloat16

@@ -46,11 +46,13 @@ from translator.harness.verify import make_args, raise_cutile_compiler_timeout, 
 # schedule) is written. plain: as translated; flatten: `tl.range(..., flatten=True)`, which lets
 # Triton fuse it with the K loop inside and pipeline across output tiles (Triton's persistent
 # matmul tutorial); flatten_ws: also `warp_specialize=True`; ws: `warp_specialize=True` on the grid-stride
-# loop alone; ws_k: on the one-argument loops (a GEMM's K loop) instead.
+# loop alone; ws_k: on the one-argument loops (a GEMM's K loop) instead; ws_kv: on the two-argument
+# loops of dot kernels (attention's key loop, `for j in range(start_block, Tc)`).
 _GRID_STRIDE = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+), ([^(),]+), ([^(),]+)\):$", re.M)
 
 
 _K_LOOP = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+)\):$", re.M)
+_KV_LOOP = re.compile(r"^(\s+)for (\w+) in range\(([^(),]+), ([^(),]+)\):$", re.M)
 
 
 def _in_dot_kernels(code, edit):
@@ -74,6 +76,9 @@ def loop_variant(code, loops):
     if loops == "ws_k":         # warp-specialized GEMM K loops (one-argument ranges in dot kernels)
         return _in_dot_kernels(code, lambda k: _K_LOOP.sub(
             lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, warp_specialize=True):", k))
+    if loops == "ws_kv":        # warp-specialized key loops of attention (two-argument ranges in dot kernels)
+        return _in_dot_kernels(code, lambda k: _KV_LOOP.sub(
+            lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, warp_specialize=True):", k))
     if loops == "ws":           # warp-specialized grid-stride loops, not fused with the K loop
         return _GRID_STRIDE.sub(lambda m: f"{m[1]}for {m[2]} in tl.range({m[3]}, {m[4]}, {m[5]}, warp_specialize=True):", code)
     extra = ", flatten=True" + (", warp_specialize=True" if loops == "flatten_ws" else "")
@@ -168,7 +173,8 @@ def main():
                     "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
     ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")
     ap.add_argument("--spill", default="on", help="fewer stages when a dot kernel spills (on/off)")
-    ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws, ws; K loops: ws_k")
+    ap.add_argument("--loops", default="plain", help="grid-stride loops: plain, flatten, flatten_ws, ws; K loops: "
+                    "ws_k; attention's key loops: ws_kv")
     ap.add_argument("--dtype", default=None, help="the dtype to time (default: the spec's first)")
     ap.add_argument("--maxnreg", default="0", help="registers per thread at most (Triton's maxnreg; 0: no cap)")
     ap.add_argument("--occupancy", default="on", help="a register cap for two programs per SM on kernels "

@@ -13,9 +13,11 @@
 #          spent), and the narrow probe's part B (translated decode kernels at G=64) with products;
 #  part 3: tg_attention_sink (0.84-0.92 of cuTile, whose kernel is warp-specialized over TMA
 #          descriptors: tests/gpu/cutile_sass.py) with its key loop warp-specialized (`--loops
-#          ws_kv`: tl.range(..., warp_specialize=True)) and descriptors at every grid size
-#          (`--tma auto`); on the CPU only its 64x64 and 64x128 configs compile so (the others
-#          hit Triton 3.6's WSLowerToken assertion, and the search skips them).
+#          ws_kv`: tl.range(..., warp_specialize=True)) and descriptors at every grid size, made in
+#          the kernel (`--tma auto`) or on the host as cuTile does (`--tma host`: TensorDescriptor
+#          arguments); on the CPU only its 64x64 and 64x128 configs compile with ws_kv (the others
+#          hit Triton 3.6's WSLowerToken assertion, and the search skips them); all compile with
+#          host descriptors (TMA loads in the PTX), and the interpreter's results are right.
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
@@ -31,7 +33,7 @@ if [ "$part" = 1 ]; then
   step 150 "G=16 decode rows: the narrow rule on / products / off" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,products,off --graph
   step 120 "fmha sample: narrow products" env PYTHONPATH="$gpu_path" python tests/gpu/probe_fmha_sample.py translated "narrow products"
 elif [ "$part" = 3 ]; then
-  step 500 "attention_sink: warp-specialized key loop, descriptors" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --dtype bfloat16 --loops plain,ws_kv --tma small,auto
+  step 560 "attention_sink: warp-specialized key loop, descriptors in the kernel or from the host" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --dtype bfloat16 --loops plain,ws_kv --tma small,auto,host
 else
   step 200 "single dots: fp8, B from another product" env PYTHONPATH="$gpu_path" python tests/gpu/probe_sync_dots.py --dtypes float8_e4m3fn,bfloat16 --b dot
   step 200 "translated decode kernels at G=64 (narrow probe part B)" env PYTHONPATH="$gpu_path" C2T_NARROW=products python tests/gpu/probe_narrow_products.py --one-tile --dtypes bfloat16

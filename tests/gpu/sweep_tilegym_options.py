@@ -116,9 +116,48 @@ def narrow_variant(code, narrow):
     return code
 
 
+_DESC_LINE = re.compile(r"^(\s+)(\w+)_desc_(\d+) = _c2t_desc_\dd\((\w+), .*, (\"\w+\"|\w+), \w+_TMA\)$", re.M)
+
+
+def host_descriptor_variant(code):
+    """`--tma host`: the kernels' tensor descriptors built on the host (Triton's TensorDescriptor
+    arguments, as cuTile passes its tensormaps) instead of in each program (tl.make_tensor_descriptor),
+    for every array where the launcher finds them legal (C2T_TMA=auto's rule). An array's i-th
+    descriptor becomes the kernel parameter `<array>_HD<i>`; the launcher passes them after the
+    array's own arguments. The launch memo and the fast dispatch are off (they would replay the
+    first call's descriptors)."""
+    descs = {}                                   # array -> [(index, padding)]
+    for m in _DESC_LINE.finditer(code):
+        descs.setdefault(m[2], []).append((int(m[3]), m[5]))
+    code = _DESC_LINE.sub(lambda m: f"{m[1]}{m[2]}_desc_{m[3]} = {m[2]}_HD{m[3]}", code)
+    for name, items in descs.items():
+        hd = "".join(f" {name}_HD{i}," for i, _ in items)
+        code = code.replace(f"{name}_TMA: tl.constexpr,", f"{name}_TMA: tl.constexpr,{hd}", 1)
+        pads = ", ".join(p if p.startswith('"') else '"zero"' for _, p in items)
+        code = re.sub(rf'(\*_c2t_array\({name}, \d+, "{name}", tma=(\(.*?\),\)), [^)]*\)),',
+                      lambda m: f"{m[1]}, *_x_host_descs({name}, {m[2]}, ({pads},)),", code)
+    return code + """
+
+from triton.tools.tensor_descriptor import TensorDescriptor as _XTensorDescriptor
+
+
+def _x_host_descs(a, blocks, pads):
+    if not _c2t_tma(a, blocks):
+        return tuple(None for _ in blocks)
+    return tuple(_XTensorDescriptor(a, list(a.shape), list(a.stride()), list(b),
+                                    padding="zero" if a.dtype.is_floating_point is False else p)
+                 for b, p in zip(blocks, pads))
+
+
+_C2T_FAST_LAUNCH = False
+"""
+
+
 def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on",
                  mma="2d", narrow="on"):
     code = narrow_variant(mma_variant(loop_variant(code, loops), mma), narrow)
+    if tma == "host":
+        code, tma = host_descriptor_variant(code), "auto"
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
     code = code.replace('"num_warps": _c2t_num_warps(', "**_x_opts(")      # autotune configs
     if stages:          # a fixed depth replaces the translator's (and its shared-memory/spill retries)
@@ -168,7 +207,8 @@ def main():
     ap.add_argument("ops", nargs="+")
     ap.add_argument("--warps", default="0")
     ap.add_argument("--stages", default="0")
-    ap.add_argument("--tma", default="small", help="C2T_TMA modes (small, the translator's default; auto, on, off)")
+    ap.add_argument("--tma", default="small", help="C2T_TMA modes (small, the translator's default; auto, on, off; "
+                    "host: descriptors built on the host, see host_descriptor_variant)")
     ap.add_argument("--ctas", default="1", help="num_ctas forced on dot tiles of 256x256 and up "
                     "(1: what cuTile's num_ctas hints ask for, the translator's default; 0: no clusters)")
     ap.add_argument("--graph", action="store_true", help="also time CUDA-graph replays (device time alone)")

@@ -124,18 +124,39 @@ def host_descriptor_variant(code):
     arguments, as cuTile passes its tensormaps) instead of in each program (tl.make_tensor_descriptor),
     for every array where the launcher finds them legal (C2T_TMA=auto's rule). An array's i-th
     descriptor becomes the kernel parameter `<array>_HD<i>`; the launcher passes them after the
-    array's own arguments. The launch memo and the fast dispatch are off (they would replay the
-    first call's descriptors)."""
-    descs = {}                                   # array -> [(index, padding)]
-    for m in _DESC_LINE.finditer(code):
-        descs.setdefault(m[2], []).append((int(m[3]), m[5]))
-    code = _DESC_LINE.sub(lambda m: f"{m[1]}{m[2]}_desc_{m[3]} = {m[2]}_HD{m[3]}", code)
-    for name, items in descs.items():
-        hd = "".join(f" {name}_HD{i}," for i, _ in items)
-        code = code.replace(f"{name}_TMA: tl.constexpr,", f"{name}_TMA: tl.constexpr,{hd}", 1)
-        pads = ", ".join(p if p.startswith('"') else '"zero"' for _, p in items)
-        code = re.sub(rf'(\*_c2t_array\({name}, \d+, "{name}", tma=(\(.*?\),\)), [^)]*\)),',
-                      lambda m: f"{m[1]}, *_x_host_descs({name}, {m[2]}, ({pads},)),", code)
+    array's own arguments, in every block that passes it arrays (its launcher, its config-search
+    launch); kernels such a block shares with others (layout-flag variants picked from a dict)
+    keep their in-kernel descriptors.
+    The launch memo and the fast dispatch are off (they would replay the first call's descriptors)."""
+    kernels = {}                # kernel -> (its rewritten text, {array: paddings of its descriptors, in order})
+    for part in re.findall(r"(?ms)^@triton\.jit\ndef \w+\(.*?(?=^[^\s)])", code):     # each kernel, alone
+        descs = {}
+        for m in _DESC_LINE.finditer(part):
+            descs.setdefault(m[2], {})[int(m[3])] = m[5] if m[5].startswith('"') else '"zero"'
+        if not descs:
+            continue
+        new = _DESC_LINE.sub(lambda m: f"{m[1]}{m[2]}_desc_{m[3]} = {m[2]}_HD{m[3]}", part)
+        for name, items in descs.items():
+            hd = "".join(f" {name}_HD{i}," for i in sorted(items))
+            # after the array's own parameters (its TMA flag and `<array>_IS_<other>` alias flags)
+            new = re.sub(rf"({name}_TMA: tl\.constexpr,(?: {name}_IS_\w+: tl\.constexpr,)*)", rf"\g<1>{hd}", new, count=1)
+        kernels[re.search(r"def (\w+)\(", part)[1]] = (part, new, {a: [it[i] for i in sorted(it)] for a, it in descs.items()})
+    blocks = re.split(r"(?m)^(?=\S)", code)
+    # the blocks that pass a kernel its arrays (its launcher, its config-search launch): a kernel is
+    # rewritten when each such block names it alone (not so for layout-flag variants chosen by a dict)
+    users = [[k for k in kernels if re.search(rf"\b{k}\b", b)] if "*_c2t_array(" in b else [] for b in blocks]
+    shared = {k for u in users if len(u) > 1 for k in u}
+    done = {u[0] for u in users if len(u) == 1 and u[0] not in shared}
+    for n, block in enumerate(blocks):
+        if len(users[n]) == 1 and users[n][0] in done:
+            for name, pad in kernels[users[n][0]][2].items():
+                block = re.sub(rf'(\*_c2t_array\({name}, \d+, "{name}", tma=(\(.*?\),\)).*\)),$',
+                               lambda m: f"{m[1]}, *_x_host_descs({name}, {m[2]}, ({', '.join(pad)},)),", block,
+                               flags=re.M)
+            blocks[n] = block
+    code = "".join(blocks)
+    for k in done:
+        code = code.replace(kernels[k][0], kernels[k][1], 1)
     return code + """
 
 from triton.tools.tensor_descriptor import TensorDescriptor as _XTensorDescriptor
@@ -144,6 +165,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor as _XTensorDescripto
 def _x_host_descs(a, blocks, pads):
     if not _c2t_tma(a, blocks):
         return tuple(None for _ in blocks)
+    pads = pads if len(pads) == len(blocks) else ("zero",) * len(blocks)
     return tuple(_XTensorDescriptor(a, list(a.shape), list(a.stride()), list(b),
                                     padding="zero" if a.dtype.is_floating_point is False else p)
                  for b, p in zip(blocks, pads))

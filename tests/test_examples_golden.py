@@ -36,9 +36,11 @@ def test_golden_form_keeps_a_hash_of_the_launch_memo_it_leaves_out():
     code = translator.translate_file(EXAMPLES[0]).code
     form = golden_form(code)
     assert "def _c2t_memo(" in code and "def _c2t_memo(" not in form
+    assert "def _c2t_dispatch(" in code and "def _c2t_dispatch(" not in form      # the launch path too
     assert form.count("templates/host_memo.py.j2 as rendered (sha256 ") == 1
-    changed = golden_form(code.replace("def _c2t_memo(", "def _c2t_memo( "))
-    assert changed != form and len(changed.splitlines()) == len(form.splitlines())
+    for part in ("def _c2t_memo(", "def _c2t_dispatch("):
+        changed = golden_form(code.replace(part, part + " "))
+        assert changed != form and len(changed.splitlines()) == len(form.splitlines())
     kept = form.split("templates/host_memo.py.j2 as rendered")
     assert code.startswith(kept[0].rsplit("\n", 1)[0]) and "def _c2t_tensor(" in kept[1]
 

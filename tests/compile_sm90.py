@@ -112,25 +112,33 @@ def compile_example(example: Path) -> list:
 
 
 def mma_fed_sync_dots(ttgir: str) -> list:
-    """The column counts (N) of the synchronous warpgroup MMAs (`ttng.warp_group_dot` without
-    `isAsync`) in `ttgir` whose B operand is staged to shared memory from an MMA result (a
-    `ttg.local_alloc` of a tensor in a version-3 `#mma` layout, through transposes and reshapes of
-    the buffer). With N = 16 or 32 in 16-bit types that is what Triton 3.6 computed wrongly on the
-    H200 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1: tests/gpu/probe_sync_dots.py --b dot)."""
+    """The column counts (N = 16 or 32: narrow) of the synchronous warpgroup MMAs
+    (`ttng.warp_group_dot` without `isAsync`) in `ttgir` with an operand from an MMA result: B
+    staged to shared memory from one (a `ttg.local_alloc` of a tensor in a version-3 `#mma` layout,
+    through transposes and reshapes of the buffer), or A converted from one to a register operand
+    (`ttg.convert_layout` of a `#mma` tensor). In 16-bit types both are what Triton 3.6 computed
+    wrongly on the H200, and right at N = 64 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1,
+    narrow-products-2026-11-30.md section 2: tests/gpu/probe_sync_dots.py --b dot, --a dot; A from an
+    MMA was right there with B loaded through a transpose, which this does not tell apart)."""
     v3 = set(re.findall(r"^(#mma\d*) = #ttg\.nvidia_mma<\{versionMajor = 3", ttgir, re.M))
     source = {}         # buffer -> (the value it was made from, its layout, its last extent) or an alias
     for m in re.finditer(r"(%[\w#]+) = ttg\.local_alloc (%[\w#]+) : \(tensor<([\dx]+)x\w+, (#\w+)>\)", ttgir):
         source[m.group(1)] = (m.group(4), int(m.group(3).split("x")[-1]))
     for m in re.finditer(r"(%[\w#]+) = ttg\.memdesc_(?:trans|reshape) (%[\w#]+)", ttgir):
         source[m.group(1)] = m.group(2)
+    # register operands converted from an MMA result's layout
+    from_mma = {m.group(1) for m in re.finditer(r"(%[\w#]+) = ttg\.convert_layout %[\w#]+ : tensor<[\dx]+x\w+, "
+                                                r"(#mma\d*)> -> tensor<[^>]*#ttg\.dot_op", ttgir) if m.group(2) in v3}
     found = []
     for m in re.finditer(r"= ttng\.warp_group_dot (%[\w#]+), (%[\w#]+), [^{]*\{([^}]*)\}[^\n]*-> tensor<[\dx]+x(\d+)x", ttgir):
         if "isAsync = true" in m.group(3):
             continue
+        if int(m.group(4)) not in (16, 32):
+            continue
         b = m.group(2)
         while isinstance(source.get(b), str):
             b = source[b]
-        if isinstance(source.get(b), tuple) and source[b][0] in v3:
+        if (isinstance(source.get(b), tuple) and source[b][0] in v3) or m.group(1) in from_mma:
             found.append(int(m.group(4)))
     return found
 

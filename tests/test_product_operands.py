@@ -1,6 +1,7 @@
-"""Which products' B operands may come from another product (translator/lower/product_operands.py):
-the lowering marks the others `B_FROM_MMA=False`, and with C2T_NARROW=products _c2t_mma keeps
-Triton's warpgroup MMA for those narrow products (docs/gpu-runs/sync-wgmma-2026-11-30.md)."""
+"""Which products may be in a chain where one product's result is another's B operand
+(translator/lower/product_operands.py): the lowering marks the others `CHAINED=False`, and with
+C2T_NARROW=products _c2t_mma keeps Triton's warpgroup MMA for those narrow products
+(docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md)."""
 import re
 
 import pytest
@@ -8,7 +9,8 @@ import torch
 
 from kernel_util import build, compile_sm90, translate
 
-# TileGym's decode pattern, one tile: qk = k @ q (B loaded), p from qk, acc = v^T @ p (B from a product)
+# TileGym's decode pattern, one tile: qk = k @ q (B loaded), p from qk, acc = v^T @ p (B from a
+# product): a chain, both unmarked
 DECODE = """
 @ct.kernel
 def k(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
@@ -32,10 +34,69 @@ def _calls(code: str) -> list:
     return re.findall(r"= (_c2t_(?:mma|matmul)\(.*\))", code)
 
 
-def test_decode_pattern_marks_the_loaded_operand_only():
+# prefill attention, one tile: s = q @ k^T (operands loaded, result into an A operand: marked), p
+# from s, acc = p @ v (A from a product: unmarked)
+PREFILL = """
+@ct.kernel
+def k(Q, K, V, O, M: ConstInt, N: ConstInt, D: ConstInt):
+    q = ct.load(Q, index=(0, 0), shape=(M, D))
+    kt = ct.load(K, index=(0, 0), shape=(D, N))
+    s = ct.mma(q, kt, ct.zeros((M, N), dtype=ct.float32))
+    p = ct.exp(s - ct.max(s, axis=1, keepdims=True))
+    v = ct.load(V, index=(0, 0), shape=(N, D))
+    acc = ct.mma(p.astype(V.dtype), v, ct.zeros((M, D), dtype=ct.float32))
+    ct.store(O, index=(0, 0), tile=acc / ct.sum(p, axis=1, keepdims=True))
+
+def run(q, kt, v):
+    o = torch.empty((q.shape[0], v.shape[1]), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (q, kt, v, o, q.shape[0], kt.shape[1], q.shape[1]))
+    return o
+"""
+
+
+def test_a_chain_through_b_is_unmarked_at_both_ends():
+    """The decode pattern's first product (B loaded) feeds the second's B: neither is marked."""
     calls = _calls(translate(DECODE).code)
-    assert calls == ['_c2t_mma(kt, q, tl.zeros([N, G], tl.float32), "ieee", B_FROM_MMA=False)',
+    assert calls == ['_c2t_mma(kt, q, tl.zeros([N, G], tl.float32), "ieee")',
                      '_c2t_mma(vt, p.to(V.dtype.element_ty), tl.zeros([D, G], tl.float32), "ieee")'], calls
+
+
+def test_a_product_feeding_an_a_operand_only_stays_marked():
+    """q @ k^T feeds p @ v's A operand only: marked; p @ v takes A from a product: unmarked (a narrow
+    warpgroup MMA with A from a product has not run on the H200)."""
+    calls = _calls(translate(PREFILL).code)
+    assert calls == ['_c2t_mma(q, kt, tl.zeros([M, N], tl.float32), "ieee", CHAINED=False)',
+                     '_c2t_mma(p.to(V.dtype.element_ty), v, tl.zeros([M, D], tl.float32), "ieee")'], calls
+
+
+@pytest.mark.parametrize("use, marked", [
+    ("ct.mma(w.astype(ct.float16), y, acc)", True),     # the product's result feeds an A operand only
+    ("ct.mma(x, w, acc)", False),                   # ... a B operand
+    ("ct.mma(x, w.astype(ct.float16), acc)", False),    # ... a B operand, through a cast
+    ("ct.mma(x, ct.load(B, index=(ct.sum(w).astype(ct.int32) * 0, 0), shape=(K, N)), acc)", True),  # an index
+    ("ct.mma(x, y, acc) + helper(w)", True),        # a device function's argument: its result is no B
+    ("ct.mma(x, helper(y), acc)", False),           # an unseen call's result as B: may carry it
+])
+def test_result_reaching_a_b_operand(use, marked):
+    """The product w = x @ y (B loaded) is marked unless its result may reach a product's B."""
+    src = f"""
+    def helper(t):
+        return t
+
+    @ct.kernel
+    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(A, index=(0, 0), shape=(M, K))
+        y = ct.load(B, index=(0, 0), shape=(K, N))
+        acc = ct.zeros((M, N), dtype=ct.float32)
+        for i in range(2):
+            w = ct.mma(x, y, ct.zeros((M, N), dtype=ct.float32))
+            acc = {use}
+        ct.store(C, index=(0, 0), tile=acc)
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    call = next(c for c in _calls(res.code) if c.startswith("_c2t_mma(x, y, tl.zeros"))
+    assert call.endswith("CHAINED=False)") == marked, call
 
 
 @pytest.mark.parametrize("b, marked", [
@@ -67,12 +128,13 @@ def test_b_operand_provenance(b, marked):
     res = translate(src)
     assert res.ok, [d.format() for d in res.diagnostics]
     call = next(c for c in _calls(res.code) if c.startswith("_c2t_mma(x"))
-    assert call.endswith("B_FROM_MMA=False)") == marked, call
+    assert call.endswith("CHAINED=False)") == marked, call
 
 
 def test_local_functions_are_not_followed():
     """A lambda's parameter may be anything its callers pass (here a product): its product with it
-    as B stays unmarked, as does a product whose B is a local function's result."""
+    as B stays unmarked, as does a product whose B is a local function's result, and the product
+    passed to the lambda (what a local function does with its arguments is not followed)."""
     src = """
     @ct.kernel
     def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
@@ -85,7 +147,7 @@ def test_local_functions_are_not_followed():
     """
     res = translate(src)
     assert res.ok, [d.format() for d in res.diagnostics]
-    for call in ('_c2t_matmul(x, y, "ieee", B_FROM_MMA=False)',      # x @ y: y loaded
+    for call in ('_c2t_matmul(x, y, "ieee")',      # x @ y: y loaded, its result passed to g
                  'return _c2t_mma(x, t, tl.zeros([M, N], tl.float32), "ieee")\n',     # g, hoisted
                  '_c2t_mma(x, _k_f(y), tl.zeros([M, N], tl.float32), "ieee")\n'):
         assert call in res.code, call
@@ -107,7 +169,7 @@ def test_device_function_parameters_may_be_products_but_constants_are_not():
     assert res.ok, [d.format() for d in res.diagnostics]
     line = next(ln for ln in res.code.splitlines() if "_c2t_mma(u" in ln)
     calls = line.split(" + ")
-    assert len(calls) == 2 and calls[0].endswith('"ieee", B_FROM_MMA=False)') and calls[1].endswith('"ieee")'), line
+    assert len(calls) == 2 and calls[0].endswith('"ieee", CHAINED=False)') and calls[1].endswith('"ieee")'), line
 
 
 @pytest.mark.parametrize("mode", ["all", "products"])
@@ -123,18 +185,22 @@ def test_decode_pattern_computes_the_same_either_way(tmp_path, monkeypatch, mode
     torch.testing.assert_close(mod.run(q, kk, v.t().contiguous()).double(), want, rtol=2e-3, atol=2e-3)
 
 
-def test_products_mode_keeps_warpgroup_mma_for_a_loaded_narrow_operand(tmp_path, monkeypatch):
-    """sm_90 compiles: by default both narrow products are mma.sync; with C2T_NARROW=products the
-    first (B loaded) is a warpgroup MMA and the second (B from the first) stays mma.sync."""
-    args = "(torch.randn(64, 16).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())"
-    monkeypatch.delenv("C2T_NARROW", raising=False)
-    both = compile_sm90(DECODE, "run", args, tmp_path)
-    assert "OK k" in both and " wgmma=False mma.sync=True " in both, both
-    monkeypatch.setenv("C2T_NARROW", "products")
-    mixed = compile_sm90(DECODE, "run", args, tmp_path)
-    assert "OK k" in mixed and " wgmma=True mma.sync=True " in mixed, mixed
-    # in neither is a synchronous warpgroup MMA fed by an MMA result (the miscompile's signature)
-    assert " mma_fed_sync=-" in both and " mma_fed_sync=-" in mixed, (both, mixed)
+def test_products_mode_keeps_warpgroup_mma_outside_chains(tmp_path, monkeypatch):
+    """sm_90 compiles: prefill's narrow q @ k^T (N = 32) is mma.sync by default and a warpgroup MMA
+    with C2T_NARROW=products (p @ v, N = 64, is one either way); the decode chain's narrow products
+    are mma.sync in both modes."""
+    prefill = "(torch.randn(64, 64).half(), torch.randn(64, 32).half(), torch.randn(32, 64).half())"
+    decode = "(torch.randn(64, 16).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())"
+    found = {}
+    for mode in ("all", "products"):
+        monkeypatch.setenv("C2T_NARROW", mode)
+        found[mode] = (compile_sm90(PREFILL, "run", prefill, tmp_path), compile_sm90(DECODE, "run", decode, tmp_path))
+        assert all("OK k" in out for out in found[mode]), found[mode]
+        # in none is a synchronous warpgroup MMA fed by an MMA result (the miscompile's signature)
+        assert all(" mma_fed_sync=-" in out for out in found[mode]), found[mode]
+    assert " wgmma=True mma.sync=True " in found["all"][0], found["all"][0]
+    assert " wgmma=True mma.sync=False " in found["products"][0], found["products"][0]
+    assert " wgmma=False mma.sync=True " in found["all"][1] and " wgmma=False mma.sync=True " in found["products"][1]
 
 
 _SIGNATURE = """
@@ -146,31 +212,37 @@ from triton.compiler import ASTSource
 from compile_sm90 import mma_fed_sync_dots
 
 @triton.jit
-def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, B_DOT: tl.constexpr):
+def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, SRC: tl.constexpr):
     i = tl.arange(0, 64)
     n = tl.arange(0, N)
     acc = tl.zeros([128, N], tl.float32)
     for _ in range(reps if LOOP else 1):
         a = tl.load(A + tl.arange(0, 128)[:, None] * 64 + i[None, :])
         b = tl.load(Y + i[:, None] * N + n[None, :])
-        if B_DOT:       # B (64, N) is another product's result
+        if SRC == "b_dot":      # B (64, N) is another product's result
             b = tl.dot(tl.load(X + i[:, None] * 64 + i[None, :]), b).to(tl.float16)
+        if SRC == "a_dot":      # A (128, 64) is another product's result
+            a = tl.dot(a, tl.load(X + i[:, None] * 64 + i[None, :])).to(tl.float16)
+        if SRC == "a_reg":      # A recomputed in registers
+            a = (a.to(tl.float32) + reps.to(tl.float32) * 0.0).to(tl.float16)
         acc = tl.dot(a, b, acc)
     tl.store(C + tl.arange(0, 128)[:, None] * N + n[None, :], acc)
 
-for n, loop, b_dot in ((16, False, True), (32, False, True), (16, False, False), (16, True, True)):
-    src = ASTSource(two_dots, signature={{"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
-                                         "N": "constexpr", "LOOP": "constexpr", "B_DOT": "constexpr"}},
-                    constexprs={{"N": n, "LOOP": loop, "B_DOT": b_dot}})
-    k = triton.compile(src, target=GPUTarget("cuda", 90, 32))
-    print(n, loop, b_dot, mma_fed_sync_dots(k.asm["ttgir"]))
+for n, loop, src in ((16, False, "b_dot"), (32, False, "b_dot"), (16, False, "mem"), (16, True, "b_dot"),
+                     (16, False, "a_dot"), (32, False, "a_dot"), (16, True, "a_dot"), (16, False, "a_reg")):
+    src_ = ASTSource(two_dots, signature={{"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
+                                          "N": "constexpr", "LOOP": "constexpr", "SRC": "constexpr"}},
+                     constexprs={{"N": n, "LOOP": loop, "SRC": src}})
+    k = triton.compile(src_, target=GPUTarget("cuda", 90, 32))
+    print(n, loop, src, mma_fed_sync_dots(k.asm["ttgir"]))
 """
 
 
 def test_the_miscompile_signature_is_recognized(tmp_path):
     """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (tests/gpu/probe_sync_dots.py
-    --b dot: a synchronous warpgroup MMA whose B is another product's result, N = 16 or 32) and not
-    what it computed right (B loaded; the same in a pipelined loop)."""
+    --b dot / --a dot: a synchronous warpgroup MMA whose B or A is another product's result, N = 16
+    or 32) and not what it computed right (operands loaded, A recomputed in registers; the same in
+    a pipelined loop)."""
     import os
     import subprocess
     import sys
@@ -180,8 +252,9 @@ def test_the_miscompile_signature_is_recognized(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.splitlines() == ["16 False True [16]", "32 False True [32]", "16 False False []",
-                                     "16 True True []"], r.stdout
+    assert r.stdout.splitlines() == ["16 False b_dot [16]", "32 False b_dot [32]", "16 False mem []",
+                                     "16 True b_dot []", "16 False a_dot [16]", "32 False a_dot [32]",
+                                     "16 True a_dot []", "16 False a_reg []"], r.stdout
 
 
 def test_narrow_mode_is_checked(tmp_path, monkeypatch):

@@ -199,8 +199,8 @@ def test_fp32_mma_is_full_precision_and_tf32_is_explicit():
     """)
     assert res.ok
     body = res.code.split("def k(")[1]
-    assert '_c2t_mma(x, y, tl.zeros([T, T], tl.float32), "ieee", B_FROM_MMA=False)' in body
-    assert '"tf32", B_FROM_MMA=False)' in body
+    assert '_c2t_mma(x, y, tl.zeros([T, T], tl.float32), "ieee", CHAINED=False)' in body
+    assert '"tf32", CHAINED=False)' in body
 
 
 def test_reductions_keepdims_tuple_axes_and_dtype(tmp_path):
@@ -442,9 +442,12 @@ def test_fp32_mma_of_one_row_compiles_without_shared_memory_staging(tmp_path):
     assert "OK k" in small and int(small.split("shared=")[1].split()[0]) >= 8192, small
 
 
-def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path):
+@pytest.mark.parametrize("mode", ["all", "products"])
+def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch, mode):
     """A (>= 64, K) by (K, 16 or 32) fp16/bf16 product is computed as (b^T a^T)^T (Triton 3.6 on the
-    H200 computed TileGym's decode attention wrongly with such products as they are): same results."""
+    H200 computed TileGym's decode attention wrongly with such products as they are) where the rule
+    takes it (C2T_NARROW=all: every one; here, unchained, only there): same results either way."""
+    monkeypatch.setenv("C2T_NARROW", mode)
     from translator.harness import interp_numerics
     interp_numerics.install()        # the stock interpreter's bf16 is wrong
     mod = build(_ONE_ROW_MMA, tmp_path)
@@ -455,10 +458,12 @@ def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path):
         torch.testing.assert_close(mod.run(a, b), want, rtol=1e-4, atol=1e-4)
 
 
-def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path):
+def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch):
     """fp8 operands take the rule too: a hand-written decode kernel with one key tile faulted (illegal
     address) on the H200 at query groups of 16 and 32 in fp8 as in fp16 (sync-wgmma-2026-11-30.md).
-    Same results transposed; on sm_90 the product is mma.sync, not the warpgroup MMA."""
+    Same results transposed; on sm_90 the product is mma.sync, not the warpgroup MMA (C2T_NARROW=all:
+    this product of loaded tiles is in no chain, and by default keeps the warpgroup MMA)."""
+    monkeypatch.setenv("C2T_NARROW", "all")
     from kernel_util import compile_sm90
     from translator.harness import interp_numerics
     interp_numerics.install()
@@ -476,12 +481,18 @@ def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path):
     assert "OK k" in wide and " wgmma=True " in wide, wide
 
 
-def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path):
+def test_narrow_16bit_mma_compiles_without_warpgroup_mma(tmp_path, monkeypatch):
     """The transposed product of a (128, 128) by (128, 16) fp16 mma takes Triton's mma.sync path
-    on sm_90 (the warpgroup MMA, wgmma, computed the decode kernels wrongly); a (128, 64) by
-    (64, 64) product keeps wgmma (and by (64, 8), left as it is, Triton takes mma.sync itself)."""
+    on sm_90 (the warpgroup MMA, wgmma, computed the decode kernels wrongly) under C2T_NARROW=all;
+    by default this unchained product keeps wgmma; a (128, 64) by (64, 64) product keeps wgmma
+    (and by (64, 8), left as it is, Triton takes mma.sync itself)."""
     from kernel_util import compile_sm90
-    narrow = compile_sm90(_ONE_ROW_MMA, "run", "(torch.randn(128, 128).half(), torch.randn(128, 16).half())", tmp_path)
+    args = "(torch.randn(128, 128).half(), torch.randn(128, 16).half())"
+    monkeypatch.delenv("C2T_NARROW", raising=False)
+    unchained = compile_sm90(_ONE_ROW_MMA, "run", args, tmp_path)
+    assert "OK k" in unchained and " wgmma=True mma.sync=False " in unchained, unchained
+    monkeypatch.setenv("C2T_NARROW", "all")
+    narrow = compile_sm90(_ONE_ROW_MMA, "run", args, tmp_path)
     assert "OK k" in narrow and " wgmma=False mma.sync=True " in narrow, narrow
     for n in (64,):
         other = compile_sm90(_ONE_ROW_MMA, "run", f"(torch.randn(128, 64).half(), torch.randn(64, {n}).half())", tmp_path)
@@ -527,9 +538,10 @@ def run(a, b):
 """
 
 
-def test_narrow_16bit_matmul_is_computed_transposed(tmp_path):
-    """`@` of a (128, 64) by (64, 32) fp16 tile: the product transposed (mma.sync on sm_90, not
-    wgmma), the result in the operands' dtype, as cuTile's matmul."""
+def test_narrow_16bit_matmul_is_computed_transposed(tmp_path, monkeypatch):
+    """`@` of a (128, 64) by (64, 32) fp16 tile under C2T_NARROW=all: the product transposed
+    (mma.sync on sm_90, not wgmma), the result in the operands' dtype, as cuTile's matmul."""
+    monkeypatch.setenv("C2T_NARROW", "all")
     mod = build(_NARROW_MATMUL, tmp_path)
     g = torch.Generator().manual_seed(0)
     a, b = torch.randn(128, 64, generator=g).half(), torch.randn(64, 32, generator=g).half()

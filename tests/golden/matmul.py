@@ -84,19 +84,21 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
 
 
-# Which narrow products _c2t_mma computes transposed: "all" (the default) every 16-bit or fp8 one
-# with N = 16 or 32; "products" only those whose B operand may come from another product (the
-# lowering passes B_FROM_MMA=False where it proves B does not: translator/lower/product_operands.py).
-# On the H200 the miscompile needed such a B (docs/gpu-runs/sync-wgmma-2026-11-30.md); "products"
-# spares prefill attention's 32-key q @ k, but has not yet run on the GPU in translated kernels.
-_C2T_NARROW = os.environ.get("C2T_NARROW", "all")
+# Which narrow products _c2t_mma computes transposed: "products" (the default) those that may be in a
+# chain of products (an operand from another product, or the result into another's B operand: the
+# lowering passes CHAINED=False where it proves a product is in none, translator/lower/
+# product_operands.py); "all" every 16-bit or fp8 one with N = 16 or 32 (the default before the
+# twentieth session). On the H200 the miscompile needed an operand from another product
+# (docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md); "products" spares
+# cutile-python's FMHA sample's 32-key q @ k (217 against 339 us).
+_C2T_NARROW = os.environ.get("C2T_NARROW", "products")
 if _C2T_NARROW not in ("all", "products"):
     raise ValueError(f"C2T_NARROW must be all or products, not {_C2T_NARROW!r}")
 _C2T_NARROW_ALL = tl.constexpr(_C2T_NARROW == "all")
 
 
 @triton.jit
-def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True):
+def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
@@ -105,8 +107,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True
     a (1, 128) by (128, 128) fp32 product ran at 0.56-0.59 of cuTile as a dot, 0.76 as a 3-D
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
     ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
-    B_FROM_MMA: whether b may be another product's result (False where the translator proved it is
-    not); read by the narrow-product rule below under C2T_NARROW=products."""
+    CHAINED: whether a or b may be another product's result, or this result another product's b
+    (False where the translator proved none of it); read by the narrow-product rule below."""
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]
@@ -121,7 +123,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
     elif len(a.shape) == 2 and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8()) and M >= 64 \
-            and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):
+            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL):
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
@@ -130,9 +132,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, B_FROM_MMA: tl.constexpr = True
         # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
         # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
         # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
-        # (docs/gpu-runs/sync-wgmma-2026-11-30.md); a single product was wrong only with B another
-        # product's result (B_FROM_MMA: see _C2T_NARROW). Not N=8 (Triton takes mma.sync there itself;
-        # transposed, flash decode's batch-32 rows ran at 0.72-0.76)
+        # (docs/gpu-runs/sync-wgmma-2026-11-30.md); a single product was wrong only with B or A
+        # another product's result (CHAINED: see _C2T_NARROW). Not N=8 (Triton takes mma.sync
+        # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)
@@ -455,7 +457,7 @@ def matmul_kernel(
         a_tile = a_desc_0.load([bm * BM, k * BK]) if a_TMA else _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
         b_tile = b_desc_0.load([k * BK, bn * BN]) if b_TMA else _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
         # acc += a_tile @ b_tile (operands share a dtype, acc is float32).
-        acc = _c2t_mma(a_tile, b_tile, acc, "ieee", B_FROM_MMA=False)
+        acc = _c2t_mma(a_tile, b_tile, acc, "ieee", CHAINED=False)
 
     # Explicit down-cast (float32 -> float16/bfloat16 is not an implicit store cast).
     c_desc_0.store([bm * BM, bn * BN], acc.to(c.dtype.element_ty)) if c_TMA else _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)

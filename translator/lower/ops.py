@@ -83,21 +83,14 @@ def matmul(lw, a: V, b: V, node) -> V:
     lw.s.has_dot = True
     lw.count_dot()
     lw.s.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
-    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_b_flag(lw, node)})", T.TILE, rank=2)
+    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE, rank=2)
 
 
-def _b_flag(lw, node) -> str:
-    """`, B_FROM_MMA=False` for a product (`node`: the `@`, ct.matmul or ct.mma) whose B operand
-    provably does not come from another product (see product_operands), else nothing."""
-    if isinstance(node, N.BinOp):
-        b = node.right
-    elif isinstance(node, N.AugAssign):
-        b = node.value
-    elif isinstance(node, N.Call):
-        b = next((k.value for k in node.keywords if k.name == "y"), node.args[1] if len(node.args) > 1 else None)
-    else:
-        b = None
-    return "" if b is None or lw.product_operands().may_be_product(b) else ", B_FROM_MMA=False"
+def _chain_flag(lw, node) -> str:
+    """`, CHAINED=False` for a product (`node`: the `@`, ct.matmul or ct.mma) whose operands provably
+    do not come from another product and whose result provably does not reach another product's B
+    operand (see product_operands), else nothing."""
+    return ", CHAINED=False" if lw.product_operands().unchained(node) else ""
 
 
 # ---------------------------------------------------------------- argument binding
@@ -394,7 +387,7 @@ def op_mma(lw, call, args):
     prec = precision(x, y)
     lw.s.has_dot = True
     lw.count_dot()
-    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_b_flag(lw, call)})", T.TILE,
+    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(lw, call)})", T.TILE,
              rank=acc.rank, shape=acc.shape)
 
 

@@ -14,10 +14,11 @@ for a kernel without dots whose registers fit one program per SM, also what the 
 cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
 `--dtypes`: every dtype of the spec with --bench (else the first). `--gpu-cases`: the specs'
 gpu_cases (the shapes GPU verification runs). Without --ptxas each op's line also names the kernels
-with synchronous warpgroup MMAs whose B operand comes from an MMA result (compile_sm90.
-mma_fed_sync_dots: with N = 16 or 32 the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma-2026-11-30.md);
+with narrow synchronous warpgroup MMAs with an operand from an MMA result (compile_sm90.
+mma_fed_sync_dots: the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma- and narrow-products-2026-11-30.md);
 `--narrow=all|products|off`: _c2t_mma's narrow rule as by default, as with C2T_NARROW=products, or
-taken out.
+taken out; `--dots`: a line per specialization with its PTX size and MMA kinds (diff two modes' output
+to find the kernels a mode changes).
 
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas --dtypes softmax liger_tvd
 
@@ -101,7 +102,7 @@ def source_of(op: str) -> Path:
 
 
 def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False,
-          every_dtype: bool = False, gpu_cases: bool = False, narrow: str = "all") -> str:
+          every_dtype: bool = False, gpu_cases: bool = False, narrow: str = "all", dots: bool = False) -> str:
     path = source_of(op)
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
@@ -130,8 +131,10 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
     res = C._compile_calls(captured)
     note = f"; host code raised after the launches: {errors[0]}" if errors else ""
     fed = [f"{r[0]}: N={','.join(map(str, r[-1]))}" for r in res if r[-1]]
-    return (f"{op}: {len(res)} kernel specializations compiled for sm_90 from {len(captured)} launches{note}; "
-            f"synchronous warpgroup MMAs with B from an MMA result: {'; '.join(fed) or 'none'}")
+    each = [f"  {r[0]} ptx={r[1]}B wgmma={r[2]} mma.sync={r[3]}" for r in res] if dots else []
+    head = (f"{op}: {len(res)} kernel specializations compiled for sm_90 from {len(captured)} launches{note}; "
+            f"narrow synchronous warpgroup MMAs with an operand from an MMA result: {'; '.join(fed) or 'none'}")
+    return "\n".join([head] + each)
 
 
 if __name__ == "__main__":
@@ -142,7 +145,8 @@ if __name__ == "__main__":
         try:
             print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags,
                         every_dtype="--dtypes" in flags, gpu_cases="--gpu-cases" in flags,
-                        narrow=next((f.split("=")[1] for f in flags if f.startswith("--narrow=")), "all")),
+                        narrow=next((f.split("=")[1] for f in flags if f.startswith("--narrow=")), "all"),
+                        dots="--dots" in flags),
                   flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on
             ok = False

@@ -13,8 +13,10 @@ torch's fp32 attention and timed next to cuTile's original (do_bench medians, us
   dot kernel at 255 registers that does not spill with 8);
 - tma auto: tensor descriptors at any grid size (C2T_TMA=auto; the default, "small", takes them
   only in launches of fewer programs than SMs, and the sample's grids are larger).
-- narrow products: C2T_NARROW=products (the narrow rule only where B may come from another
-  product: the 32-key configs' q @ k keeps the warpgroup MMA; sync-wgmma-2026-11-30.md).
+- narrow products / narrow all: C2T_NARROW=products (the default since the twentieth session: the
+  narrow rule only for products in a chain of products; the 32-key configs' q @ k keeps the
+  warpgroup MMA) or all (every narrow product transposed, the earlier default); sync-wgmma- and
+  narrow-products-2026-11-30.md.
 Command-line arguments pick variants by label (`"tma auto" translated`); all when none.
 
 Needs the sample next to its utils folder (not committed):
@@ -51,7 +53,8 @@ def main():
                 ("warps=8", variant_code(code, 8, None, "small")),
                 ("cap retry", code + "\n_C2T_CAP_RETRY = True\n"),
                 ("tma auto", code + "\n_C2T_TMA_MODE = 'auto'\n"),
-                ("narrow products", narrow_variant(code, "products"))) + (
+                ("narrow products", narrow_variant(code, "products")),
+                ("narrow all", narrow_variant(code, "all"))) + (
                     (("before", open(BEFORE).read()),) if os.path.exists(BEFORE) else ())
     wanted = sys.argv[1:] or [label for label, _ in variants]
     for label, new in variants:

@@ -7,7 +7,9 @@ product apart: C = A @ B with A (M, K) and B (K, N) loaded from memory as writte
 views (`A_T`: A stored as (K, M) and loaded through tl.trans; `B_T`: B stored as (N, K)), with the
 dot alone (one call) or in a loop of a run-time trip count (pipelined: asynchronous MMAs) summing
 it twice. `--b mem,reg,dot`: B loaded (mem, the default), recomputed in registers (reg), or the
-result of another dot (dot; B_T does not apply), as the decode kernel's second product's is. Each
+result of another dot (dot; B_T does not apply), as the decode kernel's second product's is;
+`--a mem,reg,dot`: A loaded, recomputed in registers, or another dot's result (as prefill
+attention's p @ v's A). Each
 line: the PTX's MMA form and max |C - torch fp32| / max |torch fp32|. It reproduces the miscompile
 with `--b dot` (synchronous, N = 16 or 32: wrong or an illegal memory access).
 
@@ -32,14 +34,19 @@ DTYPES = tuple(getattr(torch, d) for d in
 
 
 @triton.jit
-def _operands(A, B, B2, zero, m, n, k, j, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
-              A_T: tl.constexpr, B_T: tl.constexpr, B_SRC: tl.constexpr):
+def _operands(A, A2, B, B2, zero, m, n, k, j, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+              A_T: tl.constexpr, B_T: tl.constexpr, B_SRC: tl.constexpr, A_SRC: tl.constexpr):
     """A (M, K) and B (K, N) as the probe's variant asks: B loaded ("mem"), loaded and recomputed
-    in registers ("reg": + a run-time zero), or the product of (K, 64) and (64, N) tiles ("dot")."""
-    if A_T:
+    in registers ("reg": + a run-time zero), or the product of (K, 64) and (64, N) tiles ("dot");
+    A loaded, or ("dot") the product of (M, 64) and (64, K) tiles (A_T does not apply)."""
+    if A_SRC == "dot":
+        a = tl.dot(tl.load(A + m[:, None] * 64 + j[None, :]), tl.load(A2 + j[:, None] * K + k[None, :])).to(A.dtype.element_ty)
+    elif A_T:
         a = tl.trans(tl.load(A + k[:, None] * M + m[None, :]))
     else:
         a = tl.load(A + m[:, None] * K + k[None, :])
+    if A_SRC == "reg":
+        a = (a.to(tl.float32) + zero).to(a.dtype)
     if B_SRC == "dot":
         b = tl.dot(tl.load(B + k[:, None] * 64 + j[None, :]), tl.load(B2 + j[:, None] * N + n[None, :])).to(a.dtype)
     else:
@@ -53,8 +60,8 @@ def _operands(A, B, B2, zero, m, n, k, j, M: tl.constexpr, N: tl.constexpr, K: t
 
 
 @triton.jit
-def one_dot(A, B, B2, C, reps, zero, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, A_T: tl.constexpr,
-            B_T: tl.constexpr, LOOP: tl.constexpr, B_SRC: tl.constexpr):
+def one_dot(A, A2, B, B2, C, reps, zero, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, A_T: tl.constexpr,
+            B_T: tl.constexpr, LOOP: tl.constexpr, B_SRC: tl.constexpr, A_SRC: tl.constexpr):
     m = tl.arange(0, M)
     n = tl.arange(0, N)
     k = tl.arange(0, K)
@@ -62,27 +69,33 @@ def one_dot(A, B, B2, C, reps, zero, M: tl.constexpr, N: tl.constexpr, K: tl.con
     acc = tl.zeros([M, N], tl.float32)
     if LOOP:
         for _ in range(reps):       # a run-time trip count: Triton pipelines it
-            a, b = _operands(A, B, B2, zero, m, n, k, j, M, N, K, A_T, B_T, B_SRC)
+            a, b = _operands(A, A2, B, B2, zero, m, n, k, j, M, N, K, A_T, B_T, B_SRC, A_SRC)
             acc = tl.dot(a, b, acc)
     else:
-        a, b = _operands(A, B, B2, zero, m, n, k, j, M, N, K, A_T, B_T, B_SRC)
+        a, b = _operands(A, A2, B, B2, zero, m, n, k, j, M, N, K, A_T, B_T, B_SRC, A_SRC)
         acc = tl.dot(a, b, acc)
     tl.store(C + m[:, None] * N + n[None, :], acc)
 
 
 SOURCES = tuple(sys.argv[sys.argv.index("--b") + 1].split(",") if "--b" in sys.argv else ("mem",))
+A_SOURCES = tuple(sys.argv[sys.argv.index("--a") + 1].split(",") if "--a" in sys.argv else ("mem",))
 
 
 def _cases():
-    """(dtype, M, N, K, A_T, B_T, B_SRC, LOOP)"""
-    return list(itertools.product(DTYPES, (64, 128), (16, 32, 64, 128), (64, 128), (False, True), (False, True),
-                                  SOURCES, (False, True)))
+    """(dtype, M, N, K, A_T, B_T, B_SRC, A_SRC, LOOP)"""
+    return [c for c in itertools.product(DTYPES, (64, 128), (16, 32, 64, 128), (64, 128), (False, True),
+                                         (False, True), SOURCES, A_SOURCES, (False, True))
+            if not (c[7] == "dot" and c[4])]        # A_T does not apply to A from a dot
 
 
 def _run(n):
-    dtype, M, N, K, a_t, b_t, src, loop = _cases()[n]
+    dtype, M, N, K, a_t, b_t, src, a_src, loop = _cases()[n]
     gen = torch.Generator(device="cuda").manual_seed(n)
     a = torch.randn(M, K, device="cuda", generator=gen).to(dtype)
+    ax = (torch.randn(M, 64, device="cuda", generator=gen) / 8).to(dtype)
+    ay = torch.randn(64, K, device="cuda", generator=gen).to(dtype)
+    if a_src == "dot":
+        a = (ax.float() @ ay.float()).to(dtype)
     b = torch.randn(K, N, device="cuda", generator=gen).to(dtype)
     bx = (torch.randn(K, 64, device="cuda", generator=gen) / 8).to(dtype)
     by = torch.randn(64, N, device="cuda", generator=gen).to(dtype)
@@ -90,8 +103,9 @@ def _run(n):
         b = (bx.float() @ by.float()).to(dtype)
     want = a.float() @ b.float() * (2 if loop else 1)
     c = torch.empty(M, N, device="cuda", dtype=torch.float32)
-    k = one_dot[(1,)](a.t().contiguous() if a_t else a, bx if src == "dot" else b.t().contiguous() if b_t else b,
-                      by, c, 2, 0.0, M=M, N=N, K=K, A_T=a_t, B_T=b_t, LOOP=loop, B_SRC=src)
+    k = one_dot[(1,)](ax if a_src == "dot" else a.t().contiguous() if a_t else a, ay,
+                      bx if src == "dot" else b.t().contiguous() if b_t else b,
+                      by, c, 2, 0.0, M=M, N=N, K=K, A_T=a_t, B_T=b_t, LOOP=loop, B_SRC=src, A_SRC=a_src)
     torch.cuda.synchronize()
     ptx, ttgir = k.asm["ptx"], k.asm["ttgir"]
     form = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "fma"
@@ -104,10 +118,11 @@ if __name__ == "__main__":
     if "--child" in sys.argv:
         child_jobs(_run, len(cases), int(sys.argv[sys.argv.index("--child") + 1]))
         sys.exit(0)
-    argv = [sys.executable, __file__, "--dtypes", ",".join(str(d)[6:] for d in DTYPES), "--b", ",".join(SOURCES)]
+    argv = [sys.executable, __file__, "--dtypes", ",".join(str(d)[6:] for d in DTYPES), "--b", ",".join(SOURCES),
+            "--a", ",".join(A_SOURCES)]
     results = jobs_in_children(argv, len(cases))
-    print("dtype M N K A_T B_T B | one dot | looped")
+    print("dtype M N K A_T B_T B A | one dot | looped")
     for n in range(0, len(cases), 2):
-        dtype, M, N, K, a_t, b_t, src, _ = cases[n]
-        print(f"{str(dtype)[6:]} M={M} N={N} K={K} A_T={int(a_t)} B_T={int(b_t)} B={src} | "
+        dtype, M, N, K, a_t, b_t, src, a_src, _ = cases[n]
+        print(f"{str(dtype)[6:]} M={M} N={N} K={K} A_T={int(a_t)} B_T={int(b_t)} B={src} A={a_src} | "
               f"{results.get(n, '-')} | {results.get(n + 1, '-')}", flush=True)

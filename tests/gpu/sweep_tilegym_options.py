@@ -100,19 +100,20 @@ def mma_variant(code, mma):
     return code
 
 
-_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32) and (B_FROM_MMA or _C2T_NARROW_ALL):"
+_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL):"
 
 
 def narrow_variant(code, narrow):
-    """_c2t_mma's narrow 16-bit and fp8 products (M >= 64, N = 16 or 32): on (the translator's
-    default: computed transposed, mma.sync), products (C2T_NARROW=products: only those whose B
-    operand may come from another product) or off (tl.dot as written: Triton 3.6's wgmma, which
-    computed TileGym's decode attention wrongly at those shapes; for timing and checking only)."""
+    """_c2t_mma's narrow 16-bit and fp8 products (M >= 64, N = 16 or 32) computed transposed
+    (mma.sync): on (as translated: C2T_NARROW's default, products), products (only those that may be
+    in a chain of products: CHAINED), all (every one: the default before the twentieth session) or
+    off (tl.dot as written: Triton 3.6's wgmma, which computed TileGym's decode attention wrongly at
+    those shapes; for timing and checking only)."""
     if narrow == "off":
         assert _NARROW in code or "_c2t_mma" not in code, "_c2t_mma changed: update the probe"
         code = code.replace(_NARROW, "M >= 64 and False:")
-    elif narrow == "products":
-        code += "\n_C2T_NARROW_ALL = tl.constexpr(False)\n"
+    elif narrow in ("products", "all"):
+        code += f"\n_C2T_NARROW_ALL = tl.constexpr({narrow == 'all'})\n"
     return code
 
 
@@ -243,8 +244,8 @@ def main():
                     "without dots, where it does not spill (on/off)")
     ap.add_argument("--mma", default="2d", help="fp32 one-row ct.mma products: 2d (the translator's), 3d, dot")
     ap.add_argument("--narrow", default="on", help="16-bit/fp8 products of N = 16 or 32 computed transposed: "
-                    "on (the translator's default), products (C2T_NARROW=products: only where B may "
-                    "come from another product) or off (wgmma; wrong on decode attention, for timing)")
+                    "on (as translated), products (only products in a chain of products), all (every one) "
+                    "or off (wgmma; wrong on decode attention, for timing)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine

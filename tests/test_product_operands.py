@@ -69,6 +69,28 @@ def test_a_product_feeding_an_a_operand_only_stays_marked():
                      '_c2t_mma(p.to(V.dtype.element_ty), v, tl.zeros([M, D], tl.float32), "ieee")'], calls
 
 
+def _loop_kernel_call(loop_body: str, call_prefix: str) -> str:
+    """Translate a kernel whose loop body is `loop_body` (x, y loaded tiles; z = y, acc zeros before
+    the loop; helper a device function) and return its product call starting with `call_prefix`."""
+    src = f"""
+    def helper(t):
+        return t
+
+    @ct.kernel
+    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
+        x = ct.load(A, index=(0, 0), shape=(M, K))
+        y = ct.load(B, index=(0, 0), shape=(K, N))
+        z = y
+        acc = ct.zeros((M, N), dtype=ct.float32)
+        for i in range(2):
+{loop_body}
+        ct.store(C, index=(0, 0), tile=acc)
+    """
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    return next(c for c in _calls(res.code) if c.startswith(call_prefix))
+
+
 @pytest.mark.parametrize("use, marked", [
     ("ct.mma(w.astype(ct.float16), y, acc)", True),     # the product's result feeds an A operand only
     ("ct.mma(x, w, acc)", False),                   # ... a B operand
@@ -79,23 +101,9 @@ def test_a_product_feeding_an_a_operand_only_stays_marked():
 ])
 def test_result_reaching_a_b_operand(use, marked):
     """The product w = x @ y (B loaded) is marked unless its result may reach a product's B."""
-    src = f"""
-    def helper(t):
-        return t
-
-    @ct.kernel
-    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
-        x = ct.load(A, index=(0, 0), shape=(M, K))
-        y = ct.load(B, index=(0, 0), shape=(K, N))
-        acc = ct.zeros((M, N), dtype=ct.float32)
-        for i in range(2):
-            w = ct.mma(x, y, ct.zeros((M, N), dtype=ct.float32))
-            acc = {use}
-        ct.store(C, index=(0, 0), tile=acc)
-    """
-    res = translate(src)
-    assert res.ok, [d.format() for d in res.diagnostics]
-    call = next(c for c in _calls(res.code) if c.startswith("_c2t_mma(x, y, tl.zeros"))
+    body = f"""            w = ct.mma(x, y, ct.zeros((M, N), dtype=ct.float32))
+            acc = {use}"""
+    call = _loop_kernel_call(body, "_c2t_mma(x, y, tl.zeros")
     assert call.endswith("CHAINED=False)") == marked, call
 
 
@@ -110,24 +118,9 @@ def test_result_reaching_a_b_operand(use, marked):
     ("z", False),                                   # assigned from a product later in the loop
 ])
 def test_b_operand_provenance(b, marked):
-    src = f"""
-    def helper(t):
-        return t
-
-    @ct.kernel
-    def k(A, B, C, M: ConstInt, N: ConstInt, K: ConstInt):
-        x = ct.load(A, index=(0, 0), shape=(M, K))
-        y = ct.load(B, index=(0, 0), shape=(K, N))
-        z = y
-        acc = ct.zeros((M, N), dtype=ct.float32)
-        for i in range(2):
-            acc = ct.mma(x, {b}, acc)
-            z = (x @ y).astype(ct.float16)
-        ct.store(C, index=(0, 0), tile=acc)
-    """
-    res = translate(src)
-    assert res.ok, [d.format() for d in res.diagnostics]
-    call = next(c for c in _calls(res.code) if c.startswith("_c2t_mma(x"))
+    body = f"""            acc = ct.mma(x, {b}, acc)
+            z = (x @ y).astype(ct.float16)"""
+    call = _loop_kernel_call(body, "_c2t_mma(x")
     assert call.endswith("CHAINED=False)") == marked, call
 
 

@@ -104,12 +104,14 @@ class ProductOperands:
 
     def unchained(self, product) -> bool:
         """Whether `product` (an `@`, ct.mma/ct.matmul call or `@=` of this function) may keep the
-        warpgroup MMA when narrow (`CHAINED=False`): neither operand provably comes from a product
-        (the miscompile: with B from one, and with A from one, docs/gpu-runs/narrow-products-2026-11-30.md),
-        and its own result provably does not reach another product's B operand (that product is
-        computed transposed, and a warpgroup MMA's result feeding it ran slower on the H200 than
-        both transposed: TileGym's flash decode at G = 16, 57 against 43 us). A result that feeds
-        another product's A operand is allowed: prefill attention's q @ k^T feeds p @ v."""
+        warpgroup MMA when narrow (`CHAINED=False`): neither operand may come from a product (the
+        miscompile, with B or with A from one: docs/gpu-runs/narrow-products-2026-11-30.md), and its
+        own result does not reach another product's B operand (that product is computed
+        transposed, and a warpgroup MMA's result feeding it ran slower on the H200 than both
+        transposed: TileGym's flash decode at G = 16, 57 against 43 us). A result that feeds
+        another product's A operand is allowed: prefill attention's q @ k^T feeds p @ v (were p @ v
+        narrow too, mma.sync would compute it transposed with this result as an operand: not run
+        on the H200)."""
         ab = _operands(product, self.ct_path)
         return ab is not None and not self.may_be_product(list(ab)) and not self.feeds_a_b_operand(product)
 

@@ -11,7 +11,8 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py liger_tvd:0 --warps 0,16 --maxnreg 0,80 --graph
     python tests/gpu/sweep_tilegym_options.py softmax:4,5 --dtype bfloat16 --occupancy on,off --graph
     python tests/gpu/sweep_tilegym_options.py splitk_reduce --dtype float32 --mma 2d,3d,dot --graph
-    python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,products,off --graph
+    python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,all,off --graph
+    python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --tma small,host --launch fast,slow --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -177,8 +178,10 @@ _C2T_FAST_LAUNCH = False
 
 
 def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on",
-                 mma="2d", narrow="on"):
+                 mma="2d", narrow="on", launch="fast"):
     code = narrow_variant(mma_variant(loop_variant(code, loops), mma), narrow)
+    if launch == "slow":    # the launch memo and fast dispatch off, as in the `--tma host` variant
+        code += "\n_C2T_FAST_LAUNCH = False\n"
     if tma == "host":
         code, tma = host_descriptor_variant(code), "auto"
     code = code.replace("num_warps=_c2t_num_warps(", "**_x_opts(")
@@ -246,6 +249,8 @@ def main():
     ap.add_argument("--narrow", default="on", help="16-bit/fp8 products of N = 16 or 32 computed transposed: "
                     "on (as translated), products (only products in a chain of products), all (every one) "
                     "or off (wgmma; wrong on decode attention, for timing)")
+    ap.add_argument("--launch", default="fast", help="fast (the translator's launch memo and fast dispatch) or "
+                    "slow (both off: Triton's own dispatch, as the `--tma host` variant has)")
     ns = ap.parse_args()
     set_cuda_allocator("cuda")
     raise_cutile_compiler_timeout()      # TileGym's 5 s (group_gemm) runs out on a fresh machine
@@ -253,7 +258,8 @@ def main():
                                   [int(s) or None for s in ns.stages.split(",")], ns.tma.split(","),
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
                                   ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")],
-                                  ns.occupancy.split(","), ns.mma.split(","), ns.narrow.split(",")))
+                                  ns.occupancy.split(","), ns.mma.split(","), ns.narrow.split(","),
+                                  ns.launch.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -261,12 +267,13 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops, regs, occ, mma, narrow in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow), path)
+        for w, s, t, c, spill, loops, regs, occ, mma, narrow, launch in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow, launch), path)
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
                          + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}"
-                         + (f" mma={mma}" if mma != "2d" else "") + (f" narrow={narrow}" if narrow != "on" else ""), m))
+                         + (f" mma={mma}" if mma != "2d" else "") + (f" narrow={narrow}" if narrow != "on" else "")
+                         + (f" launch={launch}" if launch != "fast" else ""), m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

@@ -1,21 +1,14 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the twenty-first session should measure first, in three
+# GPU run (not part of the product): what the twenty-first session should measure first, in two
 # calls of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run.
 # The twentieth session (docs/gpu-runs/narrow-products-2026-11-30.md) made the narrow-product rule
-# go by chains of products (the default now) and timed host-built tensor descriptors: they ran
-# tg_attention_sink's kernel 5% faster (12% with a 128-key window; the one row of the 194 below 0.85
-# is attention_sink's) but its whole calls slower, since the `--tma host` variant runs with the
-# launch memo and fast dispatch off, and attention_sink's wrapper serializes each call (a pageable
-# host-to-device copy of start_q), so host time adds to every call.
-#  part 1: how much of the host variant's loss is the dispatch (`--launch slow`: memo and fast
-#          dispatch off with in-kernel descriptors) and how much the descriptors themselves, on
-#          attention_sink and the host-bound mla_decoding row: decides whether host descriptors
-#          are worth a place in the launch memo (cached per array, as cuTile passes tensormaps);
-#  part 2: the bench entries whose kernels have products, on the current default: tg_attention and
+# go by chains of products (the default now) and found host-built tensor descriptors too costly on
+# Triton 3.6 (about 29 us of host time per descriptor per call: section 5), so they are not planned.
+#  part 1: the bench entries whose kernels have products, on the current default: tg_attention and
 #          tg_attention_sink (a refresh of the rows the narrow rule could touch: on the CPU their
 #          MMA kinds are the same as before, `compile_tilegym_sm90.py --bench --dots`);
-#  part 3: both operands from other products (`--a dot --b dot`) and fp8 decode at G = 64 with the
-#          narrow rule off (the one fp8 case known wrong: sync-wgmma-2026-11-30.md section 1).
+#  part 2: both operands from other products (`--a dot --b dot`) and the hand-written fp8 decode
+#          pattern (the one fp8 case known wrong: sync-wgmma-2026-11-30.md section 1).
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
@@ -27,9 +20,6 @@ part=${2:-1}
 start "${1:-next-session-out}/n" "next_session_$part.txt"
 gpu_path="$PWD:$PWD/tests/gpu:$PYTHONPATH"
 if [ "$part" = 1 ]; then
-  step 400 "attention_sink: descriptors from the host, against the same dispatch with in-kernel ones" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --dtype bfloat16 --tma small,host --launch fast,slow --graph
-  step 150 "mla_decoding (host-bound row): the same" env PYTHONPATH="$gpu_path" python tests/gpu/sweep_tilegym_options.py mla_decoding:2 --tma small,host --launch fast,slow --graph
-elif [ "$part" = 2 ]; then
   step 300 "tg_attention on the current default" "${bench[@]}" --only tg_attention --out "$out/attention"
   step 280 "tg_attention_sink on the current default" "${bench[@]}" --only tg_attention_sink --timeout 270 --out "$out/attention_sink"
 else

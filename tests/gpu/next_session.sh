@@ -3,7 +3,7 @@
 # calls of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run.
 # The twentieth session (docs/gpu-runs/narrow-products-2026-11-30.md) made the narrow-product rule
 # go by chains of products (the default now) and found host-built tensor descriptors too costly on
-# Triton 3.6 (about 29 us of host time per descriptor per call: section 5), so they are not planned.
+# Triton 3.6 (29 us of host time per descriptor per call on average: section 5): not planned.
 #  part 1: the bench entries whose kernels have products, on the current default: tg_attention and
 #          tg_attention_sink (a refresh of the rows the narrow rule could touch: on the CPU their
 #          MMA kinds are the same as before, `compile_tilegym_sm90.py --bench --dots`);

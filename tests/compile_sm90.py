@@ -112,14 +112,16 @@ def compile_example(example: Path) -> list:
 
 
 def mma_fed_sync_dots(ttgir: str) -> list:
-    """The column counts (N = 16 or 32: narrow) of the synchronous warpgroup MMAs
+    """The column counts (N = 16 or 32, and 64 with fp8 operands) of the synchronous warpgroup MMAs
     (`ttng.warp_group_dot` without `isAsync`) in `ttgir` with an operand from an MMA result: B
     staged to shared memory from one (a `ttg.local_alloc` of a tensor in a version-3 `#mma` layout,
     through transposes and reshapes of the buffer), or A converted from one to a register operand
     (`ttg.convert_layout` of a `#mma` tensor). In 16-bit types both are what Triton 3.6 computed
     wrongly on the H200, and right at N = 64 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 1,
     narrow-products-2026-11-30.md section 2: tests/gpu/probe_sync_dots.py --b dot, --a dot; A from an
-    MMA was right there with B loaded through a transpose, which this does not tell apart)."""
+    MMA was right there with B loaded through a transpose, which this does not tell apart). In fp8,
+    TileGym's decode pattern with G = 64 and one 64-key tile was wrong too (probe_narrow_products.py
+    --one-tile --dtypes float8_e4m3fn)."""
     v3 = set(re.findall(r"^(#mma\d*) = #ttg\.nvidia_mma<\{versionMajor = 3", ttgir, re.M))
     source = {}         # buffer -> (the value it was made from, its layout, its last extent) or an alias
     for m in re.finditer(r"(%[\w#]+) = ttg\.local_alloc (%[\w#]+) : \(tensor<([\dx]+)x\w+, (#\w+)>\)", ttgir):
@@ -133,13 +135,14 @@ def mma_fed_sync_dots(ttgir: str) -> list:
     for m in re.finditer(r"= ttng\.warp_group_dot (%[\w#]+), (%[\w#]+), [^{]*\{([^}]*)\}[^\n]*-> tensor<[\dx]+x(\d+)x", ttgir):
         if "isAsync = true" in m.group(3):
             continue
-        if int(m.group(4)) not in (16, 32):
+        n = int(m.group(4))
+        if n not in (16, 32) and not (n == 64 and "xf8E" in m.group(0)):
             continue
         b = m.group(2)
         while isinstance(source.get(b), str):
             b = source[b]
         if (isinstance(source.get(b), tuple) and source[b][0] in v3) or m.group(1) in from_mma:
-            found.append(int(m.group(4)))
+            found.append(n)
     return found
 
 

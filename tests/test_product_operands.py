@@ -196,6 +196,20 @@ def test_products_mode_keeps_warpgroup_mma_outside_chains(tmp_path, monkeypatch)
     assert " wgmma=False mma.sync=True " in found["all"][1] and " wgmma=False mma.sync=True " in found["products"][1]
 
 
+def test_fp8_chain_at_64_columns_is_computed_transposed(tmp_path, monkeypatch):
+    """The decode pattern in fp8 with 64 query heads per KV head and one 64-key tile was wrong on the
+    H200 as written (N = 64: max difference 1.35-2.77) and right transposed
+    (docs/gpu-runs/narrow-products-2026-11-30.md section 2): fp8 products in a chain are computed
+    transposed at N = 64 too, so on sm_90 no synchronous warpgroup MMA of it takes an operand from an
+    MMA result (the miscompile's signature; the same compile without the fp8 rule has it)."""
+    fp8 = "torch.float8_e4m3fn"
+    args = f"(torch.randn(128, 64).to({fp8}), torch.randn(64, 128).to({fp8}), torch.randn(128, 64).to({fp8}))"
+    for mode in ("all", "products"):
+        monkeypatch.setenv("C2T_NARROW", mode)
+        out = compile_sm90(DECODE, "run", args, tmp_path)
+        assert "OK k" in out and " mma_fed_sync=-" in out, out
+
+
 _SIGNATURE = """
 import sys
 sys.path.insert(0, {tests!r})
@@ -213,29 +227,32 @@ def two_dots(X, Y, A, C, reps, N: tl.constexpr, LOOP: tl.constexpr, SRC: tl.cons
         a = tl.load(A + tl.arange(0, 128)[:, None] * 64 + i[None, :])
         b = tl.load(Y + i[:, None] * N + n[None, :])
         if SRC == "b_dot":      # B (64, N) is another product's result
-            b = tl.dot(tl.load(X + i[:, None] * 64 + i[None, :]), b).to(tl.float16)
+            b = tl.dot(tl.load(X + i[:, None] * 64 + i[None, :]), b).to(Y.dtype.element_ty)
         if SRC == "a_dot":      # A (128, 64) is another product's result
-            a = tl.dot(a, tl.load(X + i[:, None] * 64 + i[None, :])).to(tl.float16)
+            a = tl.dot(a, tl.load(X + i[:, None] * 64 + i[None, :])).to(A.dtype.element_ty)
         if SRC == "a_reg":      # A recomputed in registers
-            a = (a.to(tl.float32) + reps.to(tl.float32) * 0.0).to(tl.float16)
+            a = (a.to(tl.float32) + reps.to(tl.float32) * 0.0).to(A.dtype.element_ty)
         acc = tl.dot(a, b, acc)
     tl.store(C + tl.arange(0, 128)[:, None] * N + n[None, :], acc)
 
-for n, loop, src in ((16, False, "b_dot"), (32, False, "b_dot"), (16, False, "mem"), (16, True, "b_dot"),
-                     (16, False, "a_dot"), (32, False, "a_dot"), (16, True, "a_dot"), (16, False, "a_reg")):
-    src_ = ASTSource(two_dots, signature={{"X": "*fp16", "Y": "*fp16", "A": "*fp16", "C": "*fp32", "reps": "i32",
+for n, loop, src, ty in ((16, False, "b_dot", "fp16"), (32, False, "b_dot", "fp16"), (16, False, "mem", "fp16"),
+                         (16, True, "b_dot", "fp16"), (16, False, "a_dot", "fp16"), (32, False, "a_dot", "fp16"),
+                         (16, True, "a_dot", "fp16"), (16, False, "a_reg", "fp16"), (64, False, "b_dot", "fp16"),
+                         (64, False, "b_dot", "fp8e4nv"), (64, False, "mem", "fp8e4nv")):
+    p = "*" + ty
+    src_ = ASTSource(two_dots, signature={{"X": p, "Y": p, "A": p, "C": "*fp32", "reps": "i32",
                                           "N": "constexpr", "LOOP": "constexpr", "SRC": "constexpr"}},
                      constexprs={{"N": n, "LOOP": loop, "SRC": src}})
     k = triton.compile(src_, target=GPUTarget("cuda", 90, 32))
-    print(n, loop, src, mma_fed_sync_dots(k.asm["ttgir"]))
+    print(n, loop, src, ty, mma_fed_sync_dots(k.asm["ttgir"]))
 """
 
 
 def test_the_miscompile_signature_is_recognized(tmp_path):
     """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (tests/gpu/probe_sync_dots.py
     --b dot / --a dot: a synchronous warpgroup MMA whose B or A is another product's result, N = 16
-    or 32) and not what it computed right (operands loaded, A recomputed in registers; the same in
-    a pipelined loop)."""
+    or 32, and 64 in fp8) and not what it computed right (operands loaded, A recomputed in
+    registers; the same in a pipelined loop; N = 64 in fp16)."""
     import os
     import subprocess
     import sys
@@ -245,9 +262,10 @@ def test_the_miscompile_signature_is_recognized(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.splitlines() == ["16 False b_dot [16]", "32 False b_dot [32]", "16 False mem []",
-                                     "16 True b_dot []", "16 False a_dot [16]", "32 False a_dot [32]",
-                                     "16 True a_dot []", "16 False a_reg []"], r.stdout
+    assert r.stdout.splitlines() == ["16 False b_dot fp16 [16]", "32 False b_dot fp16 [32]", "16 False mem fp16 []",
+                                     "16 True b_dot fp16 []", "16 False a_dot fp16 [16]", "32 False a_dot fp16 [32]",
+                                     "16 True a_dot fp16 []", "16 False a_reg fp16 []", "64 False b_dot fp16 []",
+                                     "64 False b_dot fp8e4nv [64]", "64 False mem fp8e4nv []"], r.stdout
 
 
 def test_narrow_mode_is_checked(tmp_path, monkeypatch):

@@ -88,7 +88,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # chain of products (an operand from another product, or the result into another's B operand: the
 # lowering passes CHAINED=False where it proves a product is in none, translator/lower/
 # product_operands.py); "all" every 16-bit or fp8 one with N = 16 or 32 (the default before the
-# twentieth session). On the H200 the miscompile needed an operand from another product
+# twentieth session). fp8 products in a chain are also transposed at N = 64, in either mode. On the H200 the miscompile needed an operand from another product
 # (docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md); "products" spares
 # cutile-python's FMHA sample's 32-key q @ k (217 against 339 us).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
@@ -123,7 +123,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
                             tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
     elif len(a.shape) == 2 and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8()) and M >= 64 \
-            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL):
+            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL) \
+            or len(a.shape) == 2 and a.dtype.is_fp8() and M >= 64 and N == 64 and CHAINED:
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
@@ -134,7 +135,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
         # (docs/gpu-runs/sync-wgmma-2026-11-30.md); a single product was wrong only with B or A
         # another product's result (CHAINED: see _C2T_NARROW). Not N=8 (Triton takes mma.sync
-        # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76)
+        # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76). fp8 products
+        # in a chain also at N = 64: the pattern in fp8 with G = 64 and one 64-key tile was wrong
+        # (max difference 1.35-2.77) and right transposed, as here (narrow-products-2026-11-30.md).
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)

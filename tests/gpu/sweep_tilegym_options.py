@@ -101,7 +101,8 @@ def mma_variant(code, mma):
     return code
 
 
-_NARROW = "M >= 64 \\\n            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL):"
+_NARROW = ("M >= 64 \\\n            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL) \\\n"
+           "            or len(a.shape) == 2 and a.dtype.is_fp8() and M >= 64 and N == 64 and CHAINED:")
 
 
 def narrow_variant(code, narrow):

@@ -412,8 +412,9 @@ def test_decode_like_loop_pipelines_the_transposed_loads_for_sm90(tmp_path):
 # The method spelling of the reshape, `k = k.reshape(...)`, as cutile-python's AttentionFMHA and
 # TileGym's attention load K: (1, 1, D, TN) tiles with order=(0, 1, 3, 2), reshaped to (D, TN). Until
 # the eighteenth session only `ct.reshape(k, ...)` was recognized, so K stayed a masked 4-D pointer
-# load (no descriptor); with a descriptor, TileGym's attention went from 1.205 to 1.295 of cuTile on
-# the H200 (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md).
+# load; as one 2-D tile load (which may also take a descriptor, though not at attention's grid sizes
+# by default: C2T_TMA=small), TileGym's attention went from 1.205 to 1.295 of cuTile on the H200
+# (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md, whose header corrects the descriptor claim).
 K_T = """
 @ct.kernel
 def kt(K, Y, TN: ConstInt, D: ConstInt):

@@ -34,29 +34,29 @@ DTYPES = tuple(getattr(torch, d) for d in
 
 
 @triton.jit
+def _operand(P, P2, zero, r, c, j, R: tl.constexpr, C: tl.constexpr, T: tl.constexpr, SRC: tl.constexpr):
+    """An (R, C) operand tile (r, c: its index ranges) as the probe's variant asks: loaded from P
+    ("mem"), stored transposed as (C, R) and loaded through tl.trans when T, loaded and recomputed in
+    registers ("reg": + a run-time zero), or the product of P (R, 64) and P2 (64, C) ("dot"; T does
+    not apply)."""
+    if SRC == "dot":
+        t = tl.dot(tl.load(P + r[:, None] * 64 + j[None, :]), tl.load(P2 + j[:, None] * C + c[None, :]))
+        t = t.to(P.dtype.element_ty)
+    elif T:
+        t = tl.trans(tl.load(P + c[:, None] * R + r[None, :]))
+    else:
+        t = tl.load(P + r[:, None] * C + c[None, :])
+    if SRC == "reg":
+        t = (t.to(tl.float32) + zero).to(P.dtype.element_ty)
+    return t
+
+
+@triton.jit
 def _operands(A, A2, B, B2, zero, m, n, k, j, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
               A_T: tl.constexpr, B_T: tl.constexpr, B_SRC: tl.constexpr, A_SRC: tl.constexpr):
-    """A (M, K) and B (K, N) as the probe's variant asks: B loaded ("mem"), loaded and recomputed
-    in registers ("reg": + a run-time zero), or the product of (K, 64) and (64, N) tiles ("dot");
-    A loaded, or ("dot") the product of (M, 64) and (64, K) tiles (A_T does not apply)."""
-    if A_SRC == "dot":
-        a = tl.dot(tl.load(A + m[:, None] * 64 + j[None, :]), tl.load(A2 + j[:, None] * K + k[None, :])).to(A.dtype.element_ty)
-    elif A_T:
-        a = tl.trans(tl.load(A + k[:, None] * M + m[None, :]))
-    else:
-        a = tl.load(A + m[:, None] * K + k[None, :])
-    if A_SRC == "reg":
-        a = (a.to(tl.float32) + zero).to(a.dtype)
-    if B_SRC == "dot":
-        b = tl.dot(tl.load(B + k[:, None] * 64 + j[None, :]), tl.load(B2 + j[:, None] * N + n[None, :])).to(a.dtype)
-    else:
-        if B_T:
-            b = tl.trans(tl.load(B + n[:, None] * K + k[None, :]))
-        else:
-            b = tl.load(B + k[:, None] * N + n[None, :])
-        if B_SRC == "reg":
-            b = (b.to(tl.float32) + zero).to(a.dtype)
-    return a, b
+    """A (M, K) and B (K, N) as the probe's variant asks (_operand): A_SRC and B_SRC "mem", "reg" or
+    "dot"; A_T: A stored as (K, M); B_T: B stored as (N, K)."""
+    return (_operand(A, A2, zero, m, k, j, M, K, A_T, A_SRC), _operand(B, B2, zero, k, n, j, K, N, B_T, B_SRC))
 
 
 @triton.jit

@@ -58,11 +58,8 @@ def _operands(node, ct_path):
     if isinstance(node, N.AugAssign) and node.op in ("@", "@="):
         return node.target, node.value
     if isinstance(node, N.Call) and (ct_path(node.func) or "").rsplit(".", 1)[-1] in ("mma", "matmul"):
-        def arg(name, i):
-            default = node.args[i] if len(node.args) > i else None
-            return next((k.value for k in node.keywords if k.name == name), default)
-        a, b = arg("x", 0), arg("y", 1)
-        return (a, b) if a is not None and b is not None else None
+        # x and y are positional-only in both (rules.SIGNATURES; ops.bind refuses them as keywords)
+        return (node.args[0], node.args[1]) if len(node.args) >= 2 else None
     return None
 
 

@@ -22,7 +22,7 @@ except ImportError:                      # translator/__init__ mid-edit: load th
 import torch, triton, triton.language as tl
 
 @triton.jit
-def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, n, BLOCK: tl.constexpr):
+def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, wide_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=0.0)
@@ -31,19 +31,23 @@ def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, n, BLOCK: tl.conste
     tl.store(sum_ptr, tl.sum(x, axis=0))
     f = tl.load(f_ptr + offs, mask=m, other=0.0)
     tl.store(cast_ptr + offs, f.to(tl.bfloat16), mask=m)
+    tl.store(wide_ptr + offs, x.to(tl.float32), mask=m)
 
 def run():
     g = torch.Generator().manual_seed(0)
     n = 100
     x = torch.randn(n, generator=g).bfloat16()
+    x[:3] = torch.tensor([torch.finfo(torch.bfloat16).tiny / 4, -torch.finfo(torch.bfloat16).tiny / 8, 0.0])
     y = torch.randn(n, generator=g).bfloat16()
     f = torch.randn(n, generator=g)
     out = torch.empty_like(x); s = torch.empty(1, dtype=torch.bfloat16); c = torch.empty_like(x)
-    add_sum[(1,)](x, y, out, s, c, f, n, BLOCK=128)
+    w = torch.empty(n)
+    add_sum[(1,)](x, y, out, s, c, f, w, n, BLOCK=128)
     want_sum = x.float().sum().bfloat16()
     return {"add_bad": int((out.view(torch.int16) != (x + y).view(torch.int16)).sum()),
             "sum_bad": int(s[0].view(torch.int16) != want_sum.view(torch.int16)),
-            "cast_bad": int((c.view(torch.int16) != f.bfloat16().view(torch.int16)).sum())}
+            "cast_bad": int((c.view(torch.int16) != f.bfloat16().view(torch.int16)).sum()),
+            "widen_bad": int((w.view(torch.int32) != x.float().view(torch.int32)).sum())}
 
 res = {"stock": run()}
 res["installed_now"] = numerics.install()
@@ -60,7 +64,8 @@ def test_bf16_patch_is_bit_exact_against_torch():
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0}, res
+    assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0, "widen_bad": 0}, res
     assert res["installed_now"] is True and res["installed_again"] is False
     if res["triton"] == "3.6.0":          # the pinned version: its stock interpreter really is wrong
         assert res["stock"]["add_bad"] > 0 and res["stock"]["cast_bad"] > 0, res
+        assert res["stock"]["widen_bad"] == 2, res    # it flushes bf16 subnormals widened to fp32

@@ -92,7 +92,7 @@ def install() -> bool:
             r = downcast(src, dst)
             if r is not None:
                 return r
-        if is_bf16(src) and dst in (tl.float16, tl.float64):
+        if is_bf16(src) and dst in (tl.float16, tl.float32, tl.float64):   # by bits: subnormals kept
             return TensorHandle(as_f32(src).astype(interp._get_np_dtype(dst)), dst)
         return orig["cast_impl"](self, src, dst_type)
 

@@ -394,10 +394,10 @@ def run(x, y):
 
 @pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16])
 def test_truediv_special_operands_bit_exact(tmp_path, dt):
-    """fp16/bf16 `/` sends zero divisors and infinite or NaN operands around IEEE division (whose
-    slow path halved an fp16 kernel's speed on the H200) to x * r with y's sign: every pair of the values
-    below, signed zeros, infinities, NaN, subnormals and extremes among them, must give exactly
-    the bits of torch's IEEE fp32 division rounded to the dtype."""
+    """fp16 `/` sends zero and infinite divisors around IEEE division (whose slow path halved
+    an fp16 kernel's speed on the H200) to x * (1 / y) by bits; bf16 keeps plain div_rn. Every
+    pair of the values below, signed zeros, infinities, NaN, subnormals and extremes among them,
+    must give exactly the bits of torch's IEEE fp32 division rounded to the dtype."""
     from translator.harness import interp_numerics
     interp_numerics.install()                  # bf16 by value (the stock interpreter: by bits)
     fi = torch.finfo(dt)

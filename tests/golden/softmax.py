@@ -28,20 +28,20 @@ def _c2t_truediv(a, b):
     x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
     if z.dtype == tl.float64:
         return x / y
-    elif z.dtype == tl.float32 or not z.dtype.is_floating():      # int / int gives float32
-        return tl.div_rn(x.to(tl.float32), y.to(tl.float32))
-    else:
-        # fp16, bf16, fp8: widened (exactly), divided in fp32, narrowed. IEEE division's fast path
-        # sends a zero divisor and an infinite or NaN operand to a slow routine, lane by lane (fp16
-        # gelu, whose exp overflows, ran at half the bf16 speed); those lanes take x * r with y's
-        # sign bit flipped in, r being 1 / |y| for y = +-0, +-inf, NaN and 1 for other y (x
-        # infinite or NaN there): exact in every such case, the sign of zero included.
+    elif z.dtype == tl.float16 or z.dtype.is_fp8():
+        # widened (exactly), divided in fp32, narrowed. IEEE division's fast path sends a zero or
+        # infinite divisor to a slow routine, lane by lane, and fp16's small range makes those
+        # common (exp overflows past 11.1: TileGym's fp16 gelu ran at half its bf16 speed on the
+        # H200); those lanes take x * (1 / y), exact there: 1 / y flips y's exponent bits (+-0 and
+        # +-inf swap, sign kept). bf16 and fp32 overflow only where fp32 does: plain div_rn.
         xf, yf = x.to(tl.float32), y.to(tl.float32)
-        odd = (yf == 0) | ~(tl.abs(yf) < float("inf")) | ~(tl.abs(xf) < float("inf"))
-        r = tl.where(yf == 0, float("inf"), tl.where(tl.abs(yf) < float("inf"), 1.0, tl.where(yf != yf, yf, 0.0)))
-        yb = yf.to(tl.int32, bitcast=True)
-        special = ((xf * r).to(tl.int32, bitcast=True) ^ ((yb >> 31) << 31)).to(tl.float32, bitcast=True)
-        return tl.where(odd, special, tl.div_rn(tl.where(odd, 1.0, xf), tl.where(odd, 1.0, yf))).to(z.dtype)
+        odd = (yf == 0) | (tl.abs(yf) == float("inf"))
+        inv = (yf.to(tl.int32, bitcast=True) ^ 0x7F800000).to(tl.float32, bitcast=True)
+        return tl.where(odd, xf * inv, tl.div_rn(xf, tl.where(odd, 1.0, yf))).to(z.dtype)
+    elif z.dtype.is_floating():
+        return tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
+    else:                                      # int / int gives float32
+        return tl.div_rn(x.to(tl.float32), y.to(tl.float32))
 
 
 @triton.jit

@@ -1,8 +1,9 @@
 """GPU probe (not part of the product): cuTile's `/` as translated (_c2t_truediv, templates/prelude.py.j2).
 
-IEEE division's fast path sends a zero divisor and an infinite or NaN operand to a slow routine,
-lane by lane; TileGym's fp16 gelu/geglu, whose exp overflows to inf at the bench's inputs (randn x 3),
-ran at half the bf16 speed on both sides. The helper now gives those lanes x * r with y's sign instead.
+IEEE division's fast path sends a zero or infinite divisor to a slow routine, lane by lane;
+TileGym's fp16 gelu/geglu, whose exp overflows to inf at the bench's inputs (randn x 3), ran at half
+the bf16 speed on both sides. The fp16 helper now gives those lanes x * (1 / y) by bits instead
+(bf16 and fp32 keep plain div_rn: a first version that covered them too slowed bf16 gelu by 30%).
 This checks, on the H200:
   1. every pair of fp16 values and every pair of bf16 values (2^32 each) divided by the translated
      kernel gives the bits of cuTile's original kernel and of torch's fp32 division rounded back

@@ -39,6 +39,64 @@ def test_constexpr_floor_division_is_left_to_python(tmp_path):
     assert "a: tl.constexpr = T // 2" in res.code and "_c2t_floordiv" not in res.code.split("def k(")[1]
 
 
+GATHER_DIV = """
+@ct.kernel
+def k(x, y, N: ConstInt, OFF: ConstInt, T: ConstInt):
+    i = ct.bid(0) * T + ct.arange(T, dtype=ct.int32) + OFF
+    row, col = i // N, i % N
+    ct.scatter(y, (i - OFF,), ct.gather(x, (row * 64 + col,)) + 0 * row)
+
+def run(x, n, off, t=64):
+    y = torch.zeros(x.numel() // 2, dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (y.numel() // t,), k, (x, y, n, off, t))
+    return y
+"""
+
+
+@pytest.mark.parametrize("n,off", [(48, 0), (-48, 0), (48, -100)])
+def test_division_of_a_nonnegative_index_by_a_constant(tmp_path, n, off):
+    """`//` and `%` of an index built from program ids, aranges and Constant parameters are
+    Triton's plain operators when the Constants are >= 0 and the divisor > 0 (checked where Triton
+    compiles: _c2t_floordiv_nonneg), Python's floor semantics otherwise (a negative divisor or
+    offset here: the results would differ)."""
+    res = translate(GATHER_DIV)
+    body = res.code.split("def k(")[1]
+    assert "_c2t_floordiv_nonneg(i, N, (OFF >= 0) & (T >= 0) & (N > 0))" in body, body
+    assert "_c2t_mod_nonneg(i, N, (OFF >= 0) & (T >= 0) & (N > 0))" in body
+    mod = build(GATHER_DIV, tmp_path)
+    x = torch.arange(64 * 64 * 2, dtype=torch.float32)
+    i = torch.arange(x.numel() // 2) + off
+    row, col = torch.div(i, n, rounding_mode="floor"), torch.remainder(i, n)
+    flat = row * 64 + col
+    want = torch.where((flat >= 0) & (flat < x.numel()), x[flat.clamp(0, x.numel() - 1)], 0.0)
+    assert torch.equal(mod.run(x, n, off), want)
+    if n < 0 or off < 0:        # the case can fail: truncation gives other values here
+        trunc = torch.div(i, n, rounding_mode="trunc") * 64 + torch.fmod(i, n)
+        assert not torch.equal(trunc, flat)
+
+
+def test_signs_not_proved_through_branches_loops_and_subtraction():
+    res = translate("""
+    @ct.kernel
+    def k(x, c, T: ConstInt):
+        i = ct.bid(0) * T + ct.arange(T, dtype=ct.int32)
+        j = i
+        if c > 0:
+            j = i - 1000
+        n = ct.bid(0)
+        while n < 10:
+            ct.store(x, index=(0,), tile=ct.full((T,), n // 3, dtype=ct.int32))
+            n = n - 20
+        ct.store(x, index=(0,), tile=(j // 3) + (i - 1) // 3 + (n // 3) + i // 3 + (i * 2 + 4) % 7)
+    """)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    body = res.code.split("def k(")[1]
+    for unknown in ("j", "i - 1", "n"):
+        assert f"_c2t_floordiv({unknown}, 3)" in body, (unknown, body)
+    assert body.count("_c2t_floordiv(n, 3)") == 2            # in the loop and after it
+    assert "_c2t_floordiv_nonneg(i, 3, (T >= 0))" in body and "_c2t_mod_nonneg(i * 2 + 4, 7, (T >= 0))" in body
+
+
 @pytest.mark.parametrize("mode,value", [("NEG_INF", -math.inf), ("POS_INF", math.inf), ("NAN", math.nan),
                                         ("ZERO", 0.0), ("NEG_ZERO", -0.0)])
 def test_padding_modes_on_partial_tiles(tmp_path, mode, value):
@@ -727,3 +785,14 @@ def test_host_cdiv_in_a_module_without_kernels(tmp_path):
     ns = {}
     exec(compile(res.code, "host_only_t.py", "exec"), ns)
     assert [ns["grid"](n, t) for n, t in ((10, 4), (8, 4), (-7, 2), (7, -2))] == [(3,), (2,), (-3,), (-3,)]
+
+
+def test_nonnegative_index_division_keeps_vector_loads_on_sm90(tmp_path):
+    """The reason for the plain operators: compiled for the H200, a gather at `i // N * 64 + i % N`
+    reads 16-byte vectors; with a negative N (Python's floor semantics, the helper's other branch)
+    the same kernel's loads are scalar."""
+    lines = {}
+    for n in (1024, -1024):
+        out = compile_sm90(GATHER_DIV, "run", f"(torch.zeros(4096, dtype=torch.float16), {n}, 0, 1024)", tmp_path)
+        lines[n] = int(out.split("vec_ld=")[1].split()[0])
+    assert lines[1024] > 0 and lines[-1024] == 0, lines

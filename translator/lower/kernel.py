@@ -78,6 +78,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.s = shared
         self.fd = fd
         self.env: dict = dict(env)
+        # Constant parameters (compile-time in Triton too): V.nonneg conditions may name them
+        self.constexpr_params = {k for k, v in env.items() if v.kind == T.STATIC and not v.known and v.code == k}
         self.lines: list = []
         # a rank variant's {array: rank} (kernels.py _plan_rank_variants), the branches it could
         # not lower, {(line, col, part): their diagnostics}, and those it lowered
@@ -412,7 +414,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             if isinstance(t, N.Name):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
-                                   value=v.value, known=v.known, shape=v.shape, isint=v.isint)
+                                   value=v.value, known=v.known, shape=v.shape, isint=v.isint,
+                                   nonneg=v.nonneg)
         if v.kind == T.STATIC and len(names) == 1 and names[0].isidentifier() and v.code != names[0] \
                 and self._assign_count(names[0]) == 1:
             # a compile-time value (from Constant parameters and literals): Triton keeps it a
@@ -583,6 +586,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.env[k] = self._forget(self.env[k])     # the value depends on the path taken
             if k in other and self.env[k].shape != other[k].shape:   # known only if both paths agree
                 self.env[k] = dataclasses.replace(self.env[k], shape=None)
+            if k in other and self.env[k].nonneg != other[k].nonneg:     # so is a sign
+                self.env[k] = dataclasses.replace(self.env[k], nonneg=None)
 
     @staticmethod
     def _forget(v: V) -> V:
@@ -605,6 +610,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             v = self.env.get(k)
             if v is not None and v.known and v.kind in (T.STATIC, T.SCALAR, T.TILE, T.TUPLE):
                 self.env[k] = self._forget(v)
+            elif v is not None and v.nonneg is not None:       # a later iteration may see another sign
+                self.env[k] = dataclasses.replace(v, nonneg=None)
+        return names
 
     def st_For(self, st, depth):
         if st.orelse:
@@ -688,10 +696,14 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if st.orelse:
             self.fail("C2T103", "`while ... else` is not supported in kernel code", st)
         self.written |= self._loop_writes(st.body)
-        self._forget_loop_assigned(st.body)
+        assigned = self._forget_loop_assigned(st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
         self.block(st.body, depth + 1)
+        for k in assigned:       # after the loop: the value before it (no iteration) or the body's
+            v = self.env.get(k)
+            if isinstance(v, V) and v.nonneg is not None:
+                self.env[k] = dataclasses.replace(v, nonneg=None)
 
     def st_FunctionDef(self, st, depth):
         if st.decorators:

@@ -40,6 +40,10 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
         # compile-time arithmetic: Triton constexprs follow Python semantics already
         return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)
     rank = _rank(a, b)
+    if op in ("//", "%"):
+        v = _nonneg_division(lw, op, a, b, kind, rank)
+        if v is not None:
+            return v
     if op == "//":
         return V(f"{lw.s.use('_c2t_floordiv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "%":
@@ -64,8 +68,40 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
     # a constant next to an integer value keeps it integer for this purpose (a float constant
     # would make it float, but then the only effect is the plain operator, as without this flag)
     both_int = all(x.isint or x.is_static for x in (a, b)) and (a.isint or b.isint)
+    na, nb = nonneg_of(lw, a), nonneg_of(lw, b)
+    nonneg = na | nb if op in ("+", "*") and both_int and na is not None and nb is not None else None
     return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank,
-             isint=both_int and op not in ("/",))
+             isint=both_int and op not in ("/",), nonneg=nonneg)
+
+
+def nonneg_of(lw, v: V):
+    """The Constant parameters whose being >= 0 makes `v` >= 0 (frozenset(): none needed), or None
+    when that is not known: see V.nonneg. A Constant parameter needs itself; an int literal, nothing."""
+    if v.nonneg is not None:
+        return v.nonneg
+    if v.known and type(v.value) is int:
+        return frozenset() if v.value >= 0 else None
+    if v.kind == T.STATIC and not v.known and v.code in lw.constexpr_params:
+        return frozenset({v.code})
+    return None
+
+
+def _nonneg_division(lw, op: str, a: V, b: V, kind: str, rank):
+    """`a // b` and `a % b` of an integer known to be >= 0 by a positive integer constant: Python's
+    floor division and modulo equal Triton's truncating ones there, and the plain operators keep
+    Triton's contiguity analysis (TileGym's geglu gathers at `i // N`, `i % N` became 16-byte
+    vector loads instead of 2-byte ones). Where that rests on Constant parameters the helper
+    checks them when Triton compiles and falls back on the Python semantics. None: not provable."""
+    na, nb = nonneg_of(lw, a), nonneg_of(lw, b)
+    if not a.isint or na is None or nb is None or not b.is_static or (b.known and not b.value > 0):
+        return None
+    conds = [f"{n} >= 0" for n in sorted(na - {b.code})] + ([] if b.known else [f"{b.code} > 0"])
+    if not conds:
+        return V(f"{paren(a, 13)} {op} {paren(b, 14)}", kind, prec=13, rank=rank, isint=True, nonneg=na | nb)
+    helper = lw.s.use("_c2t_floordiv_nonneg" if op == "//" else "_c2t_mod_nonneg")
+    lw.s.use("_c2t_floordiv" if op == "//" else "_c2t_mod")
+    cond = " & ".join(f"({c})" for c in conds)
+    return V(f"{helper}({a.code}, {b.code}, {cond})", kind, rank=rank, isint=True, nonneg=na | nb)
 
 
 def precision(a: V, b: V) -> str:
@@ -213,12 +249,12 @@ def _index(lw, args, key, name, call, rank) -> list:
 # ---------------------------------------------------------------- grid
 def op_bid(lw, call, args):
     ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
-    return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True)
+    return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
 def op_num_blocks(lw, call, args):
     ax = _static(lw, _req(lw, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
-    return V(f"tl.num_programs({ax.code})", T.SCALAR, isint=True)
+    return V(f"tl.num_programs({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
 def op_num_tiles(lw, call, args):
@@ -274,7 +310,7 @@ def op_arange(lw, call, args):
     if dt.code != "tl.int32":
         code += f".to({dt.code})"
     return V(code, T.TILE, rank=1, isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1",
-             shape=[n.code])
+             shape=[n.code], nonneg=frozenset() if dt.code in ("tl.int32", "tl.int64") else None)
 
 
 def op_full(lw, call, args):

@@ -103,6 +103,9 @@ class V:
     shape: Optional[list] = None    # tile shape as constexpr source expressions, when known
     isint: bool = False             # an integer *tensor* in every mode (program ids, int aranges...)
     load_of: Optional[str] = None   # a ct.load tile of this array parameter (aliased-load reuse)
+    # an integer known to be >= 0 whenever these Constant parameters are >= 0 (frozenset(): always;
+    # None: not known): program ids, int aranges, and sums, products, `//` and `%` of them
+    nonneg: Optional[frozenset] = None
 
     @property
     def is_static(self) -> bool:

@@ -13,6 +13,7 @@ what the translator should emit. Each variant's output is checked against the or
     python tests/gpu/sweep_tilegym_options.py splitk_reduce --dtype float32 --mma 2d,3d,dot --graph
     python tests/gpu/sweep_tilegym_options.py flash_decode:4 attention_sink_decode:4 --narrow on,all,off --graph
     python tests/gpu/sweep_tilegym_options.py attention_sink:0,1 --tma small,host --launch fast,slow --graph
+    python tests/gpu/sweep_tilegym_options.py mla_decoding_split_kv:0,2 geglu:0 --index nonneg,python --graph
 
 `--ctas`: 1 (the translator's default) launches with what cuTile's num_ctas hints ask for (Triton's
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
@@ -178,9 +179,20 @@ _C2T_FAST_LAUNCH = False
 """
 
 
+def index_variant(code, index):
+    """`--index python`: `//` and `%` of indices proved >= 0 by Python's floor helpers again, as
+    before the twenty-first session (the plain operators: `nonneg`, the translator's default)."""
+    if index == "python":
+        code += ("\n\n@triton.jit\ndef _c2t_floordiv_nonneg(a, b, NONNEG: tl.constexpr):\n"
+                 "    return _c2t_floordiv(a, b)\n" if "def _c2t_floordiv_nonneg" in code else "")
+        code += ("\n\n@triton.jit\ndef _c2t_mod_nonneg(a, b, NONNEG: tl.constexpr):\n"
+                 "    return _c2t_mod(a, b)\n" if "def _c2t_mod_nonneg" in code else "")
+    return code
+
+
 def variant_code(code, warps, stages, tma, ctas=1, spill="on", loops="plain", maxnreg=0, occupancy="on",
-                 mma="2d", narrow="on", launch="fast"):
-    code = narrow_variant(mma_variant(loop_variant(code, loops), mma), narrow)
+                 mma="2d", narrow="on", launch="fast", index="nonneg"):
+    code = index_variant(narrow_variant(mma_variant(loop_variant(code, loops), mma), narrow), index)
     if launch == "slow":    # the launch memo and fast dispatch off, as in the `--tma host` variant
         code += "\n_C2T_FAST_LAUNCH = False\n"
     if tma == "host":
@@ -250,6 +262,8 @@ def main():
     ap.add_argument("--narrow", default="on", help="16-bit/fp8 products of N = 16 or 32 computed transposed: "
                     "on (as translated), products (only products in a chain of products), all (every one) "
                     "or off (wgmma; wrong on decode attention, for timing)")
+    ap.add_argument("--index", default="nonneg", help="`//` and `%` of indices proved >= 0: nonneg (the "
+                    "plain operators, as translated) or python (the floor helpers, as before)")
     ap.add_argument("--launch", default="fast", help="fast (the translator's launch memo and fast dispatch) or "
                     "slow (both off: Triton's own dispatch, as the `--tma host` variant has)")
     ns = ap.parse_args()
@@ -260,7 +274,7 @@ def main():
                                   [int(c) for c in ns.ctas.split(",")], ns.spill.split(","),
                                   ns.loops.split(","), [int(r) for r in ns.maxnreg.split(",")],
                                   ns.occupancy.split(","), ns.mma.split(","), ns.narrow.split(","),
-                                  ns.launch.split(",")))
+                                  ns.launch.split(","), ns.index.split(",")))
     for arg in ns.ops:
         op, _, which = arg.partition(":")
         path, spec = suite_paths(op)
@@ -268,13 +282,15 @@ def main():
         sp = load_spec(orig, spec)
         code, _ = translate(path)
         mods = []
-        for w, s, t, c, spill, loops, regs, occ, mma, narrow, launch in grid:
-            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow, launch), path)
+        for w, s, t, c, spill, loops, regs, occ, mma, narrow, launch, index in grid:
+            m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow, launch,
+                                                index), path)
             rebind_cutile_imports(m)
             mods.append((f"w={w or 'default'} s={s or 'default'} tma={t} ctas={c} spill={spill} loops={loops}"
                          + (f" maxnreg={regs}" if regs else "") + f" occupancy={occ}"
                          + (f" mma={mma}" if mma != "2d" else "") + (f" narrow={narrow}" if narrow != "on" else "")
-                         + (f" launch={launch}" if launch != "fast" else ""), m))
+                         + (f" launch={launch}" if launch != "fast" else "")
+                         + (f" index={index}" if index != "nonneg" else ""), m))
         cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:

@@ -1,30 +1,31 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the twenty-first session should measure first, in two
+# GPU run (not part of the product): what the twenty-second session should measure first, in two
 # calls of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run.
-# The twentieth session (docs/gpu-runs/narrow-products-2026-11-30.md) made the narrow-product rule
-# go by chains of products (the default now) and found host-built tensor descriptors too costly on
-# Triton 3.6 (29 us of host time per descriptor per call on average: section 5): not planned.
-#  part 1: the extension of the rule to fp8 products in a chain at N = 64 (made after the session's
-#          last call, from the hand-written pattern: narrow-products-2026-11-30.md section 2), run
-#          as translated code against cuTile's original (probe_fp8_chain.py: fp8 and fp16, G = 16,
-#          32, 64, one 64- or 128-key tile; the rule as translated, `all`, and off).
-#  part 2: the bench entries whose kernels have products, on the current default: tg_attention and
-#          tg_attention_sink (a refresh of the rows the narrow rule could touch: on the CPU their
-#          MMA kinds are the same as before, `compile_tilegym_sm90.py --bench --dots`);
+# The twenty-first session (docs/gpu-runs/division-and-indices-2026-11-30.md) kept fp16 division
+# off IEEE division's slow path and made `//`/`%` of indices proved >= 0 plain operators; the
+# merged table (bench-2026-11-30-s21.md) has no row below 0.85, and its lowest rows are
+# device-bound gaps the translator has not explained:
+#  part 1: TileGym's split-KV MLA decoding at B = 1 (0.87 by do_bench, graph replay 0.91-0.92:
+#          ~8% slower on the device at 14-16 us per call; not the index change, call 9 there):
+#          launch-option sweeps of its two kernels (warps, stages, descriptors) with graph replay.
+#  part 2: TileGym flash decode at B = 8 (0.91 of cuTile's rate, "below cuTile" in the
+#          memory-bound check) and prefill attention with sinks (0.89-0.92), the same way.
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
-# Writes OUT/n/next_session_<part>.txt and bench folders OUT/n/<name>.
+# Writes OUT/n/next_session_<part>.txt.
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 part=${2:-1}
 start "${1:-next-session-out}/n" "next_session_$part.txt"
-gpu_path="$PWD:$PWD/tests/gpu:$PYTHONPATH"
+sweep=(python tests/gpu/sweep_tilegym_options.py)
 if [ "$part" = 1 ]; then
-  step 300 "translated decode pattern, one tile: fp8 chains at N = 64" env PYTHONPATH="$gpu_path" python tests/gpu/probe_fp8_chain.py
+  step 200 "mla split-KV B=1: warps and stages" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --warps 0,4,8 --stages 0,2,3 --graph
+  step 150 "mla split-KV B=1: descriptors" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --tma small,auto,off --graph
+  step 150 "mla split-KV B=1: launch path" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --launch fast,slow --graph
 else
-  step 300 "tg_attention on the current default" "${bench[@]}" --only tg_attention --out "$out/attention"
-  step 280 "tg_attention_sink on the current default" "${bench[@]}" --only tg_attention_sink --timeout 270 --out "$out/attention_sink"
+  step 250 "flash decode B=8: warps and stages" "${sweep[@]}" flash_decode:4 --warps 0,4,8 --stages 0,2,3 --graph
+  step 280 "attention sink: warps and stages" "${sweep[@]}" attention_sink:0,1 --warps 0,4,8 --stages 0,2,3 --graph
 fi
 echo "### done ($(date +%T))" | tee -a "$log"

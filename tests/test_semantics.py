@@ -796,3 +796,37 @@ def test_nonnegative_index_division_keeps_vector_loads_on_sm90(tmp_path):
         out = compile_sm90(GATHER_DIV, "run", f"(torch.zeros(4096, dtype=torch.float16), {n}, 0, 1024)", tmp_path)
         lines[n] = int(out.split("vec_ld=")[1].split()[0])
     assert lines[1024] > 0 and lines[-1024] == 0, lines
+
+
+NEG_SRC = """
+@ct.kernel
+def k(x, y, z, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    ct.store(y, index=(0,), tile=-t)
+    ct.store(z, index=(0,), tile=ct.negative(t))
+
+def run(x):
+    y, z = torch.empty_like(x), torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, x.numel()))
+    return y, z
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int8])
+def test_negation_keeps_the_sign_of_zero(tmp_path, dt):
+    """cuTile's `-x` and ct.negative flip the sign bit: -(+0) = -0. Triton's unary minus is 0 - x
+    (+0 there), so tile negation goes through _c2t_neg; ints keep their dtype."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build(NEG_SRC, tmp_path)
+    if dt.is_floating_point:
+        x = torch.tensor([0.0, -0.0, 1.5, -2.0, float("inf"), float("nan"), 0.0, 3.0]).to(dt)
+    else:
+        x = torch.tensor([0, -1, 5, -7, 100, 1, 2, 3], dtype=dt)
+    for out in mod.run(x):
+        assert out.dtype == dt
+        if dt.is_floating_point:
+            assert torch.equal(torch.signbit(out[:5]), torch.tensor([True, False, True, False, True]))
+            assert torch.equal(out[:5], -x[:5]) and out[5].isnan()
+        else:
+            assert torch.equal(out, -x)

@@ -306,6 +306,8 @@ class ExpressionLowering:
             return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
         if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
             return self.static_value(-v.value, e)
+        if e.op == "-":
+            return self.ops.negate(self, v)
         return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
 
     def e_BinOp(self, e):

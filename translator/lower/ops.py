@@ -461,8 +461,16 @@ def op_divmod(lw, call, args):
 
 
 def op_negative(lw, call, args):
-    x = _req(lw, "negative", args, "x", call)
-    return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank)
+    return negate(lw, _req(lw, "negative", args, "x", call))
+
+
+def negate(lw, x: V) -> V:
+    """cuTile `-x` and ct.negative. Triton's unary minus computes 0 - x, which gives +0 for +0 where
+    cuTile's negation gives -0; tiles go through _c2t_neg (floats: x * -1, exact; ints: -x). Scalars
+    keep `-x`: a range() loop variable is a Python int in the interpreter, with no dtype to test."""
+    if x.kind == T.TILE:
+        return V(f"{lw.s.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32)
+    return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 
 def op_abs(lw, call, args):

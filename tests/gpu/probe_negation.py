@@ -1,0 +1,30 @@
+"""GPU probe (not part of the product): cuTile's `-x` and ct.negative against the translation, bit
+for bit, on +-0, +-inf, NaN and ordinary values in fp32, fp16 and bf16. Triton's unary minus is
+0 - x (+0 for +0); the translation negates tiles through _c2t_neg (x * -1) since the twenty-first
+session, on the assumption that cuTile flips the sign bit, which this checks.
+
+    source .gpu/setup.sh; export PYTHONPATH=$PWD:$PWD/tests/gpu:$PYTHONPATH
+    python tests/gpu/probe_negation.py
+"""
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # tests/: the shared programs
+from kernel_util import HEADER  # noqa: E402
+from test_semantics import NEG_SRC  # noqa: E402
+
+if __name__ == "__main__":
+    from translator.harness.loading import load_module, load_translated, translate
+    path = Path(tempfile.mkdtemp()) / "negation_probe.py"
+    path.write_text(HEADER + NEG_SRC)
+    orig, tr = load_module(path), load_translated(translate(path)[0], path)[0]
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        x = torch.tensor([0.0, -0.0, 1.5, -2.0, float("inf"), -float("inf"), float("nan"), 3.0]).to(dt).cuda()
+        bits = torch.int32 if dt == torch.float32 else torch.int16
+        for (a, b), label in zip(zip(orig.run(x), tr.run(x)), ("-x", "ct.negative")):
+            same = (a.view(bits) == b.view(bits)) | (a.isnan() & b.isnan())
+            print(f"{str(dt)[6:]:9s} {label:12s} cuTile {a.tolist()} signbit {torch.signbit(a).int().tolist()} | "
+                  f"translation {'same bits' if bool(same.all()) else b.tolist()}", flush=True)

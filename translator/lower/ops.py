@@ -89,8 +89,8 @@ def nonneg_of(lw, v: V):
 def _nonneg_division(lw, op: str, a: V, b: V, kind: str, rank):
     """`a // b` and `a % b` of an integer known to be >= 0 by a positive integer constant: Python's
     floor division and modulo equal Triton's truncating ones there, and the plain operators keep
-    Triton's contiguity analysis (TileGym's geglu gathers at `i // N`, `i % N` became 16-byte
-    vector loads instead of 2-byte ones). Where that rests on Constant parameters the helper
+    Triton's contiguity analysis (TileGym's geglu gathers at `i // N`, `i % N` became vector
+    loads, up to 16 bytes, instead of 2-byte ones). Where that rests on Constant parameters the helper
     checks them when Triton compiles and falls back on the Python semantics. None: not provable."""
     na, nb = nonneg_of(lw, a), nonneg_of(lw, b)
     if not a.isint or na is None or nb is None or not b.is_static or (b.known and not b.value > 0):

@@ -32,8 +32,8 @@ def test_broken_translation_exit_1(capsys):
 def test_bad_input_exit_2_without_traceback(capsys):
     cases = [
         ([str(fixture("no_spec_orig.py")), "--device", "cpu", "--translated", ADD], "has no C2T_SPEC"),
-        ([ADD, "--spec", str(fixture("bad_spec_entry.py")), "--translated", ADD], "does_not_exist"),
-        ([ADD, "--spec", str(fixture("nope.py")), "--translated", ADD], "no such file"),
+        ([ADD, "--device", "cpu", "--spec", str(fixture("bad_spec_entry.py")), "--translated", ADD], "does_not_exist"),
+        ([ADD, "--device", "cpu", "--spec", str(fixture("nope.py")), "--translated", ADD], "no such file"),
         ([str(fixture("nope.py"))], "no such file"),
         ([ADD, "--goldens", str(fixture("nope_dir")), "--translated", ADD], "no manifest.json"),
         ([ADD, "--device", "cpu", "--translated", str(fixture("missing_translation.py"))], "translated file not found"),
@@ -83,3 +83,14 @@ def test_partial_report_is_written_after_each_case_and_removed_at_the_end(tmp_pa
                "--dtypes", "float32", "--quiet", "--json", str(tmp_path / "r.json")])
     assert rc == 0 and seen == [1, 2]
     assert (tmp_path / "r.json").is_file() and not (tmp_path / "r.json.partial").exists()
+
+
+def test_gpu_mode_without_a_gpu_says_to_use_interp(monkeypatch, capsys):
+    import translator.harness.cli as cli
+    monkeypatch.setattr(cli, "_cuda_available", lambda: False)
+    rc = main([ADD, "--translated", str(fixture("add_translated_ok.py"))])
+    out, err = capsys.readouterr()
+    assert rc == 2 and "has none" in err and "--mode interp" in err and "Traceback" not in err + out
+    # an explicit CPU device (a fake original that runs on the CPU) is not refused
+    assert main([ADD, "--device", "cpu", "--translated", str(fixture("add_translated_ok.py")), "--quiet",
+                 "--no-bench"]) == 0

@@ -53,6 +53,11 @@ def _partial_writer(json_path: str):
     return write
 
 
+def _cuda_available() -> bool:
+    import torch
+    return torch.cuda.is_available()
+
+
 def _write(path: str, text: str):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text)
@@ -81,7 +86,15 @@ def main(argv=None) -> int:
             report = check_goldens(args.file, args.goldens, args.spec, translated=args.translated, mode=mode,
                                    device=args.device or "cpu", dtypes=args.dtypes, progress=progress)
         else:
-            report = verify(args.file, args.spec, device=args.device or "cuda", translated=args.translated,
+            device = args.device or "cuda"
+            if args.mode == "gpu" and device.startswith("cuda") and not _cuda_available():
+                print("cutile2triton verify: error: gpu mode runs the original cuTile module on a CUDA "
+                      "GPU and this machine has none (torch.cuda.is_available() is False); on a CPU "
+                      "machine, `--mode interp` runs the translation under Triton's interpreter against "
+                      "the spec's reference, and `--mode interp --goldens DIR` against outputs of the "
+                      "original recorded on a GPU with --record", file=sys.stderr)
+                return 2
+            report = verify(args.file, args.spec, device=device, translated=args.translated,
                             mode=args.mode, seeds=tuple(args.seeds), cases=args.cases, dtypes=args.dtypes,
                             bench=not args.no_bench, progress=progress, bench_cases=args.bench_cases,
                             check_cases=args.check_cases,

@@ -22,7 +22,7 @@ except ImportError:                      # translator/__init__ mid-edit: load th
 import torch, triton, triton.language as tl
 
 @triton.jit
-def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, wide_ptr, n, BLOCK: tl.constexpr):
+def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, wide_ptr, f8_ptr, up_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=0.0)
@@ -32,6 +32,7 @@ def add_sum(x_ptr, y_ptr, out_ptr, sum_ptr, cast_ptr, f_ptr, wide_ptr, n, BLOCK:
     f = tl.load(f_ptr + offs, mask=m, other=0.0)
     tl.store(cast_ptr + offs, f.to(tl.bfloat16), mask=m)
     tl.store(wide_ptr + offs, x.to(tl.float32), mask=m)
+    tl.store(up_ptr + offs, tl.load(f8_ptr + offs, mask=m, other=0.0).to(tl.float32), mask=m)
 
 def run():
     g = torch.Generator().manual_seed(0)
@@ -42,12 +43,16 @@ def run():
     f = torch.randn(n, generator=g)
     out = torch.empty_like(x); s = torch.empty(1, dtype=torch.bfloat16); c = torch.empty_like(x)
     w = torch.empty(n)
-    add_sum[(1,)](x, y, out, s, c, f, w, n, BLOCK=128)
+    f8 = (torch.randn(n, generator=g) * 100).to(torch.float8_e5m2)
+    f8[:3] = torch.tensor([float("inf"), -float("inf"), float("nan")]).to(torch.float8_e5m2)
+    up = torch.empty(n)
+    add_sum[(1,)](x, y, out, s, c, f, w, f8, up, n, BLOCK=128)
     want_sum = x.float().sum().bfloat16()
     return {"add_bad": int((out.view(torch.int16) != (x + y).view(torch.int16)).sum()),
             "sum_bad": int(s[0].view(torch.int16) != want_sum.view(torch.int16)),
             "cast_bad": int((c.view(torch.int16) != f.bfloat16().view(torch.int16)).sum()),
-            "widen_bad": int((w.view(torch.int32) != x.float().view(torch.int32)).sum())}
+            "widen_bad": int((w.view(torch.int32) != x.float().view(torch.int32)).sum()),
+            "fp8_up_bad": int(((up != f8.float()) & ~(up.isnan() & f8.float().isnan())).sum())}
 
 res = {"stock": run()}
 res["installed_now"] = numerics.install()
@@ -64,8 +69,9 @@ def test_bf16_patch_is_bit_exact_against_torch():
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0, "widen_bad": 0}, res
+    assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0, "widen_bad": 0, "fp8_up_bad": 0}, res
     assert res["installed_now"] is True and res["installed_again"] is False
     if res["triton"] == "3.6.0":          # the pinned version: its stock interpreter really is wrong
         assert res["stock"]["add_bad"] > 0 and res["stock"]["cast_bad"] > 0, res
         assert res["stock"]["widen_bad"] == 2, res    # it flushes bf16 subnormals widened to fp32
+        assert res["stock"]["fp8_up_bad"] == 3, res   # and widens fp8 inf/NaN to finite numbers

@@ -385,17 +385,17 @@ DIV_SRC = """
 def k(x, y, o, T: ConstInt):
     ct.store(o, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) / ct.load(y, index=(ct.bid(0),), shape=(T,)))
 
-def run(x, y):
+def run(x, y, t=256):
     o = torch.empty_like(x)
-    ct.launch(torch.cuda.current_stream(), (x.numel() // 256,), k, (x, y, o, 256))
+    ct.launch(torch.cuda.current_stream(), (x.numel() // t,), k, (x, y, o, t))
     return o
 """
 
 
-@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16, torch.float8_e5m2])
 def test_truediv_special_operands_bit_exact(tmp_path, dt):
-    """fp16 `/` sends zero and infinite divisors around IEEE division (whose slow path halved
-    an fp16 kernel's speed on the H200) to x * (1 / y) by bits; bf16 keeps plain div_rn. Every
+    """fp16 and fp8 `/` send zero and infinite divisors around IEEE division (whose slow path
+    halved an fp16 kernel's speed on the H200) to x * (1 / y) by bits; bf16 keeps plain div_rn. Every
     pair of the values below, signed zeros, infinities, NaN, subnormals and extremes among them,
     must give exactly the bits of torch's IEEE fp32 division rounded to the dtype."""
     from translator.harness import interp_numerics
@@ -411,7 +411,7 @@ def test_truediv_special_operands_bit_exact(tmp_path, dt):
     ref = (x.float() / y.float()).to(dt)
     nan = ref.isnan()
     assert torch.equal(out.isnan(), nan)
-    bits = torch.int16
+    bits = torch.int16 if dt.itemsize == 2 else torch.int8
     assert torch.equal(out[~nan].view(bits), ref[~nan].view(bits)), \
         [(a.item(), b.item(), o.item(), r.item()) for a, b, o, r in zip(x, y, out, ref) if not (o == r or o.isnan() and r.isnan()) or (o == 0 and o.view(bits) != r.view(bits))][:8]
     # the special lanes are there (the test can fail): 1 / +-0 = +-inf, 1 / -inf = -0

@@ -17,7 +17,6 @@ This checks, on the H200:
 import re
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import torch
@@ -25,17 +24,9 @@ import triton.testing
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # tests/: the shared header
 from kernel_util import HEADER  # noqa: E402
+from test_lang_math import DIV_SRC  # noqa: E402
 
-SOURCE = HEADER + textwrap.dedent("""
-@ct.kernel
-def k(x, y, o, T: ConstInt):
-    ct.store(o, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) / ct.load(y, index=(ct.bid(0),), shape=(T,)))
-
-def run(x, y):
-    o = torch.empty_like(x)
-    ct.launch(torch.cuda.current_stream(), (x.numel() // 1024,), k, (x, y, o, 1024))
-    return o
-""")
+SOURCE = HEADER + DIV_SRC        # the CPU test's kernel; run here with 1024-element tiles
 
 
 def former(code: str) -> str:
@@ -66,8 +57,8 @@ def exhaustive(orig, tr, dt):
     for i in range(0, 65536, 1024):          # 1024 dividends x 65536 divisors per launch
         x = every[i:i + 1024].repeat_interleave(65536)
         y = every.repeat(1024)
-        out = tr.run(x, y)
-        bad_c += same(out, orig.run(x, y), torch.int16)
+        out = tr.run(x, y, 1024)
+        bad_c += same(out, orig.run(x, y, 1024), torch.int16)
         bad_t += same(out, (x.float() / y.float()).to(dt), torch.int16)
     torch.cuda.synchronize()
     print(f"{dt}: all 2^32 pairs: {bad_c} differ from cuTile, {bad_t} from torch", flush=True)
@@ -81,8 +72,8 @@ def fp32_pairs(orig, tr):
     specials = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-45, -1e-45, 3.4e38], device="cuda")
     x[::7] = specials[torch.arange(0, n, 7, device="cuda") % 8]
     y[::5] = specials[torch.arange(0, n, 5, device="cuda") % 8]
-    out = tr.run(x, y)
-    print(f"float32: 2^26 pairs: {same(out, orig.run(x, y), torch.int32)} differ from cuTile, "
+    out = tr.run(x, y, 1024)
+    print(f"float32: 2^26 pairs: {same(out, orig.run(x, y, 1024), torch.int32)} differ from cuTile, "
           f"{same(out, x / y, torch.int32)} from torch", flush=True)
 
 
@@ -95,7 +86,7 @@ def timing(orig, tr, old):
     pick = torch.rand(n, device="cuda", generator=g) < 0.1
     odd[pick] = torch.where(torch.rand(n, device="cuda", generator=g)[pick] < 0.5, 0.0, float("inf")).half()
     for label, yy in (("ordinary divisors", y), ("10% zero or inf divisors", odd)):
-        t = [triton.testing.do_bench(lambda m=m: m.run(x, yy), warmup=50, rep=300) * 1e3 for m in (orig, tr, old)]
+        t = [triton.testing.do_bench(lambda m=m: m.run(x, yy, 1024), warmup=50, rep=300) * 1e3 for m in (orig, tr, old)]
         gbs = 3 * 2 * n / (t[1] * 1e-6) / 1e9
         print(f"fp16 2^26, {label}: cuTile {t[0]:.1f} us | translated {t[1]:.1f} us ({gbs:.0f} GB/s) | "
               f"former helper {t[2]:.1f} us", flush=True)

@@ -1,8 +1,9 @@
-"""Triton interpreter numerics patch: bf16 by value and round-to-nearest-even downcasts.
+"""Triton interpreter numerics patch: bf16 by value, round-to-nearest-even downcasts, fp8 upcasts.
 
 The stock Triton interpreter (3.6 and 3.9) computes bf16 arithmetic, compares, reductions,
 ``tl.dot`` and fma on the raw uint16 bit patterns, truncates fp32->bf16 casts, and rounds
-fp32->fp8 casts wrongly when the rounding carries into the exponent.  ``install()`` patches the
+fp32->fp8 casts wrongly when the rounding carries into the exponent, and widens fp8 infinities and
+NaNs to finite numbers (e5m2 inf -> 65536).  ``install()`` patches the
 interpreter builder so that bf16 values are widened to fp32, computed, and rounded back once with
 torch's round-to-nearest-even, and so that downcasts to bf16/fp8 round like the GPU does
 (see shared/reference/triton-target.md, Appendix A).
@@ -86,8 +87,17 @@ def install() -> bool:
         exact = as_f32(x).astype(np.float64) * as_f32(y) + as_f32(z)
         return TensorHandle(bf16_bits(exact.astype(np.float32)), tl.bfloat16)
 
+    def upcast_fp8(src, dst):                       # fp8 bits -> wider floats by value (inf, NaN kept)
+        if getattr(src.dtype, "scalar", None) in fp8 and dst in wide and dst != tl.bfloat16:
+            t = torch.from_numpy(np.ascontiguousarray(src.data).view(np.uint8)).view(fp8[src.dtype.scalar])
+            return TensorHandle(t.float().numpy().astype(interp._get_np_dtype(dst)), dst)
+        return None
+
     def cast_impl(self, src, dst_type):
         dst = dst_type.scalar
+        r = upcast_fp8(src, dst)
+        if r is not None:
+            return r
         if dst == tl.bfloat16 or dst in fp8:
             r = downcast(src, dst)
             if r is not None:
@@ -98,6 +108,9 @@ def install() -> bool:
 
     def create_fp_to_fp(self, src, dst_type, rounding_mode):
         dst = dst_type.scalar
+        r = upcast_fp8(src, dst)
+        if r is not None:
+            return r
         if rounding_mode != interp._ir.ROUNDING_MODE.RTZ and (dst == tl.bfloat16 or dst in fp8):
             r = downcast(src, dst)
             if r is not None:

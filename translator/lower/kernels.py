@@ -67,6 +67,9 @@ class KernelPlan:
     batch_arrays: tuple = ()    # (for _C2TBatch's run-time grouping checks)
     batch_written: tuple = ()
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
+    # Constant parameters that are, as they stand, a dimension of some tile the kernel builds: the
+    # ones whose values exhaustive_search may halve when $C2T_TILE_VARIANTS asks it to
+    tile_params: tuple = ()
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
     # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
@@ -325,6 +328,7 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
+    plan.tile_params = _tile_params(plan, shared)
     plan.stage_bytes = stage_bytes(plan.params, plan.__dict__.pop("_gemm", []))
     plan.has_dot = shared.has_dot
     if any(len(shape) > 2 for shape in shared.tile_shapes) \
@@ -464,6 +468,14 @@ def batch_refusal(plan: KernelPlan, info) -> str:
             if isinstance(n.func, N.Name) and n.func.id in info.functions:
                 return f"it calls `{n.func.id}` (stores made there are not tracked)"
     return ""
+
+
+def _tile_params(plan: KernelPlan, shared: Shared) -> tuple:
+    """The Constant parameters written as a whole dimension of a tile shape (`shape=(TILE_M,
+    TILE_K)`, `ct.full((TILE_M, TILE_N), ...)`), in parameter order."""
+    dims = {c for shape in shared.tile_shapes for c in shape}
+    return tuple(p.name for p in plan.params if p.kind == "constexpr" and p.name in dims
+                 and p.name not in plan.flags)
 
 
 def _warps_expr(plan: KernelPlan, shared: Shared) -> str:

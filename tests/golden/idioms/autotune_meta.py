@@ -99,11 +99,12 @@ def _c2t_launch(stream, grid, kernel, args):
     return launcher(grid, *args, stream=stream)
 
 
-def _c2t_kernel_object(kernel, launcher, meta=None):
+def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
     """Give a translated kernel what host code used on the cuTile kernel object."""
     kernel.c2t_launch = launcher
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
+        kernel.c2t_tile_params = tiles      # its Constant parameters that are tile dimensions
     # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
     # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
     kernel.replace_hints = lambda **hints: _C2THinted(kernel, hints)
@@ -254,6 +255,9 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     (_c2t_hint_options); its other hints have no Triton meaning."""
     space = list(search_space)
     meta_of = getattr(kernel, "c2t_meta", None)
+    if _C2T_TILE_VARIANTS and meta_of is not None and space:
+        space += _c2t_tile_variants(space, meta_of, getattr(kernel, "c2t_tile_params", ()),
+                                    grid_fn, args_fn, hints_fn)
     if meta_of is not None and space:
         split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
                          c2t_grid=tuple(grid_fn(cfg))) for cfg in space]
@@ -266,6 +270,58 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                 warnings.warn(f"exhaustive_search: triton.autotune failed ({type(exc).__name__}: {exc}); "
                               f"timing each config's launch instead, which reports failing configs")
     return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet)
+
+
+# $C2T_TILE_VARIANTS=1 (opt-in) widens every exhaustive_search: next to each config of the source's
+# list it times the configs with one tile size halved. A list tuned for another GPU can leave this
+# one idle: TileGym's matmul gives sm_90 its Blackwell list, whose smallest tile (128x128) makes 64
+# programs of M=128 N=8192 on 132 SMs. Off by default: the source's list is the program's choice,
+# and a kernel whose tile size means more than a tiling (a head dimension, say) would compute
+# something else; check a module run with it on with `cutile2triton verify`.
+_C2T_TILE_VARIANTS = os.environ.get("C2T_TILE_VARIANTS", "0") != "0"
+
+
+def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
+    """The configs $C2T_TILE_VARIANTS adds: for each config (an object with attributes, such as a
+    SimpleNamespace; others add none) without a CTA cluster, a copy with one field halved, where
+    that field is a power of two >= 32 that reaches the kernel only as Constant parameters that are
+    tile dimensions (`tiles`, the kernel's c2t_tile_params). Configs already in the list are not
+    added again."""
+    import copy
+
+    def launch(cfg):
+        hints = hints_fn(cfg) if hints_fn else None
+        args = tuple(args_fn(cfg))
+        return args, hints, meta_of(*args, c2t_hints=hints, c2t_grid=tuple(grid_fn(cfg)))[2]
+
+    def key(cfg):
+        return tuple(sorted((k, repr(v)) for k, v in vars(cfg).items()))
+
+    seen, added = {key(c) for c in space if hasattr(c, "__dict__")}, []
+    for cfg in space:
+        if not hasattr(cfg, "__dict__") or not tiles:
+            continue
+        args, hints, meta = launch(cfg)
+        if (hints or {}).get("num_ctas", 1) not in (None, 1):
+            continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/clusters-2026-11-29.md)
+        for field, value in list(vars(cfg).items()):
+            if type(value) is not int or value < 32 or value & (value - 1):
+                continue
+            variant = copy.copy(cfg)
+            setattr(variant, field, value // 2)
+            if key(variant) in seen:
+                continue
+            try:
+                v_args, v_hints, v_meta = launch(variant)
+            except Exception:       # noqa: BLE001 - a field the host code needs whole: no variant
+                continue
+            changed = {k for k in v_meta if v_meta[k] != meta.get(k)}
+            moved = sum(1 for x, y in zip(v_args, args) if not (x is y or (not isinstance(x, torch.Tensor) and type(x) is type(y) and x == y)))
+            if changed and changed <= set(tiles) and moved == len(changed) and len(v_args) == len(args) \
+                    and v_hints == hints:
+                seen.add(key(variant))
+                added.append(variant)
+    return added
 
 
 def _c2t_any_cuda(args):
@@ -435,7 +491,7 @@ def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):
     )
 
 
-_c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale)
+_c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale, tiles=("T",))
 
 
 def search(x, y, per_config_scalar):

@@ -115,11 +115,12 @@ def _c2t_launch(stream, grid, kernel, args):
     return launcher(grid, *args, stream=stream)
 
 
-def _c2t_kernel_object(kernel, launcher, meta=None):
+def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
     """Give a translated kernel what host code used on the cuTile kernel object."""
     kernel.c2t_launch = launcher
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
+        kernel.c2t_tile_params = tiles      # its Constant parameters that are tile dimensions
     # kernel.replace_hints(...) returned a re-tuned cuTile kernel; this module passes no hints,
     # so it returns the same kernel
     kernel.replace_hints = lambda **hints: kernel

@@ -1,0 +1,123 @@
+"""$C2T_TILE_VARIANTS: an opt-in exhaustive_search that also times each config with one tile size
+halved (for source config lists tuned for another GPU). Which fields it may halve, and that every
+config it adds still computes the product, under the interpreter on ragged shapes."""
+import torch
+
+import pytest
+
+from kernel_util import build, translate
+
+# A tiled GEMM tuned TileGym-style. TM/TN/TK are tile dimensions; GROUP is a Constant that is no
+# tile dimension; ALPHA reaches the kernel as a runtime scalar; NAME stays on the host.
+GEMM = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+@ct.kernel
+def gemm(A, B, C, alpha, TM: ConstInt, TN: ConstInt, TK: ConstInt, GROUP: ConstInt):
+    bid = ct.bid(0)
+    num_n = ct.cdiv(B.shape[1], TN)
+    bm = bid // num_n
+    bn = bid % num_n
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=(acc * alpha + GROUP * 0).astype(C.dtype))
+
+_cache = {}
+
+def configs(ctas=1):
+    yield SimpleNamespace(TM=64, TN=64, TK=32, GROUP=32, ALPHA=1.0, NAME="big", num_ctas=ctas)
+    yield SimpleNamespace(TM=32, TN=64, TK=16, GROUP=32, ALPHA=1.0, NAME="small", num_ctas=1)
+
+def grid(M, N, cfg):
+    return (ct.cdiv(M, cfg.TM) * ct.cdiv(N, cfg.TN), 1, 1)
+
+def run(a, b, cfg):
+    c = torch.zeros(a.shape[0], b.shape[1], dtype=a.dtype)
+    ct.launch(torch.cuda.current_stream(), grid(a.shape[0], b.shape[1], cfg), gemm,
+              (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP))
+    return c
+
+def search(a, b, ctas=1):
+    M, N = a.shape[0], b.shape[1]
+    c = torch.zeros(M, N, dtype=a.dtype)
+    return exhaustive_search(list(configs(ctas)), torch.cuda.current_stream(), lambda cfg: grid(M, N, cfg), gemm,
+                             lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
+                             lambda cfg: {"num_ctas": cfg.num_ctas}, quiet=True)
+"""
+
+
+def _shape(cfg):
+    return (cfg.TM, cfg.TN, cfg.TK, cfg.GROUP)
+
+
+def test_the_kernel_object_names_its_tile_dimensions():
+    """Only Constants written as a whole dimension of a tile shape are tile dimensions."""
+    code = translate(GEMM).code
+    assert 'meta=_c2t_meta_gemm, tiles=("TM", "TN", "TK"))' in code
+    assert "_C2T_TILE_VARIANTS = os.environ.get(\"C2T_TILE_VARIANTS\", \"0\") != \"0\"" in code
+
+
+def test_off_by_default_the_search_times_the_source_list_only(tmp_path):
+    mod = build(GEMM, tmp_path)
+    assert mod._C2T_TILE_VARIANTS is False
+    a, b = torch.randn(50, 40), torch.randn(40, 70)
+    res = mod.search(a, b)
+    assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
+
+
+def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, monkeypatch):
+    mod = build(GEMM, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    a, b = torch.randn(50, 40), torch.randn(40, 70)        # ragged against every tile
+    res = mod.search(a, b)
+    shapes = sorted(_shape(m.config) for m in res.successes)
+    # from 64x64x32: TM, TN, TK halved; from 32x64x16: TM and TN halved, TK=16 is not (fields of
+    # 32 and up only). GROUP is a Constant but no tile dimension, ALPHA a runtime scalar: neither
+    # is halved
+    assert shapes == sorted([(64, 64, 32, 32), (32, 64, 16, 32),                    # the source's
+                             (32, 64, 32, 32), (64, 32, 32, 32), (64, 64, 16, 32),  # from the first
+                             (16, 64, 16, 32), (32, 32, 16, 32)]), shapes           # from the second
+    assert not res.failures
+    assert all(m.config.ALPHA == 1.0 and m.config.NAME in ("big", "small") for m in res.successes)
+    for m in res.successes:                 # each config the search may pick computes A @ B
+        torch.testing.assert_close(mod.run(a, b, m.config), a @ b, rtol=1e-4, atol=1e-4)
+    # the source's configs are left as they were
+    assert [_shape(c) for c in mod.configs()] == [(64, 64, 32, 32), (32, 64, 16, 32)]
+
+
+def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
+    mod = build(GEMM, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    a, b = torch.randn(50, 40), torch.randn(40, 70)
+    space, c = list(mod.configs(ctas=2)), torch.zeros(50, 70)
+    added = mod._c2t_tile_variants(space, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+                                   lambda cfg: mod.grid(50, 70, cfg),
+                                   lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
+                                   lambda cfg: {"num_ctas": cfg.num_ctas})
+    assert sorted(_shape(c) for c in added) == [(16, 64, 16, 32), (32, 32, 16, 32)]     # the second's only
+
+
+def test_configs_without_attributes_get_no_variants(tmp_path):
+    mod = build(GEMM, tmp_path)
+    a, b = torch.randn(50, 40), torch.randn(40, 70)
+    added = mod._c2t_tile_variants([(64, 64, 32)], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+                                   lambda cfg: (1, 1, 1),
+                                   lambda cfg: (a, b, torch.zeros(50, 70), 1.0, *cfg, 32), None)
+    assert added == []
+
+
+@pytest.mark.parametrize("field", ["TM", "TN"])
+def test_a_field_that_also_reaches_a_runtime_argument_is_not_halved(tmp_path, field):
+    mod = build(GEMM, tmp_path)
+    a, b = torch.randn(50, 40), torch.randn(40, 70)
+    cfg, c = next(mod.configs()), torch.zeros(50, 70)
+    # the host passes the field as alpha too: halving it would change what the kernel computes
+    added = mod._c2t_tile_variants([cfg], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+                                   lambda v: mod.grid(50, 70, v),
+                                   lambda v: (a, b, c, float(getattr(v, field)), v.TM, v.TN, v.TK, v.GROUP), None)
+    assert field not in {f for v in added for f in ("TM", "TN", "TK") if getattr(v, f) != getattr(cfg, f)}
+    assert len(added) == 2

@@ -121,3 +121,26 @@ def test_a_field_that_also_reaches_a_runtime_argument_is_not_halved(tmp_path, fi
                                    lambda v: (a, b, c, float(getattr(v, field)), v.TM, v.TN, v.TK, v.GROUP), None)
     assert field not in {f for v in added for f in ("TM", "TN", "TK") if getattr(v, f) != getattr(cfg, f)}
     assert len(added) == 2
+
+
+def test_frozen_configs_get_no_variants_and_the_search_still_runs(tmp_path, monkeypatch):
+    src = GEMM.replace("from types import SimpleNamespace", "from dataclasses import dataclass").replace(
+        "def configs(ctas=1):", '''@dataclass(frozen=True)
+class Cfg:
+    TM: int
+    TN: int
+    TK: int
+    GROUP: int
+    ALPHA: float
+    NAME: str
+    num_ctas: int
+
+SimpleNamespace = Cfg
+
+def configs(ctas=1):''')
+    mod = build(src, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    a, b = torch.randn(50, 40), torch.randn(40, 70)
+    res = mod.search(a, b)
+    assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
+    torch.testing.assert_close(mod.run(a, b, res.best.config), a @ b, rtol=1e-4, atol=1e-4)

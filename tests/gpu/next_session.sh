@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# GPU run (not part of the product): what the twenty-second session should measure first, in two
-# calls of at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run.
+# GPU run (not part of the product): what the next session should measure first, in three calls of
+# at most ~10 minutes each (step limits add up to under 590 s per part). None of it has run: the
+# twenty-first session's interrupted try spent the device time, and the twenty-second had 212 s.
+#  part 0: $C2T_TILE_VARIANTS=1 (exhaustive_search also times the source's configs with one tile
+#          size halved; README) on TileGym's matmul entries, which trail torch.matmul (skinny
+#          M=128 0.77-0.84, 4096^3 fp16 0.88: the issue's "within 10%" check) with cuTile's own
+#          list, and on bmm (sp=True 0.886 of cuTile). The bench checks each row against cuTile.
 # The twenty-first session (docs/gpu-runs/division-and-indices-2026-11-30.md) kept fp16 division
 # off IEEE division's slow path and made `//`/`%` of indices proved >= 0 plain operators; the
 # merged table (bench-2026-11-30-s21.md) has no row below 0.85, and its lowest rows are
@@ -12,15 +17,18 @@
 #          memory-bound check) and prefill attention with sinks (0.89-0.92), the same way.
 # From the project root on the GPU machine:
 #
-#     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 1; tar czf "$OUT/n.tgz" -C "$OUT" n
+#     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 0; tar czf "$OUT/n.tgz" -C "$OUT" n
 #
-# Writes OUT/n/next_session_<part>.txt.
+# Writes OUT/n/next_session_<part>.txt (part 0: bench reports under OUT/n/variants*).
 set -u
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 part=${2:-1}
 start "${1:-next-session-out}/n" "next_session_$part.txt"
 sweep=(python tests/gpu/sweep_tilegym_options.py)
-if [ "$part" = 1 ]; then
+if [ "$part" = 0 ]; then
+  step 400 "matmul entries with tile variants" "${bench[@]}" --only tg_matmul_skinny tg_matmul --timeout 195 --env C2T_TILE_VARIANTS=1 --out "$out/variants"
+  step 180 "bmm with tile variants" "${bench[@]}" --only tg_bmm --timeout 175 --env C2T_TILE_VARIANTS=1 --out "$out/variants_bmm"
+elif [ "$part" = 1 ]; then
   step 200 "mla split-KV B=1: warps and stages" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --warps 0,4,8 --stages 0,2,3 --graph
   step 150 "mla split-KV B=1: descriptors" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --tma small,auto,off --graph
   step 150 "mla split-KV B=1: launch path" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --launch fast,slow --graph

@@ -307,11 +307,11 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
         for field, value in list(vars(cfg).items()):
             if type(value) is not int or value < 32 or value & (value - 1):
                 continue
-            variant = copy.copy(cfg)
-            setattr(variant, field, value // 2)
-            if key(variant) in seen:
-                continue
             try:
+                variant = copy.copy(cfg)
+                setattr(variant, field, value // 2)     # (a frozen dataclass refuses: no variant)
+                if key(variant) in seen:
+                    continue
                 v_args, v_hints, v_meta = launch(variant)
             except Exception:       # noqa: BLE001 - a field the host code needs whole: no variant
                 continue

@@ -38,3 +38,26 @@ def test_every_translated_operation_is_used_by_a_test_or_example():
                 and not re.search(rf"\bct\.{re.escape(n)}\(", sources)
                 and f'"{n}"' not in tables]
     assert not untested, f"translated but never exercised: {untested}"
+
+
+def test_member_statuses_match_what_the_translator_does():
+    """A TiledView member the table calls translated lowers; one it calls refused is refused with a
+    diagnostic (the table once called dtype, tile_shape and traversal_steps refused, which the
+    lowering and test_lang_views.py's kernels use)."""
+    from kernel_util import translate
+    src = """
+    @ct.kernel
+    def k(x, y, B: ConstInt):
+        tv = x.tiled_view((B,))
+        t = tv.load((ct.bid(0),))
+        ct.store(y, index=(ct.bid(0),), tile=t + {use})
+    """
+    uses = {"dtype": "ct.zeros((B,), dtype=tv.dtype)", "tile_shape": "tv.tile_shape[0]",
+            "traversal_steps": "tv.traversal_steps[0]", "num_tiles": "tv.num_tiles(0)"}
+    for member in coverage_report.CT.TILEDVIEW_MEMBERS:
+        status = coverage_report.member_status("TiledView", member)
+        if member in uses:
+            res = translate(src.format(use=uses[member]))
+            assert status == "translated" and res.ok, (member, [d.format() for d in res.diagnostics])
+    res = translate(src.format(use="tv.no_such_member"))
+    assert not res.ok and any(d.code == "C2T101" for d in res.diagnostics)

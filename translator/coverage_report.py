@@ -38,6 +38,7 @@ def classify(name: str):
 
 
 def member_status(kind: str, member: str) -> str:
+    from .lower import ops_views
     from .lower import types as T
     registry.load_all()
     if kind == "Tile" and (member in _CORE_TILE or (T.TILE, member) in registry.METHODS):
@@ -45,6 +46,8 @@ def member_status(kind: str, member: str) -> str:
     if kind == "Array" and (member in _CORE_ARRAY or (T.ARRAY, member) in registry.METHODS):
         return TRANSLATED
     if kind == "TiledView" and any(k[1] == member and k[0] not in (T.TILE, T.ARRAY) for k in registry.METHODS):
+        return TRANSLATED
+    if kind == "TiledView" and member in ops_views.TV_PROPERTIES:     # read by TiledView's __getattr__
         return TRANSLATED
     return REFUSED
 

@@ -100,6 +100,7 @@ def _tuple_of(elts: list) -> V:
              value=tuple(e.value for e in elts) if known else None)
 
 
+TV_PROPERTIES = ("dtype", "tile_shape", "traversal_steps")     # (tiledview_attr; the coverage table reads it)
 _TV_METHODS = {"load", "store", "num_tiles", "atomic_store_add", "atomic_store_max", "atomic_store_min",
                "atomic_store_and", "atomic_store_or", "atomic_store_xor"}
 

@@ -32,6 +32,9 @@ def test_file_without_cuda_tile_is_returned_unchanged():
     ("    t = (lambda a: a)(x)\n", "C2T103", 7),
     ("    t = [i for i in range(3)]\n", "C2T103", 7),
     ("    t = ct.load(x, index=(0,), shape=(4,), nonsense=1)\n", "C2T109", 7),
+    # range() bounds: integers, or 0-d tiles (Tile.__index__), not a 1-d tile or a float
+    ("    for i in range(ct.load(x, index=(0,), shape=(4,))):\n        pass\n", "C2T109", 7),
+    ("    for i in range(0, 2.0):\n        pass\n", "C2T109", 7),
 ])
 def test_unsupported_constructs_are_refused_with_location(body, code, line):
     src = HEADER + "@ct.kernel\ndef k(x, n):\n" + body

@@ -296,3 +296,19 @@ def test_public_names_imported_from_private_cuda_tile_modules(tmp_path):
     assert "_numeric_semantics" not in open(mod.__file__).read()
     x = torch.randn(16)
     torch.testing.assert_close(mod.run(x), x / 3.0)
+
+
+def test_a_0d_tile_bounds_a_range_loop(tmp_path):
+    """cuTile's Tile.__index__: a 0-d integer tile (here a sum of loaded counts) is a range() bound."""
+    mod = build("""
+    @ct.kernel
+    def count(x, y, B: ConstInt):
+        n = ct.sum(ct.load(x, index=(0,), shape=(B,)))
+        acc = ct.zeros((B,), dtype=ct.int32)
+        for i in range(1, n + 1):
+            acc = acc + i
+        ct.store(y, index=(0,), tile=acc)
+    """, tmp_path)
+    x, y = torch.tensor([1, 2, 0, 1], dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+    mod.launch_count((1,), x, y, 4)
+    assert y.tolist() == [10, 10, 10, 10]

@@ -13,7 +13,8 @@ from .lower import registry
 
 TRANSLATED, VALUE, HOST, TYPE, REFUSED = "translated", "value", "host", "type", "refused"
 # tile/array members the core lowering handles itself (translator/lower/kernel.py, ops.py)
-_CORE_TILE = {"shape", "dtype", "ndim", "astype", "reshape", "permute", "transpose", "item"}
+# (__index__: a 0-d tile as a range() bound, st_For)
+_CORE_TILE = {"shape", "dtype", "ndim", "astype", "reshape", "permute", "transpose", "item", "__index__"}
 _CORE_ARRAY = {"shape", "strides", "dtype", "ndim"}
 
 

@@ -627,6 +627,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if it.keywords or not 1 <= len(it.args) <= 3:
             self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
         args = [self.expr(a) for a in it.args]
+        for a, node in zip(args, it.args):
+            # (a 0-d tile is an integer there: cuTile's Tile.__index__)
+            if (a.kind == T.TILE and a.rank not in (0, None)) or a.kind in (T.ARRAY, T.TUPLE, T.DTYPE) \
+                    or (a.known and not isinstance(a.value, int)):
+                self.fail("C2T109", "range() bounds must be integers: scalars or 0-d tiles", node)
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
         from . import prefetch

@@ -12,7 +12,10 @@ with the nvdisasm Triton ships.
     mkdir -p /tmp/ctk && tar xJf .gpu/ctk.tar.xz -C /tmp/ctk
     CTK=/tmp/ctk PYTHONPATH=.corpus/src python tests/gpu/cutile_sass.py
 
-It compares TileGym's prefill attention with sinks (tg_attention_sink, 0.84-0.92 of cuTile in the
+`... cutile_sass.py mla_split_kv` (with `C2T_TMA=on`: the descriptors the GPU's default `small`
+mode takes for its 32-program launch, which CPU tensors never get otherwise) compares TileGym's
+split-KV MLA decoding kernel at B=1 instead (docs/gpu-runs/no-gpu-session-2026-11-30.md). Without
+an argument it compares TileGym's prefill attention with sinks (tg_attention_sink, 0.84-0.92 of cuTile in the
 nineteenth session) at the configs both sides' searches picked: docs/gpu-runs/sync-wgmma-2026-11-30.md
 section 3.
 """
@@ -40,7 +43,7 @@ from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSign
 from cuda.tile.compilation import export_kernel  # noqa: E402
 
 _BIN = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
-_MARKERS = ("HGMMA", "UTMALDG", "UTMASTG", "LDGSTS", "USETMAXREG", "MUFU", "BAR.SYNC", "SYNCS")
+_MARKERS = ("HGMMA", "HMMA", "FFMA", "UTMALDG", "UTMASTG", "LDGSTS", "USETMAXREG", "MUFU", "BAR.SYNC", "SYNCS")
 
 
 def array(dtype, ndim):
@@ -77,8 +80,9 @@ def summary(cubin: bytes) -> str:
             + ", ".join(f"{m} {n}" for m, n in counts.items() if n))
 
 
-def triton_cubin(code: str, path, entry_args, want: dict) -> bytes:
-    """The translation's kernel compiled at the launch whose constexprs match `want`."""
+def triton_cubin(code: str, path, entry_args, want: dict, entry="attention_sink") -> bytes:
+    """The translation's kernel compiled at the launch of `entry(*entry_args)` whose constexprs
+    match `want`."""
     import compile_sm90 as C
     import compile_tilegym_sm90 as T
     from translator.harness.loading import load_translated, rebind_cutile_imports
@@ -87,7 +91,7 @@ def triton_cubin(code: str, path, entry_args, want: dict) -> bytes:
     triton.autotune = T._no_autotune
     calls = C._capture(mod)
     try:
-        getattr(mod, "attention_sink")(*entry_args)
+        getattr(mod, entry)(*entry_args)
     except Exception:  # noqa: BLE001 - launches are captured, the host code may fail after them
         pass
     C._restore(mod)
@@ -100,7 +104,34 @@ def triton_cubin(code: str, path, entry_args, want: dict) -> bytes:
     raise LookupError(f"no launch with {want}")
 
 
+def mla_split_kv():
+    """TileGym's split-KV MLA decoding at B=1 H=16 D=512 Dpe=64 KV=4096 (the suite's lowest rows,
+    0.87 of cuTile by do_bench, graph replay 0.91: docs/gpu-runs/division-and-indices-2026-11-30.md
+    section 4): its split kernel, 32 programs of one 128-key tile each."""
+    from translator.harness.loading import translate
+    name = "tilegym.ops.cutile.mla_decoding_split_kv"
+    mod = importlib.import_module(name)
+    sys.path.insert(0, str(ROOT / "tests" / "gpu" / "tilegym"))
+    sp = importlib.import_module("mla_decoding_split_kv_spec")
+    code, _ = translate(mod.__file__)
+    for dt, cdt in ((torch.bfloat16, ct.bfloat16), (torch.float16, ct.float16)):
+        case = {"B": 1, "H": 16, "KV": 4096, "D": 512, "Dpe": 64}
+        args = sp.make_args(case, dt, 0, "cpu")
+        # Q, QPE, K, V, KPE, Att_Out, LSE_Out, sm_scale, B, NUM_HEADS, S_kv, then the Constants:
+        # 32 splits of 128 keys (next_pow2(4096 // 132) = 32, raised to TILE_N), TILE_D, TILE_H,
+        # TILE_N, TILE_KPE, EVEN_N
+        params = [array(cdt, 3)] * 5 + [array(cdt, 4), array(ct.float32, 3), ScalarConstraint(ct.float32),
+                                        ScalarConstraint(ct.int32), ScalarConstraint(ct.int32),
+                                        ScalarConstraint(ct.int32), 32, 128, 512, 16, 128, 64, True]
+        print(f"split-KV MLA B=1 H=16 KV=4096 D=512 {dt}:")
+        print(f"  cuTile (occupancy 2): {summary(cutile_cubin(mod._naive_absorb_mla_transpose_kernel, params))}")
+        print(f"  Triton translation: "
+              f"{summary(triton_cubin(code, mod.__file__, args, {'TILE_D': 512, 'TILE_N': 128}, 'mla_decoding_split_kv'))}")
+
+
 def main():
+    if sys.argv[1:] == ["mla_split_kv"]:
+        return mla_split_kv()
     warnings.simplefilter("ignore")
     from translator.harness.loading import translate
     importlib.import_module("tilegym.ops.cutile.attention_sink")

@@ -144,3 +144,27 @@ def configs(ctas=1):''')
     res = mod.search(a, b)
     assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
     torch.testing.assert_close(mod.run(a, b, res.best.config), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_kernel_that_drops_the_cluster_hint_gets_variants(tmp_path, monkeypatch):
+    """Clusters are what rules variants out, not the hint: a kernel with rank-3 tiles runs without
+    them (C2T201), as TileGym's bmm, whose sm_90 configs all ask for num_ctas=2."""
+    mod = build("""
+    from types import SimpleNamespace
+    from cuda.tile.tune import exhaustive_search
+
+    @ct.kernel
+    def bscale(x, y, TB: ConstInt, TN: ConstInt):
+        t = ct.load(x, index=(ct.bid(1), 0, ct.bid(0)), shape=(1, TB, TN), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(ct.bid(1), 0, ct.bid(0)), tile=t * 2)
+
+    def search(x, y):
+        cfgs = [SimpleNamespace(TB=8, TN=64, num_ctas=2)]
+        return exhaustive_search(cfgs, torch.cuda.current_stream(), lambda c: (ct.cdiv(x.shape[2], c.TN), x.shape[0]),
+                                 bscale, lambda c: (x, y, c.TB, c.TN), lambda c: {"num_ctas": c.num_ctas}, quiet=True)
+    """, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    x, y = torch.randn(3, 8, 100), torch.zeros(3, 8, 100)
+    res = mod.search(x, y)
+    assert sorted((m.config.TB, m.config.TN) for m in res.successes) == [(8, 32), (8, 64)]
+    torch.testing.assert_close(y, x * 2)

@@ -283,7 +283,8 @@ _C2T_TILE_VARIANTS = os.environ.get("C2T_TILE_VARIANTS", "0") != "0"
 
 def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
     """The configs $C2T_TILE_VARIANTS adds: for each config (an object with attributes, such as a
-    SimpleNamespace; others add none) without a CTA cluster, a copy with one field halved, where
+    SimpleNamespace; others add none) whose launch runs no CTA cluster (a kernel that drops the
+    num_ctas hint, such as one with rank-3 tiles, runs none), a copy with one field halved, where
     that field is a power of two >= 32 that reaches the kernel only as Constant parameters that are
     tile dimensions (`tiles`, the kernel's c2t_tile_params). Configs already in the list are not
     added again."""
@@ -292,7 +293,8 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
     def launch(cfg):
         hints = hints_fn(cfg) if hints_fn else None
         args = tuple(args_fn(cfg))
-        return args, hints, meta_of(*args, c2t_hints=hints, c2t_grid=tuple(grid_fn(cfg)))[2]
+        _, _, meta, options = meta_of(*args, c2t_hints=hints, c2t_grid=tuple(grid_fn(cfg)))
+        return args, hints, meta, options
 
     def key(cfg):
         return tuple(sorted((k, repr(v)) for k, v in vars(cfg).items()))
@@ -301,8 +303,8 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
     for cfg in space:
         if not hasattr(cfg, "__dict__") or not tiles:
             continue
-        args, hints, meta = launch(cfg)
-        if (hints or {}).get("num_ctas", 1) not in (None, 1):
+        args, hints, meta, options = launch(cfg)
+        if options.get("num_ctas", 1) != 1:
             continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/clusters-2026-11-29.md)
         for field, value in list(vars(cfg).items()):
             if type(value) is not int or value < 32 or value & (value - 1):
@@ -312,7 +314,7 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
                 setattr(variant, field, value // 2)     # (a frozen dataclass refuses: no variant)
                 if key(variant) in seen:
                     continue
-                v_args, v_hints, v_meta = launch(variant)
+                v_args, v_hints, v_meta, _ = launch(variant)
             except Exception:       # noqa: BLE001 - a field the host code needs whole: no variant
                 continue
             changed = {k for k in v_meta if v_meta[k] != meta.get(k)}

@@ -199,6 +199,31 @@ def test_an_entry_without_correctness_cases_says_it_is_timing_only(tmp_path):
     assert f"| checked | PASS | 2/2 | from {tmp_path} |" in md
 
 
+def test_a_merged_table_says_which_rows_ran_with_translator_switches(tmp_path):
+    """A report records the $C2T_* switches of its run (verify's `settings`); merged with default
+    runs, its entry's status says so (C2T_TILE_VARIANTS rows are not the translation's default)."""
+    for name, settings in (("tuned", {"C2T_TILE_VARIANTS": "1"}), ("plain", {})):
+        rep = _rep(name, "compute", [("M=1", 1.0, 1.0, None, {})])
+        rep["summary"], rep["settings"] = {"cases": 1, "passed": 1}, settings
+        rep.pop("name"), rep.pop("status")
+        (tmp_path / f"{name}.json").write_text(json.dumps(rep))
+    (tmp_path / "m").mkdir()
+    suite.merge([{"name": "tuned"}, {"name": "plain"}], [str(tmp_path)], tmp_path / "m", "merge")
+    md = (tmp_path / "m" / "bench.md").read_text()
+    assert f"| tuned | PASS | 1/1 | with C2T_TILE_VARIANTS=1; from {tmp_path} |" in md
+    assert f"| plain | PASS | 1/1 | from {tmp_path} |" in md
+
+
+def test_verify_reports_record_the_c2t_switches_of_the_run(monkeypatch):
+    from translator.harness import spec as S
+    from translator.harness.verify import new_report
+    monkeypatch.setenv("C2T_TILE_VARIANTS", "1")
+    monkeypatch.delenv("C2T_TMA", raising=False)
+    rep = new_report("x.py", S.Spec(entry="f", make_args=lambda *a: ()), "interp", "cpu")
+    assert rep.to_dict()["settings"].get("C2T_TILE_VARIANTS") == "1" and "C2T_TMA" not in rep.settings
+    assert "settings: " in rep.to_text() and "C2T_TILE_VARIANTS=1" in rep.to_text()
+
+
 def test_a_merge_keeps_a_whole_report_over_a_later_cut_off_one(tmp_path, monkeypatch):
     """A rerun cut off by its timeout (mm.json.partial) does not replace the entry's whole report
     from an earlier folder; with no whole report, the partial one is taken."""

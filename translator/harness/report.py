@@ -54,6 +54,9 @@ class Report:
     timings: list[Timing] = field(default_factory=list)
     copy_bandwidth: dict | None = None
     notes: list[str] = field(default_factory=list)
+    # the translator's switches set for the run ($C2T_* variables: C2T_TMA, C2T_TILE_VARIANTS...),
+    # so that a table built from reports says which rows ran with which
+    settings: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -79,7 +82,7 @@ class Report:
                         "failed": len(self.results) - self.n_passed, "geomean_ratio": self.geomean_ratio},
             "results": [r.to_dict() for r in self.results],
             "timings": [t.to_dict() for t in self.timings],
-            "copy_bandwidth": self.copy_bandwidth, "notes": self.notes,
+            "copy_bandwidth": self.copy_bandwidth, "notes": self.notes, "settings": self.settings,
         }
 
     def to_json(self, indent: int = 2) -> str:
@@ -93,7 +96,8 @@ class Report:
                 ("device", f"{self.device} ({self.device_info.get('name', '?')})"),
                 ("versions", vers), ("op class", self.op_class + (" (nondeterministic: looser policy)"
                                                                  if self.nondeterministic else "")),
-                ("translated", self.translated_file or "-")]
+                ("translated", self.translated_file or "-"),
+                ("settings", " ".join(f"{k}={v}" for k, v in sorted(self.settings.items())) or "defaults")]
 
     def _timing_rows(self) -> list[list[str]]:
         rows = []

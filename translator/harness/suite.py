@@ -101,8 +101,8 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
             return {"name": name, "status": "timeout", "why": f"no result within {limit} s"}
         rep = json.loads(partial.read_text())      # what it measured before the limit (verify --json)
         rep.update(name=name, status="timeout", seconds=limit, bound=e.get("bound") or rep.get("bound"),
-                   why=f"cut off at {limit} s: {len(rep.get('results', []))} cases and "
-                       f"{len(rep.get('timings', []))} timings done")
+                   why="; ".join(w for w in (f"cut off at {limit} s: {len(rep.get('results', []))} cases and "
+                                             f"{len(rep.get('timings', []))} timings done", _status_notes(rep)) if w))
         return rep
     (out / f"{name}.txt").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
     rep_path = out / f"{name}.json"
@@ -111,15 +111,19 @@ def run_entry(e: dict, out: Path, args, env_base: dict) -> dict:
         return {"name": name, "status": "error", "why": f"verify exited {proc.returncode}: {tail}"}
     rep = json.loads(rep_path.read_text())
     rep.update(name=name, status="pass" if rep["ok"] else "fail", seconds=round(time.time() - t0, 1),
-               bound=e.get("bound") or rep.get("bound"), why=_timing_only(rep))
+               bound=e.get("bound") or rep.get("bound"), why=_status_notes(rep))
     return rep
 
 
-def _timing_only(rep: dict) -> str:
-    """The note of an entry that checked no correctness case (`"check_cases": []`: its kernels are
-    checked by another entry), so that its PASS is not read as a correctness result."""
+def _status_notes(rep: dict) -> str:
+    """The notes of an entry's status: that it checked no correctness case (`"check_cases": []`: its
+    kernels are checked by another entry), so that its PASS is not read as a correctness result,
+    and the translator switches it ran with (`--env`, the entry's own env or the caller's $C2T_*)."""
     checked = (rep.get("summary") or {}).get("cases", len(rep.get("results") or ()))
-    return "" if checked else "timing only: no correctness case in this entry"
+    settings = " ".join(f"{k}={v}" for k, v in sorted((rep.get("settings") or {}).items()))
+    notes = ["" if checked else "timing only: no correctness case in this entry",
+             f"with {settings}" if settings else ""]
+    return "; ".join(n for n in notes if n)
 
 
 def rows_of(reports: list[dict]) -> list[dict]:
@@ -345,14 +349,15 @@ def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:
                 rep = json.loads(f.read_text())
                 rep.update(name=e["name"], status="pass" if rep["ok"] else "fail",
                            bound=e.get("bound") or rep.get("bound"),
-                           why="; ".join(w for w in (_timing_only(rep), f"from {folder}") if w))
+                           why="; ".join(w for w in (_status_notes(rep), f"from {folder}") if w))
                 found[e["name"]] = _other_dtypes_kept(found.get(e["name"]), rep)
             elif partial.is_file() and found.get(e["name"], {}).get("status") in (None, "timeout"):
                 # an entry cut off by its timeout: what it measured before (a whole report from an
                 # earlier folder is kept over it)
                 rep = json.loads(partial.read_text())
                 rep.update(name=e["name"], status="timeout", bound=e.get("bound") or rep.get("bound"),
-                           why=f"cut off; partial results from {folder}")
+                           why="; ".join(w for w in (f"cut off; partial results from {folder}",
+                                                     _status_notes(rep)) if w))
                 found[e["name"]] = rep
     reports = [found.get(e["name"]) or {"name": e["name"], "status": "missing", "why": "in none of the folders"}
                for e in entries]

@@ -86,7 +86,8 @@ def new_report(path, spec: Spec, mode: str, device: str, translated_file: str = 
                  nondeterministic=spec.nondeterministic,
                  policy=policy_table(spec.op_class, nondeterministic=spec.nondeterministic,
                                      overrides=spec.tolerance),
-                 translated_file=translated_file, bound=spec.bound)
+                 translated_file=translated_file, bound=spec.bound,
+                 settings={k: v for k, v in sorted(os.environ.items()) if k.startswith("C2T_")})
     if "interp" in mode and str(rep.versions.get("triton", "")).startswith("3.6") and \
             tuple(int(x) for x in str(rep.versions.get("numpy") or "0.0").split(".")[:2]) >= (2, 4):
         rep.notes.append("triton 3.6's interpreter needs numpy < 2.4 (grid lambdas and runtime-bound "

@@ -1,5 +1,6 @@
 """cuTile semantics that Triton does differently, each run under the interpreter vs torch."""
 import math
+import re
 
 import pytest
 import torch
@@ -123,21 +124,69 @@ def test_padding_modes_on_partial_tiles(tmp_path, mode, value):
         assert "_C2T_PAD_NEG_ZERO" in open(mod.__file__).read() or mode != "NEG_ZERO"
 
 
-@pytest.mark.xfail(strict=True, reason="the Triton CPU interpreter drops the sign of -0.0 constants "
-                   "(the generated code asks for -0.0; the sign on the GPU is not verified yet)")
-def test_neg_zero_padding_sign_in_interpreter(tmp_path):
-    mod = build("""
-    @ct.kernel
-    def k(x, y, T: ConstInt):
-        ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.NEG_ZERO))
+NEG_ZERO_PAD = """
+@ct.kernel
+def k(x, y, T: ConstInt):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.NEG_ZERO))
 
-    def run(x):
-        y = torch.empty((8,), dtype=x.dtype)
-        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
-        return y
-    """, tmp_path)
-    y = mod.run(torch.ones(3))
-    assert torch.signbit(y[3:]).all()
+def run(x):
+    y = torch.empty((8,), dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
+    return y
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float16, torch.bfloat16])
+def test_neg_zero_padding_keeps_the_sign(tmp_path, dt):
+    """PaddingMode.NEG_ZERO pads with -0.0. Triton makes every float constant equal to 0 a +0.0
+    (semantic.scalar_constant), so the pad value is built from its bits (this failed before, under
+    the interpreter and, as the compiled check below shows, in the compiled kernel too)."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build(NEG_ZERO_PAD, tmp_path)
+    y = mod.run(torch.ones(3, dtype=dt))
+    assert torch.equal(y[:3], torch.ones(3, dtype=dt)) and torch.signbit(y[3:]).all()
+
+
+NEG_ZERO_CONSTS = """
+@ct.kernel
+def k(x, y, rows, T: ConstInt):
+    ct.store(y, index=(0,), tile=ct.full((T,), -0.0, dtype=ct.float32))           # C2T212: +0.0
+    ct.store(y, index=(1,), tile=ct.negative(ct.zeros((T,), dtype=ct.float32)))   # the hint's way
+    r = ct.load(rows, index=(0,), shape=(T,))
+    ct.store(y, index=(2,), tile=ct.load_advanced_indexing(x, (r,), padding_mode=ct.PaddingMode.NEG_ZERO))
+
+def run(x, rows):
+    y = torch.empty((12,))
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, rows, 4))
+    return y
+"""
+
+
+def test_negative_zero_constants_are_flagged_and_the_hint_works(tmp_path):
+    """A -0.0 constant in kernel code is +0.0 in Triton (warning C2T212, located); the hint's
+    ct.negative(ct.zeros(...)) and load_advanced_indexing's NEG_ZERO padding keep the sign, under
+    the interpreter and in the compiled kernel (no +0.0 splat of the padding)."""
+    from kernel_util import compile_sm90_asm
+    res = translate(NEG_ZERO_CONSTS)
+    assert [(d.code, d.line) for d in res.diagnostics if d.code == "C2T212"] == [("C2T212", 8)]   # (after the header)
+    mod = build(NEG_ZERO_CONSTS, tmp_path)
+    y = mod.run(torch.ones(3), torch.tensor([0, 5, 2, -1], dtype=torch.int32))
+    assert torch.equal(torch.signbit(y[:4]), torch.tensor([False] * 4))          # as the warning says
+    assert torch.signbit(y[4:8]).all()
+    assert y[8:].tolist() == [1.0, 0.0, 1.0, 0.0] and torch.equal(
+        torch.signbit(y[8:]), torch.tensor([False, True, False, True]))
+    ptx = compile_sm90_asm(NEG_ZERO_CONSTS, "run", "(torch.ones(3), torch.zeros(4, dtype=torch.int32))",
+                           tmp_path)["k"]["ptx"]
+    assert re.search(r"mov\.b32\s+%r\d+, -2147483648;", ptx) or "0f80000000" in ptx, ptx[-3000:]
+
+
+def test_neg_zero_padding_reaches_the_compiled_kernel(tmp_path):
+    from kernel_util import compile_sm90_asm
+    asm = compile_sm90_asm(NEG_ZERO_PAD, "run", "(torch.ones(3),)", tmp_path)
+    ptx = asm["k"]["ptx"]
+    # the pad value's bits: -0.0 is 0x80000000
+    assert re.search(r"mov\.b32\s+%r\d+, -2147483648;", ptx) or "0f80000000" in ptx, ptx[-3000:]
 
 
 def test_transposed_load_with_order(tmp_path):
@@ -810,6 +859,38 @@ def run(x):
     ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, x.numel()))
     return y, z
 """
+
+
+SCALAR_NEG_SRC = """
+@ct.kernel
+def k(y, s, T: ConstInt):
+    t = ct.full((T,), -s, dtype=ct.float32)           # a runtime float scalar
+    acc = ct.zeros((T,), dtype=ct.int32)
+    for i in range(3):                                # a loop variable: a Python int in the interpreter
+        acc = acc + (-i) + (-(i * 2))
+    ct.store(y, index=(0,), tile=t)
+    ct.store(y, index=(1,), tile=acc.astype(ct.float32))
+
+def run(s):
+    y = torch.zeros(8)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (y, s, 4))
+    return y
+"""
+
+
+def test_scalar_negation_multiplies_by_minus_one(tmp_path):
+    """Runtime scalars negate through _c2t_neg_scalar, as tiles through _c2t_neg: in the compiled
+    kernel a float argument is multiplied by -1 (-(+0.0) = -0.0), where Triton's unary minus
+    subtracts it from 0 (+0.0). Under the interpreter float arguments and loop variables are Python
+    numbers (and Triton turns a -0.0 Python float into +0.0 where it meets a tensor): there the
+    values are checked, the loop variable's negation included."""
+    from kernel_util import compile_sm90_asm
+    mod = build(SCALAR_NEG_SRC, tmp_path)
+    assert "_c2t_neg_scalar(s)" in open(mod.__file__).read()
+    y = mod.run(-2.5)
+    assert y.tolist() == [2.5] * 4 + [-9.0] * 4
+    ttir = compile_sm90_asm(SCALAR_NEG_SRC, "run", "(0.0,)", tmp_path)["k"]["ttir"]
+    assert re.search(r"arith\.mulf %s, %\w+ : f32", ttir) and "arith.subf" not in ttir, ttir
 
 
 @pytest.mark.parametrize("dt", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int8])

@@ -66,6 +66,10 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T211": (INFO, "kernel translated as one kernel per rank of an array (rank variants)",
                "nothing to do; a launch with ranks the kernel does not use raises ValueError, as cuTile "
                "fails to compile it"),
+    "C2T212": (WARNING, "a -0.0 constant is +0.0 in Triton",
+               "Triton turns every float constant equal to zero into +0.0; where the sign of zero "
+               "matters (1/x, copysign, signbit, min/max of zeros), make it at run time, e.g. "
+               "ct.negative(ct.zeros(shape, dtype)); ct.PaddingMode.NEG_ZERO keeps its sign"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -29,9 +29,11 @@ _C2T_PAD_NEG_INF = tl.constexpr(4)
 
 @triton.jit
 def _c2t_pad_value(PAD: tl.constexpr):
-    """The value cuTile's PaddingMode puts in out-of-bounds lanes."""
+    """The value cuTile's PaddingMode puts in out-of-bounds lanes. -0.0 is made from its bits: Triton
+    turns every float constant equal to 0 into +0.0 (semantic.scalar_constant's null value), on the
+    GPU as under the interpreter."""
     if PAD == 1:
-        return -0.0
+        return tl.full([], -2147483648, tl.int32).to(tl.float32, bitcast=True)
     elif PAD == 2:
         return float("nan")
     elif PAD == 3:

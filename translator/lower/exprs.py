@@ -305,9 +305,10 @@ class ExpressionLowering:
                 return V(str(not v.value), T.STATIC, value=not v.value, known=True)
             return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
         if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+            self.ops.warn_negative_zero(self, -v.value, e)
             return self.static_value(-v.value, e)
         if e.op == "-":
-            return self.ops.negate(self, v)
+            return self.ops.negate(self, v, e)
         return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
 
     def e_BinOp(self, e):

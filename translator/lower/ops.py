@@ -1,6 +1,8 @@
 """Lowering of cuTile operations, operators and calls inside kernel code."""
 from __future__ import annotations
 
+import math
+
 from .. import rules
 from ..ir import nodes as N
 from . import registry
@@ -461,15 +463,28 @@ def op_divmod(lw, call, args):
 
 
 def op_negative(lw, call, args):
-    return negate(lw, _req(lw, "negative", args, "x", call))
+    return negate(lw, _req(lw, "negative", args, "x", call), call)
 
 
-def negate(lw, x: V) -> V:
+def warn_negative_zero(lw, value, node):
+    """C2T212 where kernel code makes the constant -0.0: Triton turns every float constant equal to
+    zero into +0.0 (semantic.scalar_constant), on the GPU as under the interpreter."""
+    if type(value) is float and value == 0.0 and math.copysign(1.0, value) < 0:
+        lw.note("C2T212", "`-0.0` here becomes +0.0 in the Triton code", node)
+
+
+def negate(lw, x: V, node=None) -> V:
     """cuTile `-x` and ct.negative. Triton's unary minus computes 0 - x, which gives +0 for +0 where
-    cuTile's negation gives -0; tiles go through _c2t_neg (floats: x * -1, exact; ints: -x). Scalars
-    keep `-x`: a range() loop variable is a Python int in the interpreter, with no dtype to test."""
+    cuTile's negation gives -0; tiles go through _c2t_neg (floats: x * -1, exact; ints: -x), and so
+    do runtime scalars (_c2t_neg_scalar: under the interpreter a range() loop variable, and what is
+    computed from it, is a Python int, with no dtype to test). Integer tensors keep `-x`."""
     if x.kind == T.TILE:
         return V(f"{lw.s.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32)
+    if x.kind == T.SCALAR and not x.isint:
+        lw.s.use("_c2t_neg")
+        return V(f"{lw.s.use('_c2t_neg_scalar')}({x.code})", x.kind, rank=x.rank)
+    if x.known and type(x.value) is float:
+        warn_negative_zero(lw, -x.value, node)
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 

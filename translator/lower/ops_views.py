@@ -20,7 +20,9 @@ from .types import ArrayRef, V
 TILEDVIEW = "tiledview"    # V.array: the array; V.value: dict(tile=[V], steps=[V], pad=str)
 SLICE = "ctslice"          # ct.Slice(start, length): V.elts = [start, length]
 
-_PAD_VALUES = {"UNDETERMINED": "0", "ZERO": "0", "NEG_ZERO": "-0.0", "NAN": 'float("nan")',
+# (NEG_ZERO: Triton makes every float constant equal to 0 a +0.0, so -0.0 comes from _c2t_pad_value,
+# which builds it from its bits)
+_PAD_VALUES = {"UNDETERMINED": "0", "ZERO": "0", "NEG_ZERO": "_c2t_pad_value(1)", "NAN": 'float("nan")',
                "POS_INF": 'float("inf")', "NEG_INF": '-float("inf")'}
 
 
@@ -247,6 +249,8 @@ def op_load_advanced_indexing(lw, call, args):
             lw.fail("C2T105", "padding_mode must be a ct.PaddingMode member", call)
         pad = str(pv.value).split(".", 1)[1]
     lw.before_read(arr)
+    if pad == "NEG_ZERO":
+        lw.s.use_rank("load", arr.rank)      # _c2t_pad_value
     fn = lw.s.use_rank("gather", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, None, {_PAD_VALUES[pad]}, True)",
              T.TILE, rank=arr.rank)

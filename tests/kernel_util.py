@@ -32,11 +32,10 @@ def codes(src: str) -> list:
     return [d.code for d in translate(src).diagnostics]
 
 
-def compile_sm90(src: str, entry: str, args_code: str, tmp_path) -> str:
-    """Translate `src`, then in a subprocess WITHOUT the interpreter call `entry(*args)` with
-    `args_code` (Python that evaluates to the args tuple, CPU tensors; `torch` is imported),
-    intercept the launches and compile each kernel for sm_90. Returns the subprocess stdout
-    (one `OK <kernel> ptx=...` line per kernel); raises AssertionError on failure."""
+def _compile_in_subprocess(src: str, tmp_path, body: str) -> str:
+    """Translate `src` and run `body` in a subprocess WITHOUT the interpreter, with the translated
+    module as `m`, tests/compile_sm90.py as `C`, and torch, triton and json imported; returns its
+    stdout (raises AssertionError on failure)."""
     import os
     import subprocess
     from pathlib import Path
@@ -46,18 +45,27 @@ def compile_sm90(src: str, entry: str, args_code: str, tmp_path) -> str:
     mod.write_text(res.code)
     tests = Path(__file__).resolve().parent
     prog = f"""
-import sys, importlib.util, torch
+import json, sys, importlib.util, torch, triton
 sys.path.insert(0, {str(tests)!r})
-from compile_sm90 import compile_kernels_of
+import compile_sm90 as C
 spec = importlib.util.spec_from_file_location("m", {str(mod)!r})
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-for line in compile_kernels_of(m, lambda: m.{entry}(*({args_code}))):
-    print(line)
-"""
+""" + textwrap.dedent(body)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return r.stdout
+
+
+def compile_sm90(src: str, entry: str, args_code: str, tmp_path) -> str:
+    """Translate `src`, then in a subprocess WITHOUT the interpreter call `entry(*args)` with
+    `args_code` (Python that evaluates to the args tuple, CPU tensors; `torch` is imported),
+    intercept the launches and compile each kernel for sm_90. Returns the subprocess stdout
+    (one `OK <kernel> ptx=...` line per kernel); raises AssertionError on failure."""
+    return _compile_in_subprocess(src, tmp_path, f"""
+        for line in C.compile_kernels_of(m, lambda: m.{entry}(*({args_code}))):
+            print(line)
+        """)
 
 
 def compile_sm90_asm(src: str, entry: str, args_code: str, tmp_path) -> dict:
@@ -65,34 +73,18 @@ def compile_sm90_asm(src: str, entry: str, args_code: str, tmp_path) -> dict:
     `entry(*args)` makes (the first specialization of each kernel), to check what the compiler was
     given and made of it."""
     import json
-    import os
-    import subprocess
-    from pathlib import Path
-    res = translate(src)
-    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-    mod = tmp_path / f"c2t_asm_{next(_ids)}.py"
-    mod.write_text(res.code)
-    tests = Path(__file__).resolve().parent
-    prog = f"""
-import json, sys, importlib.util, torch, triton
-sys.path.insert(0, {str(tests)!r})
-import compile_sm90 as C
-spec = importlib.util.spec_from_file_location("m", {str(mod)!r})
-m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-calls = C._capture(m)
-try:
-    m.{entry}(*({args_code}))
-finally:
-    C._restore(m)
-out = {{}}
-for name, fn, args, kwargs in calls:
-    if name not in out:
-        _, src, options = C.specialize_for_h200(fn, args, kwargs)
-        k = triton.compile(src, target=C._H200, options=options.__dict__)
-        out[name] = {{"ttir": k.asm["ttir"], "ptx": k.asm["ptx"]}}
-print(json.dumps(out))
-"""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    out = _compile_in_subprocess(src, tmp_path, f"""
+        calls = C._capture(m)
+        try:
+            m.{entry}(*({args_code}))
+        finally:
+            C._restore(m)
+        out = {{}}
+        for name, fn, args, kwargs in calls:
+            if name not in out:
+                _, src, options = C.specialize_for_h200(fn, args, kwargs)
+                k = triton.compile(src, target=C._H200, options=options.__dict__)
+                out[name] = {{"ttir": k.asm["ttir"], "ptx": k.asm["ptx"]}}
+        print(json.dumps(out))
+        """)
+    return json.loads(out.strip().splitlines()[-1])

@@ -184,34 +184,22 @@ def test_command_line_timeout_wins_over_the_entrys(tmp_path, monkeypatch):
     assert not rest or rest[0].startswith("--")     # no indices: no correctness case
 
 
-def test_an_entry_without_correctness_cases_says_it_is_timing_only(tmp_path):
+def test_merged_status_notes_timing_only_entries_and_translator_switches(tmp_path):
     """TileGym's bmm entries split shapes so that each fits a device call; one that checks no
-    correctness case (`"check_cases": []`) must not read as a correctness PASS."""
-    for name, cases in (("timed", 0), ("checked", 2)):
+    correctness case (`"check_cases": []`) must not read as a correctness PASS. A report also
+    records the $C2T_* switches of its run (verify's `settings`), and its entry's status says so:
+    C2T_TILE_VARIANTS rows are not the translation's default."""
+    for name, cases, settings in (("timed", 0, {}), ("checked", 2, {}), ("tuned", 1, {"C2T_TILE_VARIANTS": "1"})):
         rep = _rep(name, "compute", [("M=1", 1.0, 1.0, None, {})])
-        rep["summary"] = {"cases": cases, "passed": cases}
+        rep["summary"], rep["settings"] = {"cases": cases, "passed": cases}, settings
         rep.pop("name"), rep.pop("status")
         (tmp_path / f"{name}.json").write_text(json.dumps(rep))
     (tmp_path / "m").mkdir()
-    suite.merge([{"name": "timed"}, {"name": "checked"}], [str(tmp_path)], tmp_path / "m", "merge")
+    suite.merge([{"name": "timed"}, {"name": "checked"}, {"name": "tuned"}], [str(tmp_path)], tmp_path / "m", "merge")
     md = (tmp_path / "m" / "bench.md").read_text()
     assert f"| timed | PASS | 0/0 | timing only: no correctness case in this entry; from {tmp_path} |" in md
     assert f"| checked | PASS | 2/2 | from {tmp_path} |" in md
-
-
-def test_a_merged_table_says_which_rows_ran_with_translator_switches(tmp_path):
-    """A report records the $C2T_* switches of its run (verify's `settings`); merged with default
-    runs, its entry's status says so (C2T_TILE_VARIANTS rows are not the translation's default)."""
-    for name, settings in (("tuned", {"C2T_TILE_VARIANTS": "1"}), ("plain", {})):
-        rep = _rep(name, "compute", [("M=1", 1.0, 1.0, None, {})])
-        rep["summary"], rep["settings"] = {"cases": 1, "passed": 1}, settings
-        rep.pop("name"), rep.pop("status")
-        (tmp_path / f"{name}.json").write_text(json.dumps(rep))
-    (tmp_path / "m").mkdir()
-    suite.merge([{"name": "tuned"}, {"name": "plain"}], [str(tmp_path)], tmp_path / "m", "merge")
-    md = (tmp_path / "m" / "bench.md").read_text()
     assert f"| tuned | PASS | 1/1 | with C2T_TILE_VARIANTS=1; from {tmp_path} |" in md
-    assert f"| plain | PASS | 1/1 | from {tmp_path} |" in md
 
 
 def test_verify_reports_record_the_c2t_switches_of_the_run(monkeypatch):

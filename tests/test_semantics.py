@@ -130,7 +130,7 @@ def k(x, y, T: ConstInt):
     ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.NEG_ZERO))
 
 def run(x):
-    y = torch.empty((8,), dtype=x.dtype)
+    y = torch.empty((8,), dtype=x.dtype, device=x.device)
     ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 8))
     return y
 """
@@ -157,7 +157,7 @@ def k(x, y, rows, T: ConstInt):
     ct.store(y, index=(2,), tile=ct.load_advanced_indexing(x, (r,), padding_mode=ct.PaddingMode.NEG_ZERO))
 
 def run(x, rows):
-    y = torch.empty((12,))
+    y = torch.empty((12,), device=x.device)
     ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, rows, 4))
     return y
 """
@@ -871,8 +871,8 @@ def k(y, s, T: ConstInt):
     ct.store(y, index=(0,), tile=t)
     ct.store(y, index=(1,), tile=acc.astype(ct.float32))
 
-def run(s):
-    y = torch.zeros(8)
+def run(s, device="cpu"):
+    y = torch.zeros(8, device=device)
     ct.launch(torch.cuda.current_stream(), (1,), k, (y, s, 4))
     return y
 """

@@ -46,16 +46,11 @@ def zero_programs():
     x, rows = torch.ones(3).cuda(), torch.tensor([0, 5, 2, -1], dtype=torch.int32).cuda()
     _compare("-0.0 const | negative(zeros) | adv NEG_ZERO", orig.run(x, rows), tr.run(x, rows))
 
+
 if __name__ == "__main__":
-    from translator.harness.loading import load_module, load_translated, translate
-    path = Path(tempfile.mkdtemp()) / "negation_probe.py"
-    path.write_text(HEADER + NEG_SRC)
-    orig, tr = load_module(path), load_translated(translate(path)[0], path)[0]
+    orig, tr = _load("negation_probe", NEG_SRC)
     for dt in (torch.float32, torch.float16, torch.bfloat16):
         x = torch.tensor([0.0, -0.0, 1.5, -2.0, float("inf"), -float("inf"), float("nan"), 3.0]).to(dt).cuda()
-        bits = torch.int32 if dt == torch.float32 else torch.int16
         for (a, b), label in zip(zip(orig.run(x), tr.run(x)), ("-x", "ct.negative")):
-            same = (a.view(bits) == b.view(bits)) | (a.isnan() & b.isnan())
-            print(f"{str(dt)[6:]:9s} {label:12s} cuTile {a.tolist()} signbit {torch.signbit(a).int().tolist()} | "
-                  f"translation {'same bits' if bool(same.all()) else b.tolist()}", flush=True)
+            _compare(f"{str(dt)[6:]} {label}", a, b)
     zero_programs()

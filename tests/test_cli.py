@@ -153,3 +153,15 @@ def test_folder_with_a_refused_file_exits_2_and_names_it(tmp_path):
     assert r.returncode == 2 and "1 refused: bad.py" in r.stderr
     assert not (tmp_path / "out" / "bad.py").exists() and (tmp_path / "out" / "ok.py").exists()
     assert cli(src).returncode == 2 and "a folder needs -o OUTDIR" in cli(src).stderr
+
+
+def test_every_switch_the_generated_code_reads_is_in_the_readme_table():
+    """The README's table of C2T_* switches lists each environment variable a template reads."""
+    import re
+    from conftest import ROOT
+    read = set()
+    for t in (ROOT / "templates").glob("*.j2"):
+        read |= set(re.findall(r'environ\.get\("(C2T_[A-Z_]+)"', t.read_text()))
+    readme = (ROOT / "README.md").read_text()
+    rows = set(re.findall(r"^\| `(C2T_[A-Z_]+)` \|", readme, re.M))
+    assert read and read == rows, (sorted(read - rows), sorted(rows - read))

@@ -154,13 +154,15 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     if any(plan.hints.get("num_ctas") for plan in plans.values()):
         HOST_HELPERS_USED.add("hints")
     hints = "hints" in HOST_HELPERS_USED    # launchers take cuTile hints (num_ctas) at run time
+    pdl = "pdl" in HOST_HELPERS_USED        # ... and programmatic dependent launch (c2t_pdl)
     for name, plan in plans.items():
         parts = []
         for kp_plan in plan.subs or [plan]:       # rank variants: one kernel each, then the dispatcher
             params = [{"text": kp.kernel_params(), "comment": kp.comment, "name": kp.name} for kp in kp_plan.params]
-            parts.append(emit.render("kernel.py.j2", k=kp_plan, params=params, hints=hints, **_batch_slots(kp_plan)))
+            parts.append(emit.render("kernel.py.j2", k=kp_plan, params=params, hints=hints, pdl=pdl,
+                                     **_batch_slots(kp_plan)))
         if plan.subs:
-            parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints))
+            parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints, pdl=pdl))
         edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts)))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]

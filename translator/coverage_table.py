@@ -33,8 +33,6 @@ REFUSED = {
     "float8_e5m3fnu": ("C2T101", "e5m3fnu exists only on CC 10.7; " + _UNSUPPORTED),
     "float4_e2m1fn": ("C2T101", "fp4 has no Triton dtype (packed uint8 only); " + _UNSUPPORTED),
     "mma_scaled": ("C2T101", "block-scaled MMA needs sm_100 (Triton's dot_scaled does not run on sm_90)"),
-    "grid_dependency_control_wait": ("C2T101", _UNSUPPORTED),
-    "grid_dependency_control_launch_dependents": ("C2T101", _UNSUPPORTED),
 }
 
 # Names that are types, annotations or exceptions: no kernel code of their own

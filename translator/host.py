@@ -332,14 +332,17 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
     stream, grid, kern, kargs = args
     if set(kw) - {"programmatic_dependent_launch"}:
         rep.add("C2T107", f"ct.launch: unknown keyword(s) {sorted(set(kw))}", call.span)
-    if "programmatic_dependent_launch" in kw:
-        rep.add("C2T107", "ct.launch(programmatic_dependent_launch=...) is not supported yet", call.span)
+    # programmatic dependent launch: Triton's launch_pdl launch option (the launcher's c2t_pdl)
+    pdl = _part(text, kw["programmatic_dependent_launch"].value, inner) \
+        if "programmatic_dependent_launch" in kw else None
+    if pdl is not None:
+        HOST_HELPERS_USED.add("pdl")
     if not (isinstance(kern, N.Name) and kern.id in kernels):
         # a kernel chosen at run time (tuned variants, kernel tables): dispatch by the object
         stream_code = "None" if _is_current_stream(info, text, stream) else _part(text, stream, inner)
         return Edit(call.span.start, call.span.end,
                     f"_c2t_launch({stream_code}, {_part(text, grid, inner)}, {_part(text, kern, inner)}, "
-                    f"{_part(text, kargs, inner)})")
+                    f"{_part(text, kargs, inner)}{'' if pdl is None else f', pdl={pdl}'})")
     parts = [_part(text, grid, inner)]
     if isinstance(kargs, N.TupleExpr):
         parts += [_part(text, a, inner) for a in kargs.elts]
@@ -351,6 +354,8 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
         parts.append("*" + _part(text, kargs, inner))
     if not _is_current_stream(info, text, stream):
         parts.append(f"stream={_part(text, stream, inner)}")
+    if pdl is not None:
+        parts.append(f"c2t_pdl={pdl}")
     return Edit(call.span.start, call.span.end, f"launch_{kern.id}({', '.join(parts)})")
 
 

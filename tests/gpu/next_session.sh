@@ -9,7 +9,8 @@
 #          against cuTile; then bmm (sp=True 0.886 of cuTile) with them, fp16 only (its search
 #          grows from 18 to 48 configs: the time limit may cut it off). First, probe_negation.py:
 #          the twenty-second session's negative-zero changes, checked on the CPU only, against
-#          cuTile's bits (the -0.0 constant's row is expected to differ: warning C2T212).
+#          cuTile's bits (the -0.0 constant's row is expected to differ: warning C2T212), and
+#          probe_pdl.py: programmatic dependent launches, translated this session too.
 # The twenty-first session (docs/gpu-runs/division-and-indices-2026-11-30.md) kept fp16 division
 # off IEEE division's slow path and made `//`/`%` of indices proved >= 0 plain operators; the
 # merged table (bench-2026-11-30-s21.md) has no row below 0.85, and its lowest rows are
@@ -30,9 +31,10 @@ part=${2:-1}
 start "${1:-next-session-out}/n" "next_session_$part.txt"
 sweep=(python tests/gpu/sweep_tilegym_options.py)
 if [ "$part" = 0 ]; then
-  step 60 "negative zero: scalar negation, NEG_ZERO padding, a -0.0 constant (cuTile vs translation bits)" env PYTHONPATH="$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_negation.py
+  step 45 "negative zero: scalar negation, NEG_ZERO padding, a -0.0 constant (cuTile vs translation bits)" env PYTHONPATH="$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_negation.py
+  step 30 "programmatic dependent launch (cuTile vs translation)" env PYTHONPATH="$PWD/tests/gpu:$PYTHONPATH" python tests/gpu/probe_pdl.py
   step 340 "matmul entries with tile variants" "${bench[@]}" --only tg_matmul_skinny tg_matmul --timeout 165 --env C2T_TILE_VARIANTS=1 --out "$out/variants"
-  step 120 "skinny matmul without them (same-call baseline)" "${bench[@]}" --only tg_matmul_skinny --timeout 115 --out "$out/baseline"
+  step 110 "skinny matmul without them (same-call baseline)" "${bench[@]}" --only tg_matmul_skinny --timeout 105 --out "$out/baseline"
   step 55 "bmm with tile variants" "${bench[@]}" --only tg_bmm --dtypes float16 --timeout 50 --env C2T_TILE_VARIANTS=1 --out "$out/variants_bmm"
 elif [ "$part" = 1 ]; then
   step 200 "mla split-KV B=1: warps and stages" "${sweep[@]}" mla_decoding_split_kv:0,2 --dtype bfloat16 --warps 0,4,8 --stages 0,2,3 --graph

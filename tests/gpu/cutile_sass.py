@@ -14,7 +14,8 @@ with the nvdisasm Triton ships.
 
 `... cutile_sass.py mla_split_kv` (with `C2T_TMA=on`: the descriptors the GPU's default `small`
 mode takes for its 32-program launch, which CPU tensors never get otherwise) compares TileGym's
-split-KV MLA decoding kernel at B=1 instead (docs/gpu-runs/no-gpu-session-2026-11-30.md). Without
+split-KV MLA decoding kernel at B=1 instead, `... cutile_sass.py geglu` TileGym's fp16 GEGLU
+(docs/gpu-runs/no-gpu-session-2026-11-30.md). Without
 an argument it compares TileGym's prefill attention with sinks (tg_attention_sink, 0.84-0.92 of cuTile in the
 nineteenth session) at the configs both sides' searches picked: docs/gpu-runs/sync-wgmma-2026-11-30.md
 section 3.
@@ -129,9 +130,39 @@ def mla_split_kv():
               f"{summary(triton_cubin(code, mod.__file__, args, {'TILE_D': 512, 'TILE_N': 128}, 'mla_decoding_split_kv'))}")
 
 
+def sass_ops(cubin: bytes) -> tuple:
+    """(instructions in the cubin's code, the 12 most frequent opcodes with their counts)."""
+    from collections import Counter
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        sass = subprocess.run([_BIN / "nvdisasm", f.name], capture_output=True, text=True).stdout
+    ops = re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass, re.M)
+    return len(ops), Counter(ops).most_common(12)
+
+
+def geglu():
+    """TileGym's fp16 GEGLU forward (exact GELU through its tanh formula), 4096x28672, which both
+    sides run at 58-60% of the copy bandwidth where fp32 reaches 97-100%: the instructions each
+    side's kernel is made of (256-element tiles, 2 elements per thread on both)."""
+    from translator.harness.loading import translate
+    mod = importlib.import_module("tilegym.ops.cutile.activation.geglu")
+    code, _ = translate(mod.__file__)
+    n = 14336
+    params = [array(ct.float16, 1), array(ct.float16, 1), n, 2 * n, n, 256, 0]
+    cub = cutile_cubin(mod._geglu_fwd_kernel, params)
+    tri = triton_cubin(code, mod.__file__, (torch.randn(64, 2 * n, dtype=torch.float16), -1, "none"),
+                       {"BLOCK_SIZE": 256}, "geglu")
+    for side, cubin in (("cuTile", cub), ("Triton translation", tri)):
+        total, common = sass_ops(cubin)
+        print(f"{side}: {summary(cubin)}\n  {total} instructions: " + ", ".join(f"{o} {c}" for o, c in common))
+
+
 def main():
     if sys.argv[1:] == ["mla_split_kv"]:
         return mla_split_kv()
+    if sys.argv[1:] == ["geglu"]:
+        return geglu()
     warnings.simplefilter("ignore")
     from translator.harness.loading import translate
     importlib.import_module("tilegym.ops.cutile.attention_sink")

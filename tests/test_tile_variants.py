@@ -89,6 +89,16 @@ def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, 
     assert [_shape(c) for c in mod.configs()] == [(64, 64, 32, 32), (32, 64, 16, 32)]
 
 
+def test_the_printed_search_says_how_many_configs_were_added(tmp_path, monkeypatch, capsys):
+    mod = build(GEMM.replace("lambda cfg: {\"num_ctas\": cfg.num_ctas}, quiet=True)",
+                             "lambda cfg: {\"num_ctas\": cfg.num_ctas})"), tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    mod.search(torch.randn(50, 40), torch.randn(40, 70))
+    out = capsys.readouterr().out
+    assert "exhaustive_search: C2T_TILE_VARIANTS adds 5 configs with a tile size halved to the 2 given" in out
+    assert "7 succeeded, 0 failed" in out
+
+
 def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
     mod = build(GEMM, tmp_path)
     monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)

@@ -258,8 +258,11 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     space = list(search_space)
     meta_of = getattr(kernel, "c2t_meta", None)
     if _C2T_TILE_VARIANTS and meta_of is not None and space:
-        space += _c2t_tile_variants(space, meta_of, getattr(kernel, "c2t_tile_params", ()),
-                                    grid_fn, args_fn, hints_fn)
+        added = _c2t_tile_variants(space, meta_of, getattr(kernel, "c2t_tile_params", ()), grid_fn, args_fn, hints_fn)
+        if not quiet:
+            print(f"exhaustive_search: C2T_TILE_VARIANTS adds {len(added)} configs with a tile size halved "
+                  f"to the {len(space)} given")
+        space += added
     if meta_of is not None and space:
         split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
                          c2t_grid=tuple(grid_fn(cfg))) for cfg in space]

@@ -1,4 +1,4 @@
-# Sourced by the GPU experiment scripts (next_session.sh, memo_check.sh, open_questions.sh): `step
+# Sourced by the GPU experiment scripts (next_session.sh; earlier ones in docs/gpu-runs/reports.md): `step
 # SECONDS TITLE COMMAND...` runs one measurement under its own time limit, so one that hangs cannot take the
 # others' time, and appends its output (TileGym's warnings left out) to "$log".
 step() {

@@ -156,7 +156,8 @@ def test_folder_with_a_refused_file_exits_2_and_names_it(tmp_path):
 
 
 def test_every_switch_the_generated_code_reads_is_in_the_readme_table():
-    """The README's table of C2T_* switches lists each environment variable a template reads."""
+    """The README's table of C2T_* switches lists each environment variable a template reads, and so
+    does ARCHITECTURE.md's section on them."""
     import re
     from conftest import ROOT
     read = set()
@@ -165,3 +166,7 @@ def test_every_switch_the_generated_code_reads_is_in_the_readme_table():
     readme = (ROOT / "README.md").read_text()
     rows = set(re.findall(r"^\| `(C2T_[A-Z_]+)` \|", readme, re.M))
     assert read and read == rows, (sorted(read - rows), sorted(rows - read))
+    # ... and ARCHITECTURE.md's section on them, which says how each works
+    arch = (ROOT / "docs" / "ARCHITECTURE.md").read_text().split("## Switches in generated modules")[1]
+    bullets = set(re.findall(r"^- `(C2T_[A-Z_]+)`", arch.split("\n## ")[0], re.M))
+    assert read == bullets, (sorted(read - bullets), sorted(bullets - read))

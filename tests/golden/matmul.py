@@ -90,9 +90,10 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # chain of products (an operand from another product, or the result into another's B operand: the
 # lowering passes CHAINED=False where it proves a product is in none, translator/lower/
 # product_operands.py); "all" every 16-bit or fp8 one with N = 16 or 32 (the default before the
-# twentieth session). fp8 products in a chain are also transposed at N = 64, in either mode. On the H200 the miscompile needed an operand from another product
-# (docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md); "products" spares
-# cutile-python's FMHA sample's 32-key q @ k (217 against 339 us).
+# twentieth session). fp8 products in a chain are also transposed at N = 64, in either mode. On
+# the H200 the miscompile needed an operand from another product (docs/gpu-runs/sync-wgmma-
+# 2026-11-30.md, narrow-products-2026-11-30.md); "products" spares cutile-python's FMHA sample's
+# 32-key q @ k (217 against 339 us).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
 if _C2T_NARROW not in ("all", "products"):
     raise ValueError(f"C2T_NARROW must be all or products, not {_C2T_NARROW!r}")

@@ -206,6 +206,22 @@ def test_advanced_indexing_refusals():
     assert "C2T109" in codes(base.format(idx="(i,)"))
 
 
+def test_advanced_indexing_of_a_1d_array_is_refused_with_cutiles_hint():
+    """cuTile 1.7 rejects ct.load/store_advanced_indexing on 1-D arrays (TileTypeError: "requires a
+    2D or higher-rank array; use ct.gather() for 1D arrays"; the twenty-third session's GPU probe
+    hit it); the translation refused nothing and gathered."""
+    for call, other in (("t = ct.load_advanced_indexing(x, (i,))", "gather"),
+                        ("ct.store_advanced_indexing(x, (i,), ct.zeros((4,), dtype=x.dtype))", "scatter")):
+        res = translate(f"""
+    @ct.kernel
+    def k(x):
+        i = ct.arange(4, dtype=ct.int32)
+        {call}
+    """)
+        [d] = [d for d in res.diagnostics if d.code == "C2T109"]
+        assert not res.ok and "rank >= 2, not 1-D" in d.message and f"ct.{other}()" in d.hint and d.line
+
+
 @needs_hooks
 def test_views_compile_for_sm90(tmp_path):
     src = (SLICE_SRC + TV_SRC.replace("def k(", "def k2(")

@@ -154,7 +154,8 @@ def k(x, y, rows, T: ConstInt):
     ct.store(y, index=(0,), tile=ct.full((T,), -0.0, dtype=ct.float32))           # C2T212: +0.0
     ct.store(y, index=(1,), tile=ct.negative(ct.zeros((T,), dtype=ct.float32)))   # the hint's way
     r = ct.load(rows, index=(0,), shape=(T,))
-    ct.store(y, index=(2,), tile=ct.load_advanced_indexing(x, (r,), padding_mode=ct.PaddingMode.NEG_ZERO))
+    t = ct.load_advanced_indexing(x, (r, ct.Slice(0, 1)), padding_mode=ct.PaddingMode.NEG_ZERO)  # x: (3, 1)
+    ct.store(y, index=(2,), tile=ct.reshape(t, (T,)))
 
 def run(x, rows):
     y = torch.empty((12,), device=x.device)
@@ -171,12 +172,12 @@ def test_negative_zero_constants_are_flagged_and_the_hint_works(tmp_path):
     res = translate(NEG_ZERO_CONSTS)
     assert [(d.code, d.line) for d in res.diagnostics if d.code == "C2T212"] == [("C2T212", 8)]   # (after the header)
     mod = build(NEG_ZERO_CONSTS, tmp_path)
-    y = mod.run(torch.ones(3), torch.tensor([0, 5, 2, -1], dtype=torch.int32))
+    y = mod.run(torch.ones(3, 1), torch.tensor([0, 5, 2, -1], dtype=torch.int32))
     assert torch.equal(torch.signbit(y[:4]), torch.tensor([False] * 4))          # as the warning says
     assert torch.signbit(y[4:8]).all()
     assert y[8:].tolist() == [1.0, 0.0, 1.0, 0.0] and torch.equal(
         torch.signbit(y[8:]), torch.tensor([False, True, False, True]))
-    ptx = compile_sm90_asm(NEG_ZERO_CONSTS, "run", "(torch.ones(3), torch.zeros(4, dtype=torch.int32))",
+    ptx = compile_sm90_asm(NEG_ZERO_CONSTS, "run", "(torch.ones(3, 1), torch.zeros(4, dtype=torch.int32))",
                            tmp_path)["k"]["ptx"]
     assert re.search(r"mov\.b32\s+%r\d+, -2147483648;", ptx) or "0f80000000" in ptx, ptx[-3000:]
 

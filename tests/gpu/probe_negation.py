@@ -43,7 +43,7 @@ def zero_programs():
         x = torch.ones(3, dtype=dt).cuda()
         _compare(f"{str(dt)[6:]} NEG_ZERO padded load", orig.run(x), tr.run(x))
     orig, tr = _load("neg_zero_consts_probe", NEG_ZERO_CONSTS)
-    x, rows = torch.ones(3).cuda(), torch.tensor([0, 5, 2, -1], dtype=torch.int32).cuda()
+    x, rows = torch.ones(3, 1).cuda(), torch.tensor([0, 5, 2, -1], dtype=torch.int32).cuda()
     _compare("-0.0 const | negative(zeros) | adv NEG_ZERO", orig.run(x, rows), tr.run(x, rows))
 
 

@@ -231,8 +231,10 @@ def _adv_indices(lw, args, arr: ArrayRef, name, call) -> list:
 
 def _adv_common(lw, args, name, call):
     arr = ops._array(lw, args, "array", name, call)
-    if arr.rank < 1:
-        lw.fail("C2T109", f"ct.{name} needs an array of rank >= 1", call)
+    if arr.rank < 2:     # as cuTile 1.7's own check (TileTypeError), with its hint
+        other = "gather" if name.startswith("load") else "scatter"
+        lw.fail("C2T109", f"ct.{name} needs an array of rank >= 2, not {arr.rank}-D",
+                call, hint=f"use ct.{other}() for 1-D arrays")
     for key in ("latency", "allow_tma"):
         if key in args:
             lw.note("C2T202", f"ct.{name}: `{key}` hint dropped", call)

@@ -148,7 +148,7 @@ def test_device_function_parameters_may_be_products_but_constants_are_not():
     assert len(calls) == 2 and calls[0].endswith('"ieee", CHAINED=False)') and calls[1].endswith('"ieee")'), line
 
 
-@pytest.mark.parametrize("mode", ["all", "products"])
+@pytest.mark.parametrize("mode", ["all", "products", "pad"])
 def test_decode_pattern_computes_the_same_either_way(tmp_path, monkeypatch, mode):
     """Interpreter: the products are right in both modes (the transposed form is exact too)."""
     monkeypatch.setenv("C2T_NARROW", mode)
@@ -177,6 +177,26 @@ def test_products_mode_keeps_warpgroup_mma_outside_chains(tmp_path, monkeypatch)
     assert " wgmma=True mma.sync=True " in found["all"][0], found["all"][0]
     assert " wgmma=True mma.sync=False " in found["products"][0], found["products"][0]
     assert " wgmma=False mma.sync=True " in found["all"][1] and " wgmma=False mma.sync=True " in found["products"][1]
+
+
+@pytest.mark.parametrize("G", [16, 32])
+def test_pad_mode_widens_chained_narrow_products_to_64_columns(tmp_path, monkeypatch, G):
+    """C2T_NARROW=pad: the decode chain's narrow products (N = G) are computed with B widened to 64
+    columns by zeros (a warpgroup MMA of N = 64 on sm_90, no mma.sync) and give the same results
+    (interpreter); products mode computes them transposed (mma.sync). (Its speed: opt-in, README.)"""
+    monkeypatch.setenv("C2T_NARROW", "pad")
+    mod = build(DECODE, tmp_path)
+    g = torch.Generator().manual_seed(G)
+    q, kk, v = (torch.randn(*s, generator=g).half() for s in ((64, G), (64, 64), (64, 64)))
+    qk = kk.double() @ q.double()
+    p = torch.exp(qk - qk.max(0, keepdim=True).values)
+    want = (v.double().t() @ p.half().double()) / p.sum(0, keepdim=True)
+    torch.testing.assert_close(mod.run(q, kk, v.t().contiguous()).double(), want, rtol=2e-3, atol=2e-3)
+    from kernel_util import compile_sm90_asm
+    args = f"(torch.randn(64, {G}).half(), torch.randn(64, 64).half(), torch.randn(64, 64).half())"
+    ptx = compile_sm90_asm(DECODE, "run", args, tmp_path)["k"]["ptx"]
+    assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)) == {"m64n64k16"}
+    assert "mma.sync" not in ptx
 
 
 def test_fp8_chain_at_64_columns_is_computed_transposed(tmp_path, monkeypatch):
@@ -253,5 +273,5 @@ def test_the_miscompile_signature_is_recognized(tmp_path):
 
 def test_narrow_mode_is_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("C2T_NARROW", "some")
-    with pytest.raises(ValueError, match="C2T_NARROW must be all or products"):
+    with pytest.raises(ValueError, match="C2T_NARROW must be all, products or pad"):
         build(DECODE, tmp_path)

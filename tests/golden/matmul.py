@@ -93,11 +93,38 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # twentieth session). fp8 products in a chain are also transposed at N = 64, in either mode. On
 # the H200 the miscompile needed an operand from another product (docs/gpu-runs/sync-wgmma-
 # 2026-11-30.md, narrow-products-2026-11-30.md); "products" spares cutile-python's FMHA sample's
-# 32-key q @ k (217 against 339 us).
+# 32-key q @ k (217 against 339 us). "pad": as "products", but those 16-bit ones are warpgroup MMAs
+# with B widened by zero columns to N = 64 (chained products at N = 64 were right on the H200), not
+# transposed (mma.sync). Opt-in: on the H200 it took TileGym's flash decode at 16 query heads per KV
+# head from 0.90 to 0.97 of cuTile but its MLA decoding rows from 0.88-1.39 to 0.60-0.93 (graph
+# replay; docs/gpu-runs/pad-and-variants-2026-12-01.md).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
-if _C2T_NARROW not in ("all", "products"):
-    raise ValueError(f"C2T_NARROW must be all or products, not {_C2T_NARROW!r}")
+if _C2T_NARROW not in ("all", "products", "pad"):
+    raise ValueError(f"C2T_NARROW must be all, products or pad, not {_C2T_NARROW!r}")
 _C2T_NARROW_ALL = tl.constexpr(_C2T_NARROW == "all")
+_C2T_NARROW_PAD = tl.constexpr(_C2T_NARROW == "pad")
+
+
+@triton.jit
+def _c2t_widen64(b, N: tl.constexpr):
+    """(K, N) -> (K, 64) for N = 16 or 32: b's column j at column j * (64 // N), zeros between."""
+    z = tl.zeros_like(b)
+    if N == 32:
+        w = tl.join(b, z)
+    else:
+        w = tl.join(tl.join(b, z), tl.join(z, z))
+    return tl.reshape(w, [b.shape[0], 64])
+
+
+@triton.jit
+def _c2t_narrow64(r, N: tl.constexpr):
+    """The N columns of an (M, 64) product of a _c2t_widen64 operand."""
+    if N == 32:
+        out, _ = tl.split(tl.reshape(r, [r.shape[0], 32, 2]))
+    else:
+        half, _ = tl.split(tl.reshape(r, [r.shape[0], 16, 2, 2]))
+        out, _ = tl.split(half)
+    return out
 
 
 @triton.jit
@@ -141,6 +168,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76). fp8 products
         # in a chain also at N = 64: the pattern in fp8 with G = 64 and one 64-key tile was wrong
         # (max difference 1.35-2.77) and right transposed, as here (narrow-products-2026-11-30.md).
+        if _C2T_NARROW_PAD and a.dtype.primitive_bitwidth == 16 and N != 64:
+            return acc + _c2t_narrow64(tl.dot(a, _c2t_widen64(b, N), out_dtype=acc.dtype), N)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
         return tl.dot(a, b, acc=acc, input_precision=PRECISION, out_dtype=acc.dtype)

@@ -16,8 +16,8 @@ cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher tak
 gpu_cases (the shapes GPU verification runs). Without --ptxas each op's line also names the kernels
 with narrow synchronous warpgroup MMAs with an operand from an MMA result (compile_sm90.
 mma_fed_sync_dots: the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma- and narrow-products-2026-11-30.md);
-`--narrow=all|products|off`: _c2t_mma's narrow rule as by default, as with C2T_NARROW=products, or
-taken out; `--dots`: a line per specialization with its PTX size and MMA kinds (diff two modes' output
+`--narrow=products|all|pad|off`: _c2t_mma's narrow rule as by default (C2T_NARROW=products), as with
+C2T_NARROW=all or =pad, or taken out; `--dots`: a line per specialization with its PTX size and MMA kinds (diff two modes' output
 to find the kernels a mode changes).
 
     PYTHONPATH=.corpus/src python tests/gpu/compile_tilegym_sm90.py --bench --ptxas --dtypes softmax liger_tvd
@@ -102,7 +102,7 @@ def source_of(op: str) -> Path:
 
 
 def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = False,
-          every_dtype: bool = False, gpu_cases: bool = False, narrow: str = "all", dots: bool = False) -> str:
+          every_dtype: bool = False, gpu_cases: bool = False, narrow: str = "products", dots: bool = False) -> str:
     path = source_of(op)
     orig = load_module(path)
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
@@ -110,7 +110,7 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
     if narrow == "off":         # the narrow-product rule taken out (what Triton compiled wrongly)
         from sweep_tilegym_options import narrow_variant
         code = narrow_variant(code, "off")
-    os.environ["C2T_NARROW"] = "products" if narrow == "products" else "all"     # read at import
+    os.environ["C2T_NARROW"] = narrow if narrow in ("products", "pad") else "all"     # read at import
     mod, _ = load_translated(code, path)
     rebind_cutile_imports(mod)
     triton.autotune = _no_autotune
@@ -145,7 +145,7 @@ if __name__ == "__main__":
         try:
             print(check(op, bench="--bench" in flags, ptxas="--ptxas" in flags, every_case="--all" in flags,
                         every_dtype="--dtypes" in flags, gpu_cases="--gpu-cases" in flags,
-                        narrow=next((f.split("=")[1] for f in flags if f.startswith("--narrow=")), "all"),
+                        narrow=next((f.split("=")[1] for f in flags if f.startswith("--narrow=")), "products"),
                         dots="--dots" in flags),
                   flush=True)
         except Exception as exc:          # noqa: BLE001 - report and go on

@@ -4,11 +4,9 @@
 # the former parts 0-2 (docs/gpu-runs/pad-and-variants-2026-12-01.md): tile variants timed (opt-in
 # kept), launch-option sweeps of the rows below cuTile (none closes them), C2T_NARROW=pad (opt-in:
 # flash decode faster, MLA decoding slower).
-#  part 0: probe_negation.py again: its last program (a -0.0 constant, ct.negative(ct.zeros(...)),
-#          NEG_ZERO padding of load_advanced_indexing) stopped in cuTile's compiler on a 1-D array,
-#          which cuTile refuses (so does the translator now); it indexes a (3, 1) array since. Then
-#          the decode entries with C2T_NARROW=pad once more next to the default in the same call
-#          (the twenty-third session's pad and default runs were different calls).
+#  part 0: the decode entries with C2T_NARROW=pad next to the default in one call (the
+#          twenty-third session did that for flash decode only; MLA and the sink decoder were
+#          timed with pad and without it in different calls), after the negation probe.
 # From the project root on the GPU machine:
 #
 #     source .gpu/setup.sh; bash tests/gpu/next_session.sh "$OUT" 0; tar czf "$OUT/n.tgz" -C "$OUT" n

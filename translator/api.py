@@ -257,6 +257,15 @@ def _all_plans(shared: Shared):
         yield from plan.subs or [plan]
 
 
+def _other_imports(st) -> list:
+    """The rest of a plain `import` statement that also imports cuda.tile, as one import line."""
+    from .analysis import CT_MODULE
+    if st.module is not None:
+        return []
+    rest = [f"{mod} as {alias}" if alias else mod for mod, alias in st.names if mod != CT_MODULE]
+    return [f"import {', '.join(rest)}"] if rest else []
+
+
 def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports."""
     edits = []
@@ -282,9 +291,12 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         line_end = text.find("\n", st.span.end)
         line_end = len(text) if line_end < 0 else line_end + 1
         whole_line = text[line_start:st.span.start].strip() == "" and text[st.span.end:line_end].strip() in ("", ";")
+        others = _other_imports(st)      # `import torch, cuda.tile as ct, math` keeps torch and math
         if first:
-            edits.append(Edit(st.span.start, st.span.end, "\n".join(need)))
+            edits.append(Edit(st.span.start, st.span.end, "\n".join(need + others)))
             first = False
+        elif others:
+            edits.append(Edit(st.span.start, st.span.end, others[0]))
         elif whole_line:
             edits.append(Edit(line_start, line_end, ""))
         else:

@@ -377,6 +377,12 @@ class ExpressionLowering:
 
     def e_IfExp(self, e):
         t, b, o = self.expr(e.test), self.expr(e.body), self.expr(e.orelse)
+        if t.known and not isinstance(t.value, enum.Enum) and (_is_record(b) or _is_record(o)):
+            return b if t.value else o            # a choice between enum/dataclass constants, folded
+        if _is_record(b) or _is_record(o):
+            self.fail("C2T105", "a choice between enum members or dataclass values needs a condition known "
+                                "at translation time (a literal or a module constant)", e,
+                      hint="choose the fields instead, e.g. `tile = A.tile if flag else B.tile`")
         if b.kind == T.DTYPE and o.kind == T.DTYPE:
             # e.g. `dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`: the tf32-ness of
             # the result is itself a compile-time condition
@@ -398,3 +404,10 @@ class ExpressionLowering:
     def e_Lambda(self, e):
         self.fail("C2T103", "lambdas are supported when assigned to a name or passed to ct.reduce/ct.scan "
                             "(an immediately called lambda is not)", e)
+
+
+def _is_record(v: V) -> bool:
+    """A frozen dataclass value or an enum member known at translation time (not an IntEnum member:
+    that is an int at run time too)."""
+    return v.known and (isinstance(v.value, enum.Enum) and not isinstance(v.value, int)
+                        or dataclasses.is_dataclass(v.value) and not isinstance(v.value, type))

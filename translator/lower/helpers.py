@@ -8,6 +8,7 @@ are passed as extra arguments. A helper is lowered once per distinct argument si
 from __future__ import annotations
 
 import copy
+import enum
 
 from ..ir import nodes as N
 from . import types as T
@@ -18,9 +19,22 @@ _MAX_DEPTH = 16
 BIND_ONLY = (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM, T.CONSTOBJ)
 
 
+def _bound(v: V) -> bool:
+    """Passed to a helper at translation time, not as an argument: functions, modules, enum classes,
+    dataclass values, and members of plain enums (no Triton value; IntEnum members are ints)."""
+    return v.kind in BIND_ONLY or (v.known and isinstance(v.value, enum.Enum) and not isinstance(v.value, int))
+
+
 def _sig_of(v: V):
+    # a value bound at translation time (a function, an enum member, a dataclass value...) is part
+    # of the helper's lowering: each distinct one gets a helper of its own
+    bound = None
+    if v.kind in (T.ENUM, T.CONSTOBJ) or (_bound(v) and isinstance(v.value, enum.Enum)):
+        bound = (v.code, repr(v.value))
+    elif _bound(v):
+        bound = (v.code, id(v.value))
     return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
-            v.value.rank if v.kind == T.LIST else None)
+            v.value.rank if v.kind == T.LIST else None, bound)
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
@@ -125,7 +139,7 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
         lw.other_dot_loops = True
     flat = []
     for a in all_args:
-        if a.kind in BIND_ONLY:
+        if _bound(a):
             continue
         flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
@@ -189,7 +203,7 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             ref = ListRef(p.name, a.value.rank)
             env[p.name] = V(p.name, T.LIST, value=ref)
             out_params.append(ref.decl())
-        elif a.kind in BIND_ONLY:
+        elif _bound(a):
             env[p.name] = a          # functions, modules, enum members: bound at translation time
         elif a.kind == T.DTYPE:
             env[p.name] = V(p.name, T.DTYPE, tf32=a.tf32)

@@ -111,6 +111,36 @@ def test_static_iter_over_tuples_zip_and_enumerate(tmp_path):
     torch.testing.assert_close(mod.run(a, b), a * 2 + b * 3 + 1 + 3)
 
 
+NESTED_UNPACK = """
+def stats(t):
+    return ct.sum(t), (ct.max(t), ct.min(t))
+
+@ct.kernel
+def k(x, out, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    total, (hi, lo) = stats(t)
+    [a, (b, (c, d))] = (total, (hi, (lo, hi - lo)))
+    ct.store(out, index=(0,), tile=ct.full((T,), a, dtype=ct.float32) + b * 10 + c * 100 + d * 1000)
+
+def run(x):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, x.shape[0]))
+    return out
+"""
+
+
+def test_nested_tuple_unpacking(tmp_path):
+    """`a, (b, c) = ...` (cuTile unpacks nested tuples; Triton 3.6 only names): unpacked through a
+    temporary named after the inner names; refused before the twenty-third session."""
+    mod = build(NESTED_UNPACK, tmp_path)
+    x = torch.randn(8)
+    want = x.sum() + x.max() * 10 + x.min() * 100 + (x.max() - x.min()) * 1000
+    torch.testing.assert_close(mod.run(x), want.expand(8), rtol=1e-5, atol=1e-3)
+    body = open(mod.__file__).read().split("def k(")[1]
+    assert "total, _hi_lo = stats(t)\n    hi, lo = _hi_lo" in body and "b, _c_d = _b_c_d" in body
+    assert compile_sm90(NESTED_UNPACK, "run", "(torch.randn(8),)", tmp_path).startswith("OK k")
+
+
 def test_nested_defs_lambdas_and_closures_are_hoisted(tmp_path):
     mod = build("""
     def scale(t, s):

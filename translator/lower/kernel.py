@@ -351,16 +351,29 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if v.code:
             self.emit(depth, v.code)
 
-    def _bind(self, target, v: V, node):
+    def _bind(self, target, v: V, node, nested: list = None):
+        """Bind an assignment target to `v`; returns the target as Triton code. A nested tuple
+        target (`a, (b, c) = ...`; Triton unpacks names only) is bound to a temporary named after
+        its names, appended with the target to `nested` for the caller to unpack next."""
         if isinstance(target, N.Name):
             self.env[target.id] = v
             return target.id
         if isinstance(target, (N.TupleExpr, N.ListExpr)):
             names = []
             for i, t in enumerate(target.elts):
+                ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else None
+                if isinstance(t, (N.TupleExpr, N.ListExpr)) and nested is not None:
+                    tmp = "_" + "_".join(n.id for n in walk_names(t))
+                    while tmp in self.env and tmp not in {n for n, _ in nested}:
+                        tmp += "_"
+                    ev = ev or V(tmp, T.TUPLE)
+                    self.env[tmp] = V(tmp, T.TUPLE, elts=ev.elts, value=ev.value, known=ev.known)
+                    nested.append((tmp, t))
+                    names.append(tmp)
+                    continue
                 if not isinstance(t, N.Name):
-                    self.fail("C2T103", "only names can be unpacked in kernel code", t)
-                ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else V(t.id, T.UNKNOWN)
+                    self.fail("C2T103", "only names and tuples of names can be unpacked in kernel code", t)
+                ev = ev or V(t.id, T.UNKNOWN)
                 self.env[t.id] = V(t.id, ev.kind, rank=ev.rank, array=ev.array, elts=ev.elts,
                                    tf32=ev.tf32, value=ev.value, known=ev.known, shape=ev.shape)
                 names.append(t.id)
@@ -404,11 +417,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if v.load_of and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) and self.fd_is_kernel \
                 and self.loop_depth:    # (in loops, where a reused tile saves a load per iteration)
             v = self._reuse_aliased_load(st.targets[0].id, v, depth)
-        names = [self._bind(t, v, st) for t in st.targets]
-        for nm in names:
-            var = self.env.get(nm)
-            if var is not None and isinstance(var, V) and var.code == nm:
-                pass
+        nested = []
+        names = [self._bind(t, v, st, nested) for t in st.targets]
         # the bound names now refer to variables
         for t in st.targets:
             if isinstance(t, N.Name):
@@ -424,6 +434,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.emit(depth, f"{names[0]}: tl.constexpr = {v.code}")
             return
         self.emit(depth, " = ".join(names) + " = " + v.code)
+        while nested:                 # `a, (b, c) = x` as `a, _b_c = x` then `b, c = _b_c`
+            tmp, t = nested.pop(0)
+            self.emit(depth, f"{self._bind(t, self.env[tmp], st, nested)} = {tmp}")
 
     def _assign_count(self, name: str) -> int:
         """How many times the function assigns `name` (any form); cached per function."""
@@ -784,3 +797,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 for a in list(n.args) + [k.value for k in n.keywords]:
                     add(a)
         return names
+
+
+def walk_names(target):
+    """The names of an assignment target, in order (`a, (b, c)`: a, b, c)."""
+    if isinstance(target, N.Name):
+        yield target
+    elif isinstance(target, (N.TupleExpr, N.ListExpr)):
+        for t in target.elts:
+            yield from walk_names(t)

@@ -64,6 +64,26 @@ def test_unknown_host_use_of_cuda_tile_is_an_error():
     """)
 
 
+def test_ct_launch_used_as_a_value_says_to_call_it():
+    """`functools.partial(ct.launch, stream)` is refused (only calls of ct.launch are rewritten),
+    with a message that does not contradict its hint (it said "ct.launch, which is not translated"
+    and "only ct.launch ... are translated")."""
+    res = translate("""
+    import functools
+
+    @ct.kernel
+    def k(x, T: ConstInt):
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)) + 1)
+
+    def run(x):
+        launch = functools.partial(ct.launch, torch.cuda.current_stream())
+        launch((1,), k, (x, 16))
+    """)
+    [d] = [d for d in res.diagnostics if d.severity == "error"]
+    assert d.code == "C2T108" and "used here as a value" in d.message and "ct.launch(...)" in d.hint
+    assert d.line == 13 and "not translated" not in d.message      # (after kernel_util.HEADER)
+
+
 def _python_files(limit=150):
     import email
     import json

@@ -219,6 +219,11 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                                       "that is not translated", n.span,
                             "tile operations run in kernels: decorate it with @ct.kernel if it is one, or "
                             "call it only from kernels (it then becomes a Triton helper)")
+                elif path in ("launch", "cdiv"):
+                    rep.add("C2T108", f"`ct.{path}` is used here as a value; host code translates it only where "
+                                      f"it is called", n.span,
+                            f"call it directly, e.g. `ct.{path}(...)`"
+                            + (" (not through functools.partial or an alias)" if path == "launch" else ""))
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)

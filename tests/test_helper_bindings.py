@@ -110,3 +110,27 @@ def test_a_choice_between_dataclass_values_needs_a_known_condition():
     assert d.code == "C2T105" and "known at translation time" in d.message and "A.tile if flag" in d.hint
     folded = translate(RECORDS.replace("combine(a, b, A)", "combine(a, b, A if True else B)"))
     assert folded.ok, [d.format() for d in folded.diagnostics]
+
+
+TUPLE_RESULT = """
+def pair(t):
+    return t + 1, t - 1
+
+@ct.kernel
+def k(x, out, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    r = pair(t)
+    ct.store(out, index=(0,), tile=r[0] * 10 + r[1] + pair(t)[1] * 100)
+
+def run(x):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, x.shape[0]))
+    return out
+"""
+
+
+def test_a_helpers_tuple_result_can_be_indexed(tmp_path):
+    """`r = pair(t); r[0]` (cuTile indexes tuples a helper returns): was refused as tile indexing."""
+    mod = build(TUPLE_RESULT, tmp_path)
+    x = torch.randn(8)
+    torch.testing.assert_close(mod.run(x), (x + 1) * 10 + (x - 1) + (x - 1) * 100)

@@ -93,6 +93,21 @@ def test_assert_and_static_assert(tmp_path):
     """) == ["C2T105"]
 
 
+def test_static_assert_fstring_message_is_formatted_where_its_fields_are_known():
+    """cuTile formats a static_assert's f-string at compile time; the message was its source text."""
+    code = translate("""
+    WEIGHTS = (0.5, 0.25)
+
+    @ct.kernel
+    def k(x, T: ConstInt):
+        ct.static_assert(len(WEIGHTS) == 2, f"expected 2 weights, got {len(WEIGHTS)}: {WEIGHTS[0]:.2f}")
+        ct.static_assert(T % 4 == 0, f"T = {T} is no multiple of 4")
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)) + 1)
+    """).code
+    assert "'expected 2 weights, got 2: 0.50'" in code
+    assert """'f"T = {T} is no multiple of 4"'""" in code      # T: a Triton constexpr, left as written
+
+
 def test_static_eval_and_ensure_constant(tmp_path):
     mod = build("""
     SIZES = (2, 4, 8)

@@ -143,8 +143,15 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
             continue
         flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
+    code = f"{plan.emit_name}({', '.join(flat)})"
+    if ret.kind == T.TUPLE and ret.elts and all(e.kind in (T.TILE, T.SCALAR, T.STATIC, T.UNKNOWN) for e in ret.elts):
+        # a returned tuple of tiles and scalars: its elements can be indexed (`r = f(t); r[0]`)
+        elts = [e if e.known and e.kind == T.STATIC else
+                V(f"{code}[{i}]", e.kind if e.kind != T.STATIC else T.UNKNOWN, rank=e.rank, tf32=e.tf32)
+                for i, e in enumerate(ret.elts)]
+        return V(code, T.TUPLE, elts=elts)
     kind = ret.kind if ret.kind not in (T.STATIC, T.TUPLE) else T.UNKNOWN
-    return V(f"{plan.emit_name}({', '.join(flat)})", kind, rank=ret.rank)
+    return V(code, kind, rank=ret.rank)
 
 
 def lower_library_helper(s, fd: N.FunctionDef):

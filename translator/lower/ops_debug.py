@@ -6,6 +6,7 @@ import ast
 import math
 import re
 
+from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
 from .ops import _req
@@ -166,11 +167,20 @@ def op_assert(lw, call, args):
     return V(f"tl.device_assert({cond.code}, {msg!r})", T.STATIC, value=None)
 
 
-def _fstring_source(node) -> str:
-    """The text of a static_assert message: literals as they are, anything else as its source."""
+def _fstring_source(lw, node) -> str:
+    """The text of a static_assert message: literals as they are, an f-string whose fields are all
+    known at translation time formatted (as cuTile formats it), anything else as its source."""
     if isinstance(node, N.Const) and isinstance(node.value, str):
         return node.value
     if isinstance(node, N.Raw):
+        if node.kind == "fstring":
+            text, vals = [], []
+            try:
+                _print_parts(lw, node, text, vals)
+            except TranslationError:
+                return node.text
+            if not vals:
+                return text[0]
         return node.text
     return ""
 
@@ -180,7 +190,7 @@ def op_static_assert(lw, call, args):
     cond = _static_eval(lw, args.get("condition"), call, "ct.static_assert condition")
     if not cond.is_static:
         lw.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
-    msg = _fstring_source(args["message"]) if "message" in args else ""
+    msg = _fstring_source(lw, args["message"]) if "message" in args else ""
     if cond.known and cond.value:
         return V("", T.STATIC, value=None)
     # a False constant is kept: like cuTile, Triton only fails if this (static) branch is taken

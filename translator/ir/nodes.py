@@ -258,3 +258,24 @@ class Module(Node):
 
 
 ExprT = Union[Expr, None]
+
+
+def walk(node):
+    """Yield every IR node below `node` (statements and expressions)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        if isinstance(n, list):
+            stack.extend(reversed(n))
+            continue
+        if not isinstance(n, Node):
+            continue
+        yield n
+        for f in reversed(list(vars(n).keys())):
+            if f in ("span", "full_span"):
+                continue
+            v = getattr(n, f)
+            if isinstance(v, (Node, list)):
+                stack.append(v)

@@ -6,6 +6,7 @@ from typing import Optional
 
 from ..analysis import ModuleInfo
 from ..ir import nodes as N
+from ..ir.nodes import walk  # noqa: F401  (re-exported: most passes import it from here)
 
 # ct operations whose first argument is an array, and how to read the rank off the call
 _ARRAY_OPS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_cas", "atomic_xchg",
@@ -41,27 +42,6 @@ def _base_name(e, alias: dict):
     """The parameter behind `x`, `x.slice(...)`, `x.slice(...).tiled_view(...)` or an alias of one."""
     name, elem = _base(e, alias)
     return None if elem else name
-
-
-def walk(node):
-    """Yield every IR node below `node` (statements and expressions)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n is None:
-            continue
-        if isinstance(n, list):
-            stack.extend(reversed(n))
-            continue
-        if not isinstance(n, N.Node):
-            continue
-        yield n
-        for f in reversed(list(vars(n).keys())):
-            if f in ("span", "full_span"):
-                continue
-            v = getattr(n, f)
-            if isinstance(v, (N.Node, list)):
-                stack.append(v)
 
 
 def _rank_from(e):

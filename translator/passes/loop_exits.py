@@ -13,6 +13,9 @@
                                             else:
                                                 _c2t_run_1 = False
 
+The loop variable gets a hidden counter (`_c2t_i_N`, copied into it at the top of each iteration)
+when the body assigns it, and `stop`/`step` are read once into `_c2t_stop_N`/`_c2t_step_N` when
+the body assigns a name they use: `range` fixes all three when the loop starts.
 `continue` sets a per-iteration skip flag that guards the rest of the body; a loop with only
 `continue` stays a `for` loop (and keeps Triton's pipelining). `while c:` with a break becomes
 `while run: if c: body else: run = False`, so `c` (which may be an atomic) is evaluated exactly
@@ -23,6 +26,7 @@ from __future__ import annotations
 import itertools
 
 from ..ir import nodes as N
+from ..ir.nodes import walk
 
 CT = "__ct__"     # a name the analysis binds to the cuda.tile module, whatever the user's alias
 
@@ -38,6 +42,20 @@ def _flag_value(value: bool, span):
 
 def _set(name, value: bool, span):
     return N.Assign(span=span, targets=[N.Name(span=span, id=name)], value=_flag_value(value, span))
+
+
+def _assigned(stmts) -> set:
+    """The names that `stmts` assign (any form, nested blocks included)."""
+    names = set()
+    for n in walk(stmts):
+        targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(
+            n, (N.AugAssign, N.AnnAssign, N.For)) else []
+        names.update(x.id for t in targets for x in walk(t) if isinstance(x, N.Name))
+    return names
+
+
+def _uses(expr, names: set) -> bool:
+    return any(isinstance(x, N.Name) and x.id in names for x in walk(expr))
 
 
 def _exits(stmts, kind) -> bool:
@@ -94,18 +112,40 @@ class LoopExits:
         start, stop, step = (N.Const(span=sp, value=0, text="0"), args[0], None) if len(args) == 1 else \
             (args[0], args[1], args[2] if len(args) == 3 else None)
         iv = lp.target
+        assigned = _assigned(lp.body)
+        pre = []
+
+        def once(expr, what):        # read `expr` once, before the loop, if the body changes its names
+            if expr is None or not _uses(expr, assigned):
+                return expr
+            tmp = f"_c2t_{what}_{n}"
+            pre.append(N.Assign(span=sp, targets=[N.Name(span=sp, id=tmp)], value=expr))
+            return N.Name(span=sp, id=tmp)
         negative = isinstance(step, N.UnaryOp) and step.op == "-" or \
             isinstance(step, N.Const) and isinstance(step.value, int) and step.value < 0
-        test = N.Compare(span=sp, left=N.Name(span=sp, id=iv.id), ops=[">" if negative else "<"],
+        stop, step = once(stop, "stop"), once(step, "step")
+        counter = f"_c2t_i_{n}" if iv.id in assigned else iv.id
+        if counter != iv.id:          # the body assigns the loop variable: count on a hidden one
+            body = [N.Assign(span=sp, targets=[N.Name(span=sp, id=iv.id)], value=N.Name(span=sp, id=counter))] + body
+        test = N.Compare(span=sp, left=N.Name(span=sp, id=counter), ops=[">" if negative else "<"],
                          comparators=[stop])
-        incr = N.Assign(span=sp, targets=[N.Name(span=sp, id=iv.id)],
-                        value=N.BinOp(span=sp, op="+", left=N.Name(span=sp, id=iv.id),
+        if step is not None and not negative and not isinstance(step, N.Const):
+            # a step whose sign is not written: count down while it is negative, as range() does
+            down = N.Compare(span=sp, left=N.Name(span=sp, id=counter), ops=[">"], comparators=[stop])
+            zero = N.Const(span=sp, value=0, text="0")
+            test = N.BinOp(span=sp, op="|",
+                           left=N.BinOp(span=sp, op="&", left=test,
+                                        right=N.Compare(span=sp, left=step, ops=[">"], comparators=[zero])),
+                           right=N.BinOp(span=sp, op="&", left=down,
+                                         right=N.Compare(span=sp, left=step, ops=["<"], comparators=[zero])))
+        incr = N.Assign(span=sp, targets=[N.Name(span=sp, id=counter)],
+                        value=N.BinOp(span=sp, op="+", left=N.Name(span=sp, id=counter),
                                       right=step or N.Const(span=sp, value=1, text="1")))
-        init = N.Assign(span=sp, targets=[N.Name(span=sp, id=iv.id)],
+        init = N.Assign(span=sp, targets=[N.Name(span=sp, id=counter)],
                         value=N.Call(span=sp, func=_ct("astype", sp), args=[start, _ct("int32", sp)]))
-        return [init, _set(run, True, sp),
-                N.While(span=sp, test=N.Name(span=sp, id=run),
-                        body=[N.If(span=sp, test=test, body=body + [incr], orelse=[_set(run, False, sp)])])]
+        return pre + [init, _set(run, True, sp),
+                      N.While(span=sp, test=N.Name(span=sp, id=run),
+                              body=[N.If(span=sp, test=test, body=body + [incr], orelse=[_set(run, False, sp)])])]
 
     def _alive(self, run, skip, span):
         parts = []

@@ -75,14 +75,14 @@ def test_while_with_break_evaluates_the_condition_as_python_does(tmp_path):
 def test_a_loop_with_break_keeps_range_semantics_when_the_body_assigns_its_names(tmp_path):
     """range() fixes the loop variable's next value, the stop and the step when the loop starts:
     a body that assigns `i`, `n` or `s` changes none of them (the desugared while loop counted on
-    `i` itself: `i = i * 10` made the next iteration 11). A step whose sign is not written counts
-    down when negative, as range() does."""
+    `i` itself: `i = i * 10` made the next iteration 11). (A negative runtime step is undefined in
+    cuTile.)"""
     mod = build("""
     @ct.kernel
     def k(out, n, s):
         acc = ct.full((), 0, dtype=ct.int32)
         for i in range(0, n, s):
-            if i == 50 or i == -50:
+            if i == 50:
                 break
             i = i * 10
             n = n - 1
@@ -99,12 +99,12 @@ def test_a_loop_with_break_keeps_range_semantics_when_the_body_assigns_its_names
     def ref(n, s):
         acc = 0
         for i in range(0, n, s):
-            if i in (50, -50):
+            if i == 50:
                 break
             i, n, s = i * 10, n - 1, s + 100
             acc += i
         return acc
-    for n, s in ((8, 1), (100, 5), (100, 7), (-30, -3), (-100, -10), (0, 1), (5, -1)):
+    for n, s in ((8, 1), (100, 5), (100, 7), (-30, 3), (0, 1)):
         assert mod.run(n, s) == ref(n, s), (n, s)
 
 

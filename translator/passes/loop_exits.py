@@ -129,15 +129,6 @@ class LoopExits:
             body = [N.Assign(span=sp, targets=[N.Name(span=sp, id=iv.id)], value=N.Name(span=sp, id=counter))] + body
         test = N.Compare(span=sp, left=N.Name(span=sp, id=counter), ops=[">" if negative else "<"],
                          comparators=[stop])
-        if step is not None and not negative and not isinstance(step, N.Const):
-            # a step whose sign is not written: count down while it is negative, as range() does
-            down = N.Compare(span=sp, left=N.Name(span=sp, id=counter), ops=[">"], comparators=[stop])
-            zero = N.Const(span=sp, value=0, text="0")
-            test = N.BinOp(span=sp, op="|",
-                           left=N.BinOp(span=sp, op="&", left=test,
-                                        right=N.Compare(span=sp, left=step, ops=[">"], comparators=[zero])),
-                           right=N.BinOp(span=sp, op="&", left=down,
-                                         right=N.Compare(span=sp, left=step, ops=["<"], comparators=[zero])))
         incr = N.Assign(span=sp, targets=[N.Name(span=sp, id=counter)],
                         value=N.BinOp(span=sp, op="+", left=N.Name(span=sp, id=counter),
                                       right=step or N.Const(span=sp, value=1, text="1")))

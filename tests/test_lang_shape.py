@@ -50,7 +50,9 @@ def test_cat_1d_3d_single_and_unknown_rank(tmp_path):
     @ct.kernel
     def k(a, y, z, w, T: ConstInt):
         t = ct.load(a, index=(0,), shape=(T,))
-        u = ct.cat((t > 0, t < 0), 0)      # comparisons: tiles whose rank the translator does not track
+        p = (t > 0) if T > 1 else (ct.reshape(t, (1, T)) > 0)    # a choice of ranks: not tracked
+        q = (t < 0) if T > 1 else (ct.reshape(t, (1, T)) < 0)
+        u = ct.cat((p, q), 0)
         ct.store(y, index=(0,), tile=ct.where(u, 1, 0))
         ct.store(w, index=(0,), tile=ct.cat((t,), 0))
         c = ct.reshape(t, (2, 2, T // 4))
@@ -64,7 +66,7 @@ def test_cat_1d_3d_single_and_unknown_rank(tmp_path):
     assert torch.equal(w, a)
     c = a.reshape(2, 2, 4)
     assert torch.equal(z, torch.cat((c, c * 2), 1))
-    assert "_c2t_cat_nd(t > 0, t < 0, 0)" in open(mod.__file__).read()
+    assert "_c2t_cat_nd(p, q, 0)" in open(mod.__file__).read()
 
 
 # ---------------------------------------------------------------------------------------- extract
@@ -324,3 +326,43 @@ def k(x, y):
     t = ct.load(x, index=(0, 0), shape=(4, 8))
     ct.store(y, index=(0, 0), tile=ct.reshape(t, {shape}))
 """)
+
+
+# shapes after elementwise math, compares, where and reductions are known (or read off the tile in
+# Triton): `t.shape` as a tile shape, and reshape with -1, after them (both were refused or broken)
+SHAPES_AFTER_OPS = """
+def plus_ones(t):
+    return t + ct.ones(t.shape, dtype=t.dtype)      # a helper: the tile's shape is not known here
+
+@ct.kernel
+def k(x, y, z, w, R: ConstInt, C: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(R, C))
+    e = ct.exp(t)
+    m = ct.where(t > 0, 1.0, t)
+    s = ct.cumsum(t, axis=1)
+    ct.store(y, index=(0,), tile=ct.reshape(e, (-1,)) + ct.reshape(s, (-1,)) + ct.reshape(plus_ones(m), (-1,)))
+    r = ct.sum(m, axis=0, keepdims=True)             # (1, C)
+    ct.store(z, index=(0, 0), tile=ct.reshape(r, (2, -1)) + ct.zeros(r.shape, dtype=r.dtype).reshape((2, -1)))
+    p = plus_ones(s)
+    ct.store(w, index=(0, 0), tile=ct.reshape(p, (-1, 4)) * ct.prod(ct.where(t == 0, 1.0, t), axis=(-1, 0)))
+
+def run(x, r, c):
+    y = torch.empty((r * c,), dtype=x.dtype)
+    z = torch.empty((2, c // 2), dtype=x.dtype)
+    w = torch.empty((r * c // 4, 4), dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, w, r, c))
+    return y, z, w
+"""
+
+
+def test_shapes_known_after_elementwise_ops_and_reductions(tmp_path):
+    mod = build(SHAPES_AFTER_OPS, tmp_path)
+    code = open(mod.__file__).read()
+    assert "tl.ravel(" in code and ".numel // 4" in code and "tl.full([t.shape[0], t.shape[1]], 1, t.dtype)" in code
+    assert "tl.reshape(e, [R * C])" in code and "tl.reshape(r, [2, C // 2])" in code
+    x = _rand((4, 8), "float32") / 10
+    y, z, w = mod.run(x, 4, 8)
+    m = torch.where(x > 0, torch.ones_like(x), x)
+    torch.testing.assert_close(y, (x.exp() + x.cumsum(1) + m + 1).reshape(-1))
+    torch.testing.assert_close(z, m.sum(0, keepdim=True).reshape(2, -1))
+    torch.testing.assert_close(w, (x.cumsum(1) + 1).reshape(-1, 4) * torch.where(x == 0, 1.0, x).prod())

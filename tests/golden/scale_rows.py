@@ -267,13 +267,14 @@ except ImportError:     # another Triton layout: set the allocator on every desc
 def scale_rows_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
     scale, scale_shape_0, scale_stride_0,
-    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     SLOPE: tl.constexpr,
     TILE_N: tl.constexpr,
 ):
     # cuTile hints: occupancy=2 (no Triton equivalent; see C2T201)
-    # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`)
+    # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`, `y_TMA`)
     x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, 1, TILE_N, "zero", x_TMA)
+    y_desc_0 = _c2t_desc_2d(y, y_shape_0, y_shape_1, y_stride_0, 1, TILE_N, "zero", y_TMA)
 
     n_rows = x_shape_0
     # Number of TILE_N-wide column tiles per row.
@@ -287,7 +288,7 @@ def scale_rows_kernel(
             xt = (x_desc_0.load([row, j * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True)).to(tl.float32)
             # Leaky ReLU in float32, then the row scale.
             act = tl.where(xt >= 0.0, xt, xt * SLOPE)
-            _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
+            y_desc_0.store([row, j * TILE_N], (act * s).to(y.dtype.element_ty)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
 
 
 def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
@@ -300,7 +301,7 @@ def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
             scale_rows_kernel, grid, (
                 *_c2t_array(x, 2, "x", tma=((1, TILE_N),), grid=grid),
                 *_c2t_array(scale, 1, "scale"),
-                *_c2t_array(y, 2, "y"),
+                *_c2t_array(y, 2, "y", tma=((1, TILE_N),), grid=grid),
                 SLOPE,
                 TILE_N,
             ),

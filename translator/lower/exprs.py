@@ -108,7 +108,12 @@ class ExpressionLowering:
             return self._fold_attr(base, e)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):
             if e.attr == "shape":
-                return V(f"{paren(base, 100)}.shape", T.STATIC, rank=None)
+                code = f"{paren(base, 100)}.shape"
+                if base.kind == T.TILE and base.shape is not None:     # known dimensions: a tuple of them
+                    return V(code, T.TUPLE, elts=[_dimension(d) for d in base.shape])
+                if base.kind == T.TILE and base.rank is not None:      # Triton's dimensions are constexprs
+                    return V(code, T.TUPLE, elts=[V(f"{code}[{i}]", T.STATIC) for i in range(base.rank)])
+                return V(code, T.STATIC, rank=None, value=("shape_of", base))
             if e.attr == "dtype":
                 return V(f"{paren(base, 100)}.dtype", T.DTYPE)
             if e.attr == "ndim":
@@ -362,7 +367,10 @@ class ExpressionLowering:
                 kind = T.TILE if T.TILE in (left.kind, right.kind) else T.SCALAR
             left = right
         if len(parts) == 1:
-            return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7)
+            from .ops import _rank
+            rank = _rank(*vals) if kind == T.TILE else None
+            return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7, rank=rank,
+                     shape=T.same_shape(*vals) if kind == T.TILE else None)
         if kind == T.TILE:
             return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
         return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5)
@@ -393,7 +401,8 @@ class ExpressionLowering:
                 self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
             return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
         kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
-        return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3, rank=b.rank)
+        return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3,
+                 rank=b.rank if b.rank == o.rank else None)
 
     def e_Call(self, e):
         return self.ops.call(self, e)
@@ -404,6 +413,13 @@ class ExpressionLowering:
     def e_Lambda(self, e):
         self.fail("C2T103", "lambdas are supported when assigned to a name or passed to ct.reduce/ct.scan "
                             "(an immediately called lambda is not)", e)
+
+
+def _dimension(d: str) -> V:
+    """A known tile dimension (its constexpr source text) as a value."""
+    if d.isdigit():
+        return V(d, T.STATIC, value=int(d), known=True)
+    return V(d, T.STATIC, prec=100 if d.isidentifier() else 0)
 
 
 def _is_record(v: V) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from .. import rules
 from ..ir import nodes as N
@@ -285,6 +286,8 @@ def _shape_list(lw, v: V, node) -> str:
     elts = _static_tuple(lw, v, "a tile shape", node)
     if v.kind == T.TUPLE:
         return "[" + ", ".join(e.code for e in elts) + "]"
+    if isinstance(v.value, tuple) and v.value[:1] == ("shape_of",):
+        return v.code             # `t.shape` of a tile of unknown rank: Triton's list of constexprs
     return f"[{v.code}]"
 
 
@@ -378,14 +381,26 @@ def _reduce(lw, name, call, args):
         code = x.code
         for ax in sorted(axis, key=lambda a: -(a.value if a.known else 0)):
             code = f"{fn}({code}, {ax.code}, {keep})"
-        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep))
+        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep), shape=_reduced_shape(x, axis, keep))
     if axis is None:
         if name in ("argmax", "argmin"):
             return V(f"{fn}(tl.reshape({x.code}, [tl.numel({x.code})]) if False else "
                      f"tl.reshape({x.code}, [{x.code}.numel]), 0, {keep})", T.SCALAR)
         return V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
                  rank=0 if keep == "False" else x.rank)
-    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep))
+    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep),
+             shape=_reduced_shape(x, [axis], keep))
+
+
+def _reduced_shape(x, axes: list, keep) -> Optional[list]:
+    """The shape of a reduction of `x` over `axes` (values), when `x`'s shape and the axes are known."""
+    if x.shape is None or not all(a.known and isinstance(a.value, int) for a in axes):
+        return None
+    n = len(x.shape)
+    drop = {a.value % n for a in axes if -n <= a.value < n}
+    if len(drop) != len(axes):
+        return None
+    return [("1" if i in drop else d) for i, d in enumerate(x.shape) if keep == "True" or i not in drop]
 
 
 def _reduced_rank(x, n, keep):
@@ -497,12 +512,12 @@ def op_abs(lw, call, args):
 
 def op_isnan(lw, call, args):
     x = _req(lw, "isnan", args, "x", call)
-    return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank)
+    return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank, shape=x.shape)
 
 
 def op_bitwise_not(lw, call, args):
     x = _req(lw, "bitwise_not", args, "x", call)
-    return V(f"~{paren(x, 14)}", x.kind, prec=14, rank=x.rank)
+    return V(f"~{paren(x, 14)}", x.kind, prec=14, rank=x.rank, shape=x.shape)
 
 
 def unary_math(lw, name, call, args):
@@ -525,7 +540,8 @@ def unary_math(lw, name, call, args):
                 helper = "_c2t_sqrt_approx"
         elif mode != "RN":
             lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
-    return V(f"{lw.s.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank)
+    return V(f"{lw.s.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
+             shape=x.shape)
 
 
 def binary_func(lw, name, call, args):
@@ -544,13 +560,16 @@ def binary_func(lw, name, call, args):
                      rank=_rank(x, y))
         if mode not in ("RN", None) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
             lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
-    return binary(lw, op, x, y, call)
+    v = binary(lw, op, x, y, call)
+    if v.kind == T.TILE and v.shape is None:
+        v.shape = T.same_shape(x, y)
+    return v
 
 
 def compare_func(lw, name, call, args):
     x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
     return V(f"{paren(x, 8)} {rules.COMPARE_FUNCS[name]} {paren(y, 8)}", _result_kind(x, y), prec=7,
-             rank=_rank(x, y))
+             rank=_rank(x, y), shape=T.same_shape(x, y))
 
 
 # ---------------------------------------------------------------- shape ops
@@ -558,6 +577,9 @@ def op_reshape(lw, call, args):
     x = _req(lw, "reshape", args, "x", call)
     shape = _req(lw, "reshape", args, "shape", call)
     elts = _static_tuple(lw, shape, "reshape shape", call)
+    if len(elts) == 1 and elts[0].known and elts[0].value == -1 and not x.shape and x.kind == T.TILE:
+        # flatten a tile whose shape is not known here (after a math call, a reduction...)
+        return V(f"tl.ravel({x.code})", T.TILE, rank=1)
     if any(e.known and e.value == -1 for e in elts):
         shape = _implicit_extent(lw, x, elts, call)
         elts = shape.elts
@@ -578,10 +600,16 @@ def _implicit_extent(lw, x: V, elts: list, call) -> V:
     the other extents."""
     if sum(1 for e in elts if e.known and e.value == -1) > 1:
         lw.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
-    if not x.shape:
-        lw.fail("C2T101", "ct.reshape with -1 needs a tile whose shape is known here (a load, full, "
-                          "arange... result); give every extent", call)
     others = [e for e in elts if not (e.known and e.value == -1)]
+    if not x.shape:
+        # the element count from Triton's own (constexpr) shape: `t.numel`, where `t` is a name
+        if x.kind != T.TILE or not x.code.isidentifier():
+            lw.fail("C2T101", "ct.reshape with -1 needs a tile whose shape is known here, or a tile "
+                              "variable", call, hint="assign the tile to a variable first, or give every extent")
+        den = " * ".join(paren(e, 14) for e in others) or "1"
+        extent = V(f"{x.code}.numel // {den if len(others) <= 1 else f'({den})'}", T.STATIC, prec=13)
+        new = [extent if e.known and e.value == -1 else e for e in elts]
+        return V("(" + ", ".join(e.code for e in new) + ("," if len(new) == 1 else "") + ")", T.TUPLE, elts=new)
     if all(_int_code(c) is not None for c in x.shape) and all(e.known and isinstance(e.value, int) for e in others):
         total = 1
         for c in x.shape:
@@ -595,10 +623,12 @@ def _implicit_extent(lw, x: V, elts: list, call) -> V:
     else:
         def factor(c):
             return c if c.isidentifier() or c.isdigit() else f"({c})"
-        num = " * ".join(factor(c) for c in x.shape)
-        den = " * ".join(factor(e.code) for e in others) or "1"
-        extent = V(f"{num if len(x.shape) == 1 else f'({num})'} // {den if len(others) <= 1 else f'({den})'}",
-                   T.STATIC)
+        nums = [factor(c) for c in x.shape if c != "1"] or ["1"]
+        dens = [factor(e.code) for e in others if e.code != "1"]
+        num = " * ".join(nums)
+        den = " * ".join(dens)
+        extent = V(num if not dens else f"{num if len(nums) == 1 else f'({num})'} // {den if len(dens) == 1 else f'({den})'}",
+                   T.STATIC, prec=100 if not dens and len(nums) == 1 else 0)
     new = [extent if e.known and e.value == -1 else e for e in elts]
     return V("(" + ", ".join(e.code for e in new) + ("," if len(new) == 1 else "") + ")", T.TUPLE, elts=new)
 

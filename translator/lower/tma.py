@@ -93,6 +93,8 @@ class TmaPlan:
             return None         # a view of the parameter, not the parameter
         if not all(set(_IDENT.findall(c)) <= self.consts for c in shape):
             return None         # the launcher cannot evaluate the block shape
+        if shape[-1].strip() == "1":
+            return None         # a last block extent of one element is under 16 bytes in every dtype
         padding = "zero" if kind == "store" else _PADDING.get(pad)
         if padding is None:
             return None

@@ -323,6 +323,8 @@ def test_bf16_with_int_tile_stays_bf16(tmp_path, int_to_bf16):
     assert torch.equal(out, ref)
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: two loaded tiles of runtime dtypes bf16 and int are "
+                   "combined by Triton's promotion (fp32); the translator does not know the dtypes there")
 def test_bf16_and_int_tiles_round_each_step_to_bf16(tmp_path, int_to_bf16):
     mod = build("""
     @ct.kernel
@@ -336,10 +338,34 @@ def test_bf16_and_int_tiles_round_each_step_to_bf16(tmp_path, int_to_bf16):
         ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, o, 8))
         return o
     """, tmp_path)
-    x = torch.tensor([1.5, -1, 2.25, 0.5, 3, -3, 0.25, 7.5], dtype=torch.bfloat16)
+    x = torch.tensor([0.8984375, -1, 2.25, 0.5, 3, -3, 0.25, 7.5], dtype=torch.bfloat16)
     n = torch.tensor([257, 3, -5, 1, 1001, 2, 3, 1], dtype=torch.int32)
     nb = n.to(torch.bfloat16)
-    assert torch.equal(mod.run(x, n), (x * nb + nb) - x)      # every step rounded to bf16
+    out = mod.run(x, n)
+    # (these values tell the two apart: fp32 steps give 488 for the first element, bf16 steps 486)
+    assert not torch.equal(((x.float() * n + n) - x.float()).to(torch.bfloat16), (x * nb + nb) - x)
+    assert torch.equal(out, (x * nb + nb) - x)      # every step rounded to bf16
+
+
+def test_bf16_tile_divided_by_an_int_stays_bf16(tmp_path, int_to_bf16):
+    """`/` between a bf16 tile and an int32 extent divides in bf16 as cuTile does (Triton's
+    promotion gave fp32: 0.1440 where cuTile gives 0.1436 for 1.0078125 / 7)."""
+    mod = build("""
+    @ct.kernel
+    def k(x, o, T: ConstInt):
+        g = ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(o, index=(0,), tile=ct.astype(g / x.shape[0], ct.float32))
+
+    def run(x):
+        o = torch.empty(x.shape, dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, o, 8))
+        return o
+    """, tmp_path)
+    x = torch.tensor([1.0078125, -3, 2.25, 0.5, 100, -7, 0.3], dtype=torch.bfloat16)     # 7 elements
+    out = mod.run(x)
+    ref = (x / torch.tensor(7, dtype=torch.bfloat16)).float()
+    assert not torch.equal(ref, x.float() / 7)          # the data tell bf16 from fp32 division
+    assert torch.equal(out, ref)
 
 
 def test_resolve_by_target():

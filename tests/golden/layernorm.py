@@ -27,10 +27,15 @@ import triton.language as tl
 
 @triton.jit
 def _c2t_truediv(a, b):
-    """cuTile `/`: IEEE round-to-nearest; int/int gives float32; fp16/bf16 stay narrow."""
+    """cuTile `/`: IEEE round-to-nearest; int/int gives float32; fp16/bf16 stay narrow (bf16 with
+    an integer too: Triton's promotion gives float32 there)."""
+    za, zb = tl.where(True, a * 0, 0), tl.where(True, b * 0, 0)     # each operand's own dtype
     z = a * 0 + b * 0                          # only its dtype and shape are used
     x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
-    if z.dtype == tl.float64:
+    if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
+        xb, yb = tl.where(True, a, za).to(tl.bfloat16), tl.where(True, b, zb).to(tl.bfloat16)
+        return tl.div_rn(xb.to(tl.float32), yb.to(tl.float32)).to(tl.bfloat16)
+    elif z.dtype == tl.float64:
         return x / y
     elif z.dtype == tl.float16 or z.dtype.is_fp8():
         # widened (exactly), divided in fp32, narrowed. IEEE division's fast path sends a zero or

@@ -412,3 +412,21 @@ def k(x, y, MODE: ConstInt, T: ConstInt):
                for w in ("match", "with")}
     assert ("C2T103", "a `match` statement is not supported in kernel code", line_of["match"]) in msgs
     assert ("C2T103", "a `with` statement is not supported in kernel code", line_of["with"]) in msgs
+
+
+def test_calling_a_function_that_a_function_returned_is_refused_with_its_location():
+    """A closure factory (`c = make(3.0); c(t)`): was an internal error (C2T003 KeyError) at 0:0."""
+    res = translate("""
+    def make(s):
+        def f(v):
+            return v * 2.0 + s
+        return f
+
+    @ct.kernel
+    def k(x, T: ConstInt):
+        c = make(3.0)
+        ct.store(x, index=(0,), tile=c(ct.load(x, index=(0,), shape=(T,))))
+    """)
+    [d] = [d for d in res.diagnostics if d.severity == "error"]
+    assert d.code == "C2T103" and "returned by another function" in d.message and "nested def" in d.hint
+    assert d.line == 14                  # the call `c(...)` (after kernel_util.HEADER)

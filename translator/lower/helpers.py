@@ -39,6 +39,11 @@ def _sig_of(v: V):
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
     """Call of a module-level function from kernel code."""
+    if name not in lw.s.info.functions:        # e.g. a function a helper returned (a closure factory)
+        lw.fail("C2T103", "this call's function is not known at translation time (a function returned "
+                          "by another function is not supported in kernel code)", e,
+                hint="call a module-level function or a nested def by its name; pass values it needs "
+                     "as arguments instead of capturing them in a returned closure")
     fd = lw.s.info.functions[name]
     host_used = bool(getattr(lw.s, "host_uses", {}).get(name))
     return _call(lw, fd, name if not host_used else f"{name}_tl", e, [], module_level=True)

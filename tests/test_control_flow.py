@@ -320,3 +320,34 @@ def test_arguments_after_a_starred_one_do_not_bind_to_a_parameter_for_rank_infer
     ''')
     assert res.kernels[0].params == ["x: array[2]", "y: scalar", "T: constexpr"]
     assert any(d.code == "C2T103" and "starred argument" in d.message for d in res.diagnostics)
+
+
+INT_CONDITIONS = """
+@ct.kernel
+def k(out, a, b, c):
+    # int arguments as `and`/`or`/`not` operands: cuTile converts them with bool_()
+    r = ct.full((), 0, dtype=ct.int32)
+    if a and b:
+        r = r + 1
+    if a or not c:
+        r = r + 10
+    if not (b and c) or a > 5:
+        r = r + 100
+    ct.scatter(out, 0, r)
+
+def run(a, b, c):
+    out = torch.zeros(1, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (out, a, b, c))
+    return out.item()
+"""
+
+
+def test_int_scalars_as_and_or_not_operands(tmp_path):
+    """`if a and b:` on int arguments ran under the interpreter but failed Triton's sm_90 compile
+    ("Cannot bitcast data-type of size 32 to data-type of size 1")."""
+    mod = build(INT_CONDITIONS, tmp_path)
+    for a, b, c in ((0, 0, 0), (3, 0, 2), (7, 2, 0), (0, 4, 5), (1, 1, 1)):
+        ref = (1 if (a and b) else 0) + (10 if (a or not c) else 0) + (100 if (not (b and c) or a > 5) else 0)
+        assert mod.run(a, b, c) == ref, (a, b, c)
+    out = compile_sm90(INT_CONDITIONS, "run", "(3, 2, 0)", tmp_path)
+    assert "OK k" in out

@@ -134,6 +134,27 @@ def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
             tl.store(ptrs, value)
 
 
+@triton.jit
+def _c2t_promote(x, y):
+    """cuTile's promotion of two runtime operands: as Triton's, except that bf16 with an integer
+    or bool operand stays bf16 (Triton computes in fp32). Scalars may be Python numbers or
+    constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
+    if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
+        return x, tl.where(True, y, zy).to(tl.bfloat16)
+    elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
+        return tl.where(True, x, zx).to(tl.bfloat16), y
+    else:
+        return x, y
+
+
+@triton.jit
+def _c2t_sub_ct(x, y):
+    """`-` on two runtime operands with cuTile's promotion (bf16 - int stays bf16)."""
+    x, y = _c2t_promote(x, y)
+    return x - y
+
+
 # templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 28b6928709fe370f),
 # left out of golden files (tests/golden_form.py)
 
@@ -227,7 +248,7 @@ def floordiv_kernel(
     _c2t_store_1d(ceil_q, ceil_q_shape_0, ceil_q_stride_0, pid, _c2t_cdiv(xt, d), True)
 
     # Histogram-style bucket index: values below `lo` give negative buckets.
-    b = _c2t_floordiv(xt - lo, width)
+    b = _c2t_floordiv(_c2t_sub_ct(xt, lo), width)
     _c2t_scatter_1d(bucket, bucket_shape_0, bucket_stride_0, offs, b, None, True)
 
 

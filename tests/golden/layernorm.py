@@ -29,7 +29,7 @@ import triton.language as tl
 def _c2t_truediv(a, b):
     """cuTile `/`: IEEE round-to-nearest; int/int gives float32; fp16/bf16 stay narrow (bf16 with
     an integer too: Triton's promotion gives float32 there)."""
-    za, zb = tl.where(True, a * 0, 0), tl.where(True, b * 0, 0)     # each operand's own dtype
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     z = a * 0 + b * 0                          # only its dtype and shape are used
     x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):

@@ -68,6 +68,27 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
         tl.store(ptrs, tile)
 
 
+@triton.jit
+def _c2t_promote(x, y):
+    """cuTile's promotion of two runtime operands: as Triton's, except that bf16 with an integer
+    or bool operand stays bf16 (Triton computes in fp32). Scalars may be Python numbers or
+    constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
+    if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
+        return x, tl.where(True, y, zy).to(tl.bfloat16)
+    elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
+        return tl.where(True, x, zx).to(tl.bfloat16), y
+    else:
+        return x, y
+
+
+@triton.jit
+def _c2t_add_ct(x, y):
+    """`+` on two runtime operands with cuTile's promotion (bf16 + int stays bf16)."""
+    x, y = _c2t_promote(x, y)
+    return x + y
+
+
 # templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 28b6928709fe370f),
 # left out of golden files (tests/golden_form.py)
 
@@ -140,7 +161,7 @@ def vector_add_kernel(
     b_tile = _c2t_load_1d(b, b_shape_0, b_stride_0, pid, TILE, _C2T_PAD_ZERO, True)
 
     # Same dtype on both sides, so the sum keeps the array dtype.
-    result = a_tile + b_tile
+    result = _c2t_add_ct(a_tile, b_tile)
 
     # Out-of-bounds lanes of the last (partial) tile are dropped by the store.
     _c2t_store_1d(c, c_shape_0, c_stride_0, pid, result, True)

@@ -115,7 +115,8 @@ class ExpressionLowering:
                     return V(code, T.TUPLE, elts=[V(f"{code}[{i}]", T.STATIC) for i in range(base.rank)])
                 return V(code, T.STATIC, rank=None, value=("shape_of", base))
             if e.attr == "dtype":
-                return V(f"{paren(base, 100)}.dtype", T.DTYPE)
+                from .dtype_facts import kept
+                return V(f"{paren(base, 100)}.dtype", T.DTYPE, **kept(base))   # (its family: dtype_facts)
             if e.attr == "ndim":
                 if base.rank is not None:
                     return V(str(base.rank), T.STATIC, value=base.rank, known=True)
@@ -173,7 +174,8 @@ class ExpressionLowering:
                 else:
                     self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
                                         "(use ct.extract or .item())", p)
-            return V(f"{paren(base, 100)}[{', '.join(out)}]", base.kind, rank=rank)
+            return V(f"{paren(base, 100)}[{', '.join(out)}]", base.kind, rank=rank, isint=base.isint,
+                     nonneg=base.nonneg, dsrc=base.dsrc, mbf=base.mbf, isfloat=base.isfloat)
         if base.kind == T.STATIC:
             iv = self.expr(idx)
             return V(f"{paren(base, 100)}[{iv.code}]", T.STATIC)
@@ -308,7 +310,9 @@ class ExpressionLowering:
         if e.op == "not":
             if v.known and isinstance(v.value, bool):
                 return V(str(not v.value), T.STATIC, value=not v.value, known=True)
-            return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank)
+            v = self._truthy(v)
+            return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank,
+                     dsrc="dt:tl.int1" if v.is_runtime else None, mbf=False)
         if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
             self.ops.warn_negative_zero(self, -v.value, e)
             return self.static_value(-v.value, e)
@@ -370,10 +374,11 @@ class ExpressionLowering:
             from .ops import _rank
             rank = _rank(*vals) if kind == T.TILE else None
             return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7, rank=rank,
-                     shape=T.same_shape(*vals) if kind == T.TILE else None)
+                     shape=T.same_shape(*vals) if kind == T.TILE else None, dsrc="dt:tl.int1", mbf=False)
         if kind == T.TILE:
             return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
-        return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5)
+        return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5,
+                 dsrc="dt:tl.int1" if kind == T.SCALAR else None, mbf=False)
 
     def e_BoolOp(self, e):
         vals = [self.expr(x) for x in e.values]
@@ -381,7 +386,17 @@ class ExpressionLowering:
         kind = T.SCALAR if any(v.is_runtime for v in vals) else T.STATIC
         if any(v.kind == T.TILE for v in vals):
             self.fail("C2T103", f"`{e.op}` on tiles is not supported; use `&`/`|`", e)
-        return V(f" {e.op} ".join(paren(v, prec + 1) for v in vals), kind, prec=prec)
+        if kind == T.SCALAR:
+            vals = [self._truthy(v) for v in vals]
+        return V(f" {e.op} ".join(paren(v, prec + 1) for v in vals), kind, prec=prec,
+                 dsrc="dt:tl.int1" if kind == T.SCALAR else None, mbf=False)
+
+    def _truthy(self, v: V) -> V:
+        """A runtime scalar operand of `and`/`or`/`not` that may not be a boolean, converted as
+        cuTile's bool_() does (Triton's compiler rejects an int32 there)."""
+        if v.kind != T.SCALAR or v.dsrc == "dt:tl.int1":
+            return v
+        return V(f"{self.s.use('_c2t_truthy')}({v.code})", T.SCALAR, dsrc="dt:tl.int1", mbf=False)
 
     def e_IfExp(self, e):
         t, b, o = self.expr(e.test), self.expr(e.body), self.expr(e.orelse)

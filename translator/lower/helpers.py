@@ -13,6 +13,7 @@ import enum
 from ..ir import nodes as N
 from . import types as T
 from .kernel import FunctionLowerer, HelperPlan
+from .dtype_facts import may_be_bf16
 from .types import ArrayRef, ListRef, V
 
 _MAX_DEPTH = 16
@@ -34,7 +35,8 @@ def _sig_of(v: V):
     elif _bound(v):
         bound = (v.code, id(v.value))
     return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
-            v.value.rank if v.kind == T.LIST else None, bound)
+            v.value.rank if v.kind == T.LIST else None, bound,
+            may_be_bf16(v) if v.kind in (T.TILE, T.SCALAR, T.UNKNOWN) else None, v.isfloat)
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
@@ -156,7 +158,25 @@ def _call(lw, fd, base_name, e, captured, module_level) -> V:
                 for i, e in enumerate(ret.elts)]
         return V(code, T.TUPLE, elts=elts)
     kind = ret.kind if ret.kind not in (T.STATIC, T.TUPLE) else T.UNKNOWN
-    return V(code, kind, rank=ret.rank)
+    return V(code, kind, rank=ret.rank, **_returned_facts(ret, all_params, all_args))
+
+
+def _returned_facts(ret: V, params, args) -> dict:
+    """The dtype facts of a helper's result, its family named in the caller's terms (a parameter's
+    family is its argument's; an array parameter's, the array's)."""
+    if ret.kind not in (T.TILE, T.SCALAR):
+        return {}
+    dsrc = ret.dsrc
+    if dsrc is not None and not dsrc.startswith("dt:"):
+        kind_, _, name = dsrc.partition(":")
+        arg = next((a for p, a in zip(params, args) if p.name == name), None)
+        if arg is None:
+            dsrc = None
+        elif kind_ == "param":
+            dsrc = arg.dsrc
+        else:
+            dsrc = f"arr:{arg.array.ptr}" if arg.kind == T.ARRAY and arg.array else None
+    return dict(dsrc=dsrc, mbf=may_be_bf16(ret), isfloat=ret.isfloat)
 
 
 def lower_library_helper(s, fd: N.FunctionDef):
@@ -222,7 +242,9 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             out_params.append(p.name)
         else:
             env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR, T.TUPLE) else T.UNKNOWN,
-                            rank=a.rank, tf32=a.tf32, elts=_param_elts(p.name, a))
+                            rank=a.rank, tf32=a.tf32, elts=_param_elts(p.name, a), isint=a.isint,
+                            # its own dtype family; whether it may be bf16 is part of the signature
+                            dsrc=f"param:{p.name}", mbf=may_be_bf16(a), isfloat=a.isfloat)
             out_params.append(p.name)
     from ..passes import prepare
     sub = FunctionLowerer(s, prepare(plan.fd), env)

@@ -12,6 +12,7 @@ from . import registry
 from . import types as T
 from .exprs import ExpressionLowering
 from .gemm_loops import GemmLoops
+from .dtype_facts import facts_of
 from .types import V
 
 
@@ -199,7 +200,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.emit(depth, f"# when the launcher finds {b} and {a} to be the same memory "
                                  f"(`{b}_IS_{a}`), this tile is `{prev[1]}`")
                 return V(f"{prev[1]} if {b}_IS_{a} else {other}", v.kind, prec=0, rank=v.rank,
-                         shape=v.shape, isint=v.isint)
+                         shape=v.shape, isint=v.isint, **facts_of(v))
         if prev is None:
             import re
             self.same_loads[norm] = (b, name, set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", norm)))
@@ -375,7 +376,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                     self.fail("C2T103", "only names and tuples of names can be unpacked in kernel code", t)
                 ev = ev or V(t.id, T.UNKNOWN)
                 self.env[t.id] = V(t.id, ev.kind, rank=ev.rank, array=ev.array, elts=ev.elts,
-                                   tf32=ev.tf32, value=ev.value, known=ev.known, shape=ev.shape)
+                                   tf32=ev.tf32, value=ev.value, known=ev.known, shape=ev.shape,
+                                   **facts_of(ev))
                 names.append(t.id)
             return ", ".join(names)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
@@ -392,7 +394,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if plan is not None:
             from . import prefetch
             v = prefetch.emit_in_loop(self, st, plan, *plan.loop, depth)
-            self.env[plan.target] = V(plan.target, v.kind, rank=v.rank, shape=v.shape, isint=v.isint)
+            self.env[plan.target] = V(plan.target, v.kind, rank=v.rank, shape=v.shape, isint=v.isint,
+                                      **facts_of(v))
             return
         v = self.expr(st.value)
         if v.kind == T.ARRAY and v.array.from_list:
@@ -425,7 +428,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.env[t.id] = V(t.id, v.kind if v.kind != T.TUPLE else T.TUPLE, rank=v.rank,
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
                                    value=v.value, known=v.known, shape=v.shape, isint=v.isint,
-                                   nonneg=v.nonneg)
+                                   nonneg=v.nonneg, **facts_of(v))
         if v.kind == T.STATIC and len(names) == 1 and names[0].isidentifier() and v.code != names[0] \
                 and self._assign_count(names[0]) == 1:
             # a compile-time value (from Constant parameters and literals): Triton keeps it a
@@ -490,7 +493,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "augmented assignment to this target is not supported", st)
         v = self.binop(st.op, st.target, st.value, st)
-        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape)
+        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape, **facts_of(v))
         plain = f"{st.target.id} {st.op} "
         if v.code.startswith(plain):
             self.emit(depth, f"{st.target.id} {st.op}= {v.code[len(plain):]}")
@@ -606,7 +609,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def _forget(v: V) -> V:
         """The same variable without its translation-time value."""
         elts = [FunctionLowerer._forget(e) for e in v.elts] if v.elts else v.elts
-        return V(v.code, v.kind, prec=v.prec, rank=v.rank, array=v.array, tf32=v.tf32, elts=elts)
+        return V(v.code, v.kind, prec=v.prec, rank=v.rank, array=v.array, tf32=v.tf32, elts=elts, **facts_of(v))
 
     def _forget_loop_assigned(self, body):
         """Names a loop body assigns have no single translation-time value inside or after it."""

@@ -31,6 +31,7 @@ class Param:
     # arrays whose tiles this array's loads may reuse when both are the same memory: one
     # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
     same_as: list = field(default_factory=list)
+    isfloat: bool = False       # scalars annotated `float` (fp32 in cuTile)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -296,6 +297,8 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             kp = Param(p.name, "array", arrays[p.name])
         else:
             kp = Param(p.name, "scalar")
+            # `x: float` is an fp32 argument (lower/dtype_facts.py: never combined as bf16 with an int)
+            kp.isfloat = isinstance(p.annotation, N.Name) and p.annotation.id == "float"
         kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
         plan.params.append(kp)
     env = {}
@@ -306,8 +309,8 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
         elif kp.kind == "constexpr":
             env[kp.name] = V(kp.name, T.STATIC)
-        else:
-            env[kp.name] = V(kp.name, T.SCALAR)
+        else:       # an int, float or bool argument: its own dtype family (lower/dtype_facts.py)
+            env[kp.name] = V(kp.name, T.SCALAR, dsrc=f"arg:{kp.name}", isfloat=kp.isfloat)
     body = fd.body
     if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
             and isinstance(body[0].value.value, str):

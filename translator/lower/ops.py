@@ -6,6 +6,7 @@ from typing import Optional
 
 from .. import rules
 from ..ir import nodes as N
+from . import dtype_facts
 from . import registry
 from . import types as T
 from .types import ArrayRef, V, paren
@@ -37,6 +38,13 @@ def _rank(*vs):
 
 # ---------------------------------------------------------------- operators
 def binary(lw, op: str, a: V, b: V, node) -> V:
+    v = _binary(lw, op, a, b, node)
+    if op != "@" and v.kind != T.STATIC:
+        dtype_facts.set_facts(v, dtype_facts.combined(op, a, b))
+    return v
+
+
+def _binary(lw, op: str, a: V, b: V, node) -> V:
     kind = _result_kind(a, b)
     prec = _BIN_PREC[op]
     if kind == T.STATIC:
@@ -55,10 +63,10 @@ def binary(lw, op: str, a: V, b: V, node) -> V:
         return V(f"{lw.s.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "@":
         return matmul(lw, a, b, node)
-    if op in ("+", "-", "*") and a.isint != b.isint and (a if b.isint else b).kind == T.TILE:
-        # an integer tensor with a tile of unknown dtype: cuTile keeps bf16 there, Triton gives f32.
-        # Both sides are tensors in every mode (isint marks only program ids and int aranges, and
-        # values computed from them), which the helper needs: it reads their dtypes.
+    if op in ("+", "-", "*") and all(x.kind in (T.TILE, T.SCALAR) or x.isint for x in (a, b)) \
+            and dtype_facts.may_mix_bf16_int(a, b):
+        # values that may be bf16 and an integer (lower/dtype_facts.py): cuTile keeps bf16 there,
+        # Triton gives f32; the helper reads both dtypes (scalars' too)
         from .ops_math import promoted_binary
         v = promoted_binary(lw, op, a, b)
         if v is not None:
@@ -122,7 +130,8 @@ def matmul(lw, a: V, b: V, node) -> V:
     lw.s.has_dot = True
     lw.count_dot()
     lw.s.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
-    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE, rank=2)
+    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE, rank=2,
+             **dtype_facts.combined("*", a, b))
 
 
 def _chain_flag(lw, node) -> str:
@@ -139,7 +148,7 @@ def bind(lw, name: str, call: N.Call, sig=None) -> dict:
     kw_only_from = sig.index("*") if "*" in sig else len(sig)
     pos_params = [p for p in sig[:kw_only_from] if p != "/"]
     posonly = set(sig[:sig.index("/")]) if "/" in sig else set()
-    out: dict = {}
+    out = Args()
     if any(isinstance(a, N.Starred) for a in call.args):
         lw.fail("C2T103", f"ct.{name}: *args are not supported", call)
     if len(call.args) > len(pos_params):
@@ -157,10 +166,21 @@ def bind(lw, name: str, call: N.Call, sig=None) -> dict:
     return out
 
 
+class Args(dict):
+    """A call's bound arguments (IR nodes by parameter name); `lowered` keeps what _req lowered,
+    so that the dtype facts of the result can be read off them afterwards."""
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.lowered = {}
+
+
 def _req(lw, name, args, key, call):
     if key not in args:
         lw.fail("C2T109", f"ct.{name} needs the argument `{key}`", call)
-    return lw.expr(args[key])
+    v = lw.expr(args[key])
+    if isinstance(args, Args):
+        args.lowered[key] = v
+    return v
 
 
 def _static(lw, v: V, what: str, node) -> V:
@@ -325,7 +345,7 @@ def op_full(lw, call, args):
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
     lw.s.note_tile(_shape_codes(shape))
     return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32,
-             shape=_shape_codes(shape))
+             shape=_shape_codes(shape), **dtype_facts.of_dtype(dt.code, dt))
 
 
 def op_zeros(lw, call, args):
@@ -333,7 +353,8 @@ def op_zeros(lw, call, args):
     dt = _dtype(lw, args, "dtype", "zeros", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
     lw.s.note_tile(_shape_codes(shape))
-    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
+    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
+             **dtype_facts.of_dtype(dt.code, dt))
 
 
 def op_ones(lw, call, args):
@@ -341,16 +362,17 @@ def op_ones(lw, call, args):
     dt = _dtype(lw, args, "dtype", "ones", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
     lw.s.note_tile(_shape_codes(shape))
-    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape))
+    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
+             **dtype_facts.of_dtype(dt.code, dt))
 
 
 def op_astype(lw, call, args):
     x = _req(lw, "astype", args, "x", call)
     dt = _dtype(lw, args, "dtype", "astype", call)
     if x.is_static and "rounding_mode" not in args:
-        return V(f"tl.full([], {x.code}, {dt.code})", T.SCALAR, tf32=dt.tf32)
+        return V(f"tl.full([], {x.code}, {dt.code})", T.SCALAR, tf32=dt.tf32, **dtype_facts.of_dtype(dt.code, dt))
     from .ops_math import astype_value
-    return astype_value(lw, x, dt, call, args)
+    return dtype_facts.set_facts(astype_value(lw, x, dt, call, args), dtype_facts.of_dtype(dt.code, dt))
 
 
 def op_bitcast(lw, call, args):
@@ -362,7 +384,7 @@ def op_bitcast(lw, call, args):
 def op_where(lw, call, args):
     c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
     return V(f"tl.where({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y),
-             shape=T.same_shape(c, x, y))
+             shape=T.same_shape(c, x, y), **dtype_facts.chosen(x, y))
 
 
 # ---------------------------------------------------------------- reductions
@@ -381,15 +403,21 @@ def _reduce(lw, name, call, args):
         code = x.code
         for ax in sorted(axis, key=lambda a: -(a.value if a.known else 0)):
             code = f"{fn}({code}, {ax.code}, {keep})"
-        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep), shape=_reduced_shape(x, axis, keep))
+        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep), shape=_reduced_shape(x, axis, keep),
+                 **dtype_facts.kept(x))
     if axis is None:
         if name in ("argmax", "argmin"):
             return V(f"{fn}(tl.reshape({x.code}, [tl.numel({x.code})]) if False else "
                      f"tl.reshape({x.code}, [{x.code}.numel]), 0, {keep})", T.SCALAR)
         return V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
-                 rank=0 if keep == "False" else x.rank)
+                 rank=0 if keep == "False" else x.rank, **_reduced_facts(name, x))
     return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep),
-             shape=_reduced_shape(x, [axis], keep))
+             shape=_reduced_shape(x, [axis], keep), **_reduced_facts(name, x))
+
+
+def _reduced_facts(name, x) -> dict:
+    """A sum, max... stays in its operand's family; an argmax is an int32."""
+    return dtype_facts.of_dtype("tl.int32") if name.startswith("arg") else dtype_facts.kept(x)
 
 
 def _reduced_shape(x, axes: list, keep) -> Optional[list]:
@@ -441,7 +469,7 @@ def op_mma(lw, call, args):
     lw.s.has_dot = True
     lw.count_dot()
     return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(lw, call)})", T.TILE,
-             rank=acc.rank, shape=acc.shape)
+             rank=acc.rank, shape=acc.shape, **dtype_facts.kept(acc))
 
 
 def op_matmul(lw, call, args):
@@ -494,10 +522,11 @@ def negate(lw, x: V, node=None) -> V:
     do runtime scalars (_c2t_neg_scalar: under the interpreter a range() loop variable, and what is
     computed from it, is a Python int, with no dtype to test). Integer tensors keep `-x`."""
     if x.kind == T.TILE:
-        return V(f"{lw.s.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32)
+        return V(f"{lw.s.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32,
+                 **dtype_facts.kept(x))
     if x.kind == T.SCALAR and not x.isint:
         lw.s.use("_c2t_neg")
-        return V(f"{lw.s.use('_c2t_neg_scalar')}({x.code})", x.kind, rank=x.rank)
+        return V(f"{lw.s.use('_c2t_neg_scalar')}({x.code})", x.kind, rank=x.rank, **dtype_facts.kept(x))
     if x.known and type(x.value) is float:
         warn_negative_zero(lw, -x.value, node)
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
@@ -512,7 +541,8 @@ def op_abs(lw, call, args):
 
 def op_isnan(lw, call, args):
     x = _req(lw, "isnan", args, "x", call)
-    return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank, shape=x.shape)
+    return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank, shape=x.shape,
+             **dtype_facts.of_dtype("tl.int1"))
 
 
 def op_bitwise_not(lw, call, args):
@@ -541,7 +571,7 @@ def unary_math(lw, name, call, args):
         elif mode != "RN":
             lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
     return V(f"{lw.s.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
-             shape=x.shape)
+             shape=x.shape, **dtype_facts.of_math(x))
 
 
 def binary_func(lw, name, call, args):
@@ -569,7 +599,7 @@ def binary_func(lw, name, call, args):
 def compare_func(lw, name, call, args):
     x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
     return V(f"{paren(x, 8)} {rules.COMPARE_FUNCS[name]} {paren(y, 8)}", _result_kind(x, y), prec=7,
-             rank=_rank(x, y), shape=T.same_shape(x, y))
+             rank=_rank(x, y), shape=T.same_shape(x, y), **dtype_facts.of_dtype("tl.int1"))
 
 
 # ---------------------------------------------------------------- shape ops
@@ -755,7 +785,44 @@ def ct_call(lw, path: str, e: N.Call) -> V:
         code, msg, hint = refusal(path)
         lw.fail(code, msg, e, hint)
     handler, sig = entry
-    return handler(lw, e, bind(lw, path, e, sig))
+    args = bind(lw, path, e, sig)
+    v = handler(lw, e, args)
+    if path in _KEEP_FAMILY and v.kind in (T.TILE, T.SCALAR) and v.dsrc is None and v.mbf is None \
+            and not v.isfloat:
+        dtype_facts.set_facts(v, _KEEP_FAMILY[path](lw, args))
+    return v
+
+
+def _plain(lw, args, key):
+    """The value of argument `key` as the handler lowered it (_req), or a name or constant looked
+    up again (nothing is lowered twice); None otherwise."""
+    if isinstance(args, Args) and key in args.lowered:
+        v = args.lowered[key]
+        return v.elts[0] if v.kind == T.TUPLE and v.elts else v
+    node = args.get(key)
+    if isinstance(node, N.TupleExpr) and node.elts:
+        node = node.elts[0]
+    return lw.expr(node) if isinstance(node, (N.Name, N.Const)) else None
+
+
+def _first_tile(key):
+    def facts(lw, args):
+        x = _plain(lw, args, key)
+        return dtype_facts.kept(x) if x is not None and x.kind in (T.TILE, T.SCALAR) else {}
+    return facts
+
+
+def _both(lw, args):
+    x, y = _plain(lw, args, "x"), _plain(lw, args, "y")
+    return dtype_facts.combined("+", x, y) if x is not None and y is not None else {}
+
+
+# ops whose result has their (first) operand's dtype (lower/dtype_facts.py); their lowerings
+# set no dtype facts themselves
+_KEEP_FAMILY = {**{name: _first_tile("x") for name in (
+    "reshape", "permute", "transpose", "broadcast_to", "expand_dims", "extract", "negative", "abs",
+    "cumsum", "cumprod", "scan", "reduce", "prod")},
+    "cat": _first_tile("tiles"), "maximum": _both, "minimum": _both}
 
 
 def method_call(lw, base: V, name: str, e: N.Call) -> V:

@@ -14,6 +14,7 @@ def op_load(lw, call, args):
         return ordered_load(lw, call, args)
     arr = _array(lw, args, "array", "load", call)
     v = _tile_load(lw, call, args, arr)
+    v.dsrc, v.mbf = f"arr:{arr.ptr}", True      # of the array's dtype (lower/dtype_facts.py)
     if v.kind == T.TILE and arr.flat() == ArrayRef.for_param(arr.ptr, arr.rank).flat() \
             and not arr.from_list:
         v.load_of = arr.ptr      # a tile of a whole array parameter (kernel.py: aliased-load reuse)
@@ -210,7 +211,8 @@ def op_gather(lw, call, args):
     rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
     kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
-             kind, rank=rank, shape=_broadcast_shape([i for i in idx if i.kind == T.TILE]))
+             kind, rank=rank, shape=_broadcast_shape([i for i in idx if i.kind == T.TILE]),
+             dsrc=f"arr:{arr.ptr}", mbf=True)
 
 
 def _broadcast_shape(tiles) -> list | None:
@@ -250,7 +252,7 @@ def array_attr(lw, base: V, attr: str, node) -> V:
         elts = [V(s, T.SCALAR) for s in arr.strides]
         return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "dtype":
-        return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE)
+        return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{arr.ptr}", mbf=True)
     if attr == "ndim":
         return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
     if registry.lookup_method(T.ARRAY, attr) is not None:

@@ -111,7 +111,7 @@ _TV_METHODS = {"load", "store", "num_tiles", "atomic_store_add", "atomic_store_m
 def tiledview_attr(lw, base: V, node):
     attr = node.attr
     if attr == "dtype":
-        return V(f"{base.array.ptr}.dtype.element_ty", T.DTYPE)
+        return V(f"{base.array.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{base.array.ptr}", mbf=True)
     if attr == "tile_shape":
         return _tuple_of(base.value["tile"])
     if attr == "traversal_steps":
@@ -145,7 +145,7 @@ def tiledview_load(lw, base: V, call):
     lw.s.use_rank("load", arr.rank)      # _c2t_pad_value and the padding codes
     fn = lw.s.use_rank("tv_load", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {_tv_shape_args(base)}, "
-             f"{base.value['pad']}, {check})", T.TILE, rank=arr.rank)
+             f"{base.value['pad']}, {check})", T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True)
 
 
 @method(TILEDVIEW, "store")
@@ -255,7 +255,7 @@ def op_load_advanced_indexing(lw, call, args):
         lw.s.use_rank("load", arr.rank)      # _c2t_pad_value
     fn = lw.s.use_rank("gather", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, None, {_PAD_VALUES[pad]}, True)",
-             T.TILE, rank=arr.rank)
+             T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True)
 
 
 @op("store_advanced_indexing", ["array", "indices", "tile", "/", "*", "latency", "allow_tma"])

@@ -106,6 +106,11 @@ class V:
     # an integer known to be >= 0 whenever these Constant parameters are >= 0 (frozenset(): always;
     # None: not known): program ids, int aranges, and sums, products, `//` and `%` of them
     nonneg: Optional[frozenset] = None
+    # dtype facts (lower/dtype_facts.py): its family, whether it may be bf16 (None: the kind's
+    # default), whether it is certainly a float
+    dsrc: Optional[str] = None
+    mbf: Optional[bool] = None
+    isfloat: bool = False
 
     @property
     def is_static(self) -> bool:

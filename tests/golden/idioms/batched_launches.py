@@ -62,6 +62,27 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
         tl.store(ptrs, tile)
 
 
+@triton.jit
+def _c2t_promote(x, y):
+    """cuTile's promotion of two runtime operands: as Triton's, except that bf16 with an integer
+    or bool operand stays bf16 (Triton computes in fp32). Scalars may be Python numbers or
+    constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
+    if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
+        return x, tl.where(True, y, zy).to(tl.bfloat16)
+    elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
+        return tl.where(True, x, zx).to(tl.bfloat16), y
+    else:
+        return x, y
+
+
+@triton.jit
+def _c2t_add_ct(x, y):
+    """`+` on two runtime operands with cuTile's promotion (bf16 + int stays bf16)."""
+    x, y = _c2t_promote(x, y)
+    return x + y
+
+
 # templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 28b6928709fe370f),
 # left out of golden files (tests/golden_form.py)
 
@@ -208,7 +229,7 @@ def add_k(
 ):
     i = tl.program_id(0)
     t = _c2t_load_1d(src, src_shape_0, src_stride_0, i, T, _C2T_PAD_ZERO, True)
-    _c2t_store_1d(dst, dst_shape_0, dst_stride_0, i, t + c, True)
+    _c2t_store_1d(dst, dst_shape_0, dst_stride_0, i, _c2t_add_ct(t, c), True)
 
 
 def launch_add_k(grid, src, dst, c, T, *, stream=None):

@@ -395,24 +395,29 @@ def test_operators_that_may_mix_bf16_and_int_are_promoted_others_plain(tmp_path,
     torch.testing.assert_close(o, (x.float() - x.float().mean()) * w + x.float() * w)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: comparisons and ct.where between a bf16 tile and an "
-                   "integer one use Triton's fp32 promotion (cuTile compares in bf16)")
-def test_bf16_compared_with_int_compares_in_bf16(tmp_path, int_to_bf16):
+def test_bf16_compared_with_int_and_where_promote_to_bf16(tmp_path, int_to_bf16):
+    """Comparisons (operators and ct.equal...) and ct.where between a bf16 tile and an int one
+    work in bf16 as cuTile does (Triton promoted both to fp32: 256.0 == 257 was False)."""
     mod = build("""
     @ct.kernel
-    def k(x, n, o, T: ConstInt):
+    def k(x, n, o, w, T: ConstInt):
         g = ct.load(x, index=(0,), shape=(T,))
         c = ct.load(n, index=(0,), shape=(T,))
-        ct.store(o, index=(0,), tile=ct.astype(g == c, ct.int32))
+        eq = ct.astype(g == c, ct.int32) + ct.astype(ct.less_equal(c, g), ct.int32) * 10
+        ct.store(o, index=(0,), tile=eq + ct.astype(g != c, ct.int32) * 100)
+        ct.store(w, index=(0,), tile=ct.astype(ct.where(g > 2, c, g), ct.float32))
 
     def run(x, n):
         o = torch.empty(x.shape, dtype=torch.int32)
-        ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, o, 4))
-        return o
+        w = torch.empty(x.shape, dtype=torch.float32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, o, w, 4))
+        return o, w
     """, tmp_path)
     x = torch.tensor([256.0, 1.0, 512.0, 3.0], dtype=torch.bfloat16)
     n = torch.tensor([257, 1, 513, 4], dtype=torch.int32)
-    assert mod.run(x, n).tolist() == [1, 1, 1, 0]         # 257 -> 256, 513 -> 512 in bf16
+    o, w = mod.run(x, n)
+    assert o.tolist() == [11, 11, 11, 100]          # 257 -> 256, 513 -> 512 in bf16
+    assert w.tolist() == [256.0, 1.0, 512.0, 4.0]   # where picks the int, rounded to bf16
 
 
 def test_bf16_tile_divided_by_an_int_stays_bf16(tmp_path, int_to_bf16):

@@ -366,7 +366,10 @@ class ExpressionLowering:
         for op, right in zip(e.ops, vals[1:]):
             if op in ("in", "not in"):
                 self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
-            parts.append(f"{paren(left, 8)} {op} {paren(right, 8)}")
+            if op in ("==", "!=", "<", "<=", ">", ">=") and mixes_bf16_int(left, right):
+                parts.append(f"{self.s.use('_c2t_compare_ct')}({left.code}, {right.code}, \"{op}\")")
+            else:
+                parts.append(f"{paren(left, 8)} {op} {paren(right, 8)}")
             if right.kind in (T.TILE, T.SCALAR) or left.kind in (T.TILE, T.SCALAR):
                 kind = T.TILE if T.TILE in (left.kind, right.kind) else T.SCALAR
             left = right
@@ -428,6 +431,13 @@ class ExpressionLowering:
     def e_Lambda(self, e):
         self.fail("C2T103", "lambdas are supported when assigned to a name or passed to ct.reduce/ct.scan "
                             "(an immediately called lambda is not)", e)
+
+
+def mixes_bf16_int(a: V, b: V) -> bool:
+    """Two runtime tensors that may be bf16 and an integer (lower/dtype_facts.py): operators on
+    them need cuTile's promotion."""
+    from .dtype_facts import may_mix_bf16_int
+    return all(x.kind in (T.TILE, T.SCALAR) or x.isint for x in (a, b)) and may_mix_bf16_int(a, b)
 
 
 def _dimension(d: str) -> V:

@@ -383,7 +383,9 @@ def op_bitcast(lw, call, args):
 
 def op_where(lw, call, args):
     c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
-    return V(f"tl.where({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y),
+    from .exprs import mixes_bf16_int
+    fn = lw.s.use("_c2t_where_ct") if mixes_bf16_int(x, y) else "tl.where"
+    return V(f"{fn}({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y),
              shape=T.same_shape(c, x, y), **dtype_facts.chosen(x, y))
 
 
@@ -598,6 +600,10 @@ def binary_func(lw, name, call, args):
 
 def compare_func(lw, name, call, args):
     x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    from .exprs import mixes_bf16_int
+    if mixes_bf16_int(x, y):
+        return V(f"{lw.s.use('_c2t_compare_ct')}({x.code}, {y.code}, \"{rules.COMPARE_FUNCS[name]}\")",
+                 _result_kind(x, y), rank=_rank(x, y), shape=T.same_shape(x, y), **dtype_facts.of_dtype("tl.int1"))
     return V(f"{paren(x, 8)} {rules.COMPARE_FUNCS[name]} {paren(y, 8)}", _result_kind(x, y), prec=7,
              rank=_rank(x, y), shape=T.same_shape(x, y), **dtype_facts.of_dtype("tl.int1"))
 

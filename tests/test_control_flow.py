@@ -351,3 +351,56 @@ def test_int_scalars_as_and_or_not_operands(tmp_path):
         assert mod.run(a, b, c) == ref, (a, b, c)
     out = compile_sm90(INT_CONDITIONS, "run", "(3, 2, 0)", tmp_path)
     assert "OK k" in out
+
+
+RETURN_IN_LOOPS = """
+@ct.kernel
+def k(x, y, T: ConstInt):
+    \"\"\"y[row] = the first tile index whose sum is negative (rows of x), else -1.\"\"\"
+    row = ct.bid(0)
+    i = 0
+    while i < ct.cdiv(x.shape[1], T):
+        for j in range(2):                  # a return two loops deep
+            t = ct.load(x, index=(row, i), shape=(1, T), padding_mode=ct.PaddingMode.ZERO)
+            if ct.sum(t) + j * 0.0 < 0.0:
+                ct.scatter(y, row, i)
+                return
+        i += 1
+    ct.scatter(y, row, -1)
+
+def run(x):
+    y = torch.full((x.shape[0],), -7, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), k, (x, y, 8))
+    return y
+"""
+
+
+def test_return_inside_loops(tmp_path):
+    """A bare `return` in a `while` or `for` (cuTile accepts it; Triton's compiler rejects it):
+    a flag, breaks out of each loop, and a return after the outermost one."""
+    mod = build(RETURN_IN_LOOPS, tmp_path)
+    x = torch.ones(4, 20)
+    x[1, 9] = -100.0
+    x[2, 19] = -100.0
+    x[3, 0] = -100.0
+    assert mod.run(x).tolist() == [-1, 1, 2, 0]
+    assert '):\n    """y[row]' in open(mod.__file__).read()          # the docstring stays first
+    assert "OK k" in compile_sm90(RETURN_IN_LOOPS, "run", "(torch.ones(4, 20),)", tmp_path)
+
+
+def test_a_return_with_a_value_inside_a_loop_is_refused():
+    from kernel_util import translate
+    res = translate("""
+    def first(x, T):
+        for i in range(4):
+            t = ct.load(x, index=(i,), shape=(T,))
+            if ct.sum(t) < 0:
+                return t
+        return ct.zeros((T,), dtype=ct.float32)
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        ct.store(y, index=(0,), tile=first(x, T))
+    """)
+    [d] = [d for d in res.diagnostics if d.severity == "error"]
+    assert d.code == "C2T103" and "inside a loop" in d.message and "after the loop" in d.hint

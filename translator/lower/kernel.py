@@ -501,6 +501,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.emit(depth, f"{st.target.id} = {v.code}")
 
     def st_Return(self, st, depth):
+        if self.loop_depth and st.value is not None:
+            self.fail("C2T103", "`return` with a value inside a loop is not supported (Triton's compiler "
+                                "rejects `return` in loops)", st,
+                      "assign the result to a variable, break out of the loop and return it after the loop")
         v = self.expr(st.value) if st.value is not None else None
         self.returns.append(v)
         self.emit(depth, "return" if v is None else "return " + v.code)

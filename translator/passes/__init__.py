@@ -5,8 +5,9 @@ import copy
 
 from ..ir import nodes as N
 from .loop_exits import LoopExits
+from .loop_returns import LoopReturns
 
-PASSES = [LoopExits]
+PASSES = [LoopReturns, LoopExits]      # (returns in loops become breaks, which LoopExits desugars)
 
 
 def prepare(fd: N.FunctionDef) -> N.FunctionDef:

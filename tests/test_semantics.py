@@ -426,6 +426,57 @@ def test_store_then_load_of_the_same_array_gets_a_barrier(tmp_path):
     assert torch.equal(mod.run(x.clone()), x.flip(0))
 
 
+def test_a_write_after_reads_of_the_same_array_gets_a_barrier(tmp_path):
+    """cuTile orders a block's store after its earlier reads of the array (token order): a
+    thread must not overwrite what another thread has yet to read. Reversing in place needs a
+    barrier; so does a store of another tile shape. Tiles of one shape (rope's in-place halves)
+    are the same elements or disjoint, each stored by a thread that loaded it: no barrier. An
+    atomic's own read needs none."""
+    src = """
+    @ct.kernel
+    def k(x, y, z, c, T: ConstInt):
+        r = ct.gather(x, T - 1 - ct.arange(T, dtype=ct.int32))
+        ct.scatter(x, ct.arange(T, dtype=ct.int32), r)            # in-place reverse: barrier
+        a = ct.load(y, index=(0, 0), shape=(1, T))
+        b = ct.load(y, index=(0, 1), shape=(1, T))
+        ct.store(y, index=(0, 0), tile=a * 2 + b)                # same tile shape: none
+        ct.store(y, index=(0, 1), tile=b - a)
+        w = ct.load(z, index=(0,), shape=(2 * T,))
+        ct.store(z, index=(0,), tile=w + 1)                      # same tile shape: none
+        ct.atomic_add(c, 0, 1)                                   # an atomic alone: none
+        ct.atomic_add(c, 1, 2)
+
+    def run(x, y, z, c):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, c, 8))
+    """
+    body = translate(src).code.split("def k(")[1].split("\ndef ")[0]
+    lines = [ln.strip() for ln in body.splitlines()]
+    war = [i for i, ln in enumerate(lines) if ln.startswith("tl.debug_barrier()  # cuTile orders this write")]
+    assert len(war) == 1 and lines[war[0] + 1].startswith("_c2t_scatter_1d(x")
+    assert "tl.debug_barrier()" not in " ".join(ln for ln in lines if "atomic" in ln)
+    mod = build(src, tmp_path)
+    x, y = torch.arange(8.0), torch.randn(2, 16)
+    z, c = torch.randn(16), torch.zeros(2, dtype=torch.int32)
+    x0, y0, z0 = x.clone(), y.clone(), z.clone()
+    mod.run(x, y, z, c)
+    assert torch.equal(x, x0.flip(0)) and torch.equal(z, z0 + 1) and c.tolist() == [1, 2]
+    a, b = y0[0, :8], y0[0, 8:]
+    torch.testing.assert_close(y[0], torch.cat((a * 2 + b, b - a)))
+
+
+def test_a_store_of_another_tile_shape_after_a_load_gets_a_barrier():
+    res = translate("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        t = ct.load(x, index=(0, 0), shape=(T, T))
+        ct.store(x, index=(0, 0), tile=ct.transpose(t))            # permuted: barrier
+        u = ct.load(x, index=(1, 0), shape=(T, 2 * T))
+        ct.store(x, index=(0, 0), tile=ct.reshape(u, (2 * T, T)))   # another shape: barrier
+    """)
+    body = res.code.split("def k(")[1]
+    assert body.count("cuTile orders this write after the block's earlier reads") == 2
+
+
 def test_no_barrier_between_different_arrays():
     res = translate("""
     @ct.kernel

@@ -93,6 +93,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self._emitted: set = set()
         self.returns: list = []
         self.written: set = set()       # arrays this block may have stored to (root names)
+        self.read: dict = {}            # arrays it may have read since its last barrier: root -> regions
         self.all_written: set = set()   # every array the function stores to (batched launches)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
@@ -748,15 +749,33 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
         return m.group(1) if m else arr.ptr
 
-    def mark_written(self, arr):
-        """A store/scatter/atomic to `arr` happened (cuTile orders a block's later reads after it)."""
-        self.written.add(self._root(arr))
-        self.all_written.add(self._root(arr))
+    def mark_written(self, arr, region=None, tile_code: str = "", rmw: bool = False):
+        """A store/scatter/atomic to `arr`. cuTile orders a block's later reads after it, and it
+        after the block's earlier reads: another thread may still have to read what it overwrites,
+        which Triton only guarantees across a barrier. Not needed where every earlier read was a
+        tile-space load of the same tile shape (`region`) and the stored tile is not permuted or
+        multiplied (`tile_code`): equal tiles are the same elements or disjoint, and each element
+        is then stored by a thread that loaded it. `rmw`: an atomic, whose own read is excluded.
+        (Reads in a loop's earlier iteration are not counted: a write at the top of a loop body
+        gets no barrier for them.)"""
+        root = self._root(arr)
+        reads = self.read.get(root, [])[:-1 if rmw else None]
+        same_tiles = region is not None and all(r == region for r in reads) and not any(
+            m in tile_code for m in ("tl.trans(", "tl.permute(", "_c2t_cat_", "_c2t_mma(", "_c2t_matmul(",
+                                     "tl.dot(", "_narrow"))
+        if reads and not same_tiles:
+            if "tl.debug_barrier()" not in " ".join(self.pre_lines):
+                self.pre_lines.append("tl.debug_barrier()  # cuTile orders this write after the block's "
+                                      "earlier reads of the array")
+            self.read.clear()
+        self.written.add(root)
+        self.all_written.add(root)
 
-    def before_read(self, arr):
+    def before_read(self, arr, region=None):
         """A load/gather of `arr`: after a store to the same array, threads of the block must
         see each other's writes, which Triton only guarantees across a barrier."""
         self.count_reads()
+        self.read.setdefault(self._root(arr), []).append(region)
         if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
 

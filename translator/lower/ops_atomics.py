@@ -79,7 +79,7 @@ def _atomic_rmw(opname, lw, call, args):
     check = ops._bool_arg(lw, args, "check_bounds", True, call)
     sem, scope = sem_scope(lw, args, f"ct.{name}", call)
     lw.before_read(arr)
-    lw.mark_written(arr)
+    lw.mark_written(arr, rmw=True)
     lw.s.use("_c2t_rmw")
     fn = lw.s.use_rank("atomic", arr.rank)
     kind, rank = _result(idx)
@@ -106,7 +106,7 @@ def op_atomic_cas(lw, call, args):
     check = ops._bool_arg(lw, args, "check_bounds", True, call)
     sem, scope = sem_scope(lw, args, "ct.atomic_cas", call)
     lw.before_read(arr)
-    lw.mark_written(arr)
+    lw.mark_written(arr, rmw=True)
     lw.s.use("_c2t_cas")
     fn = lw.s.use_rank("atomic_cas", arr.rank)
     kind, rank = _result(idx)
@@ -184,7 +184,7 @@ def _raw_rmw(opname):
         mask = lw.expr(args["mask"]).code if "mask" in args else "None"
         sem, scope = sem_scope(lw, args, name, call)
         lw.before_read(base.array)
-        lw.mark_written(base.array)
+        lw.mark_written(base.array, rmw=True)
         fn = lw.s.use("_c2t_rmw")
         kind = T.TILE if off.kind == T.TILE else T.SCALAR
         return V(f'{fn}({base.array.ptr} + {ops.paren(off, 12)}, {upd.code}, {mask}, "{opname}", {sem}, {scope})',
@@ -206,7 +206,7 @@ def raw_atomic_cas_offset(lw, base, call):
     val = ops._req(lw, name, args, "desired", call)
     sem, scope = sem_scope(lw, args, name, call)
     lw.before_read(base.array)
-    lw.mark_written(base.array)
+    lw.mark_written(base.array, rmw=True)
     kind = T.TILE if off.kind == T.TILE else T.SCALAR
     rank = off.rank if kind == T.TILE else 0
     if "mask" in args:

@@ -34,7 +34,7 @@ def _tile_load(lw, call, args, arr):
     idx = _index(lw, args, "index", "load", call, rank)
     order = _order(lw, args, rank, call)
     pad = _padding(lw, args, call)
-    lw.before_read(arr)
+    lw.before_read(arr, region=_region([x.code for x in shape], order))
     lw.note_tile_load(arr, [x.code for x in shape])
     check = _bool_arg(lw, args, "check_bounds", True, call)
     if order is not None:   # tile axis k walks array axis order[k]
@@ -145,7 +145,8 @@ def op_store(lw, call, args):
     rank = arr.rank
     tile, idx, tcode, check, order = store_operands(lw, args, arr, call)
     fn = lw.s.use_rank("store", rank)
-    lw.mark_written(arr)
+    lw.mark_written(arr, region=_region(tile.shape, order) if tile.kind == T.TILE and tile.shape else None,
+                    tile_code=tcode)
     code = f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})"
     if order is None and tile.kind == T.TILE and tile.shape is not None and lw.tma:
         desc = lw.tma.descriptor(lw, arr, "store", tile.shape, None)
@@ -153,6 +154,12 @@ def op_store(lw, call, args):
             offs = _offsets(idx, tile.shape)
             code = f"{desc}.store([{offs}], {tcode}) if {lw.tma.flag(arr)} else {code}"
     return V(code, T.STATIC)
+
+
+def _region(shape, order):
+    """What a tile-space load or store touches, for kernel.mark_written: tiles of one shape (and
+    order) of an array are the same elements or disjoint."""
+    return (tuple(shape), tuple(order) if order else None)
 
 
 def store_operands(lw, args, arr, call):

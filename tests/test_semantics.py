@@ -963,3 +963,55 @@ def test_negation_keeps_the_sign_of_zero(tmp_path, dt):
             assert torch.equal(out[:5], -x[:5]) and out[5].isnan()
         else:
             assert torch.equal(out, -x)
+
+
+# matmul forms cuTile accepts that Triton's dot does not take as they are (the generated code
+# failed under the interpreter: "Both operands must be same dtype", "only int8 supported!",
+# an IndexError in _c2t_matmul, "input and other must have equal batch shapes")
+MATMUL_FORMS = """
+@ct.kernel
+def k(a16, b32, v, w3, u8a, u8b, i8, o_mix, o_vec, o_col, o_3d, o_mma3, o_u8, o_i8u8, T: ConstInt):
+    x = ct.load(a16, index=(0, 0), shape=(T, T))
+    y = ct.load(b32, index=(0, 0), shape=(T, T))
+    ct.store(o_mix, index=(0, 0), tile=x @ y)                          # f16 @ f32: f32
+    r = ct.load(v, index=(0,), shape=(T,))
+    ct.store(o_vec, index=(0,), tile=r @ y)                            # 1-D @ 2-D: 1-D
+    ct.store(o_col, index=(0,), tile=y @ r)                            # 2-D @ 1-D: 1-D
+    z = ct.load(w3, index=(0, 0, 0), shape=(2, T, T))
+    ct.store(o_3d, index=(0, 0, 0), tile=z @ y)                        # 3-D @ 2-D: 3-D
+    one = ct.load(w3, index=(0, 0, 0), shape=(1, T, T))
+    acc = ct.mma(one, z, ct.zeros((2, T, T), dtype=ct.float32))        # a batch of one, broadcast
+    ct.store(o_mma3, index=(0, 0, 0), tile=ct.mma(y, z, acc))          # 2-D with 3-D
+    p = ct.load(u8a, index=(0, 0), shape=(T, 2 * T))
+    q = ct.load(u8b, index=(0, 0), shape=(2 * T, T))
+    ct.store(o_u8, index=(0, 0), tile=ct.mma(p, q, ct.zeros((T, T), dtype=ct.int32)))      # uint8
+    s = ct.load(i8, index=(0, 0), shape=(T, 2 * T))
+    ct.store(o_i8u8, index=(0, 0), tile=ct.mma(s, q, ct.zeros((T, T), dtype=ct.int32)))   # int8 x uint8
+
+def run(T):
+    g = torch.Generator().manual_seed(0)
+    a16 = torch.randn(T, T, generator=g).half()
+    b32, v, w3 = torch.randn(T, T, generator=g), torch.randn(T, generator=g), torch.randn(2, T, T, generator=g)
+    u8a = torch.randint(0, 256, (T, 2 * T), generator=g).to(torch.uint8)
+    u8b = torch.randint(0, 256, (2 * T, T), generator=g).to(torch.uint8)
+    i8 = torch.randint(-128, 128, (T, 2 * T), generator=g).to(torch.int8)
+    outs = [torch.empty(T, T), torch.empty(T), torch.empty(T), torch.empty(2, T, T), torch.empty(2, T, T),
+            torch.empty(T, T, dtype=torch.int32), torch.empty(T, T, dtype=torch.int32)]
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a16, b32, v, w3, u8a, u8b, i8, *outs, T))
+    return (a16, b32, v, w3, u8a, u8b, i8), outs
+"""
+
+
+def test_matmul_forms_promote_drop_vector_axes_and_broadcast_batches(tmp_path):
+    mod = build(MATMUL_FORMS, tmp_path)
+    (a16, b32, v, w3, u8a, u8b, i8), outs = mod.run(32)
+    o_mix, o_vec, o_col, o_3d, o_mma3, o_u8, o_i8u8 = outs
+    close = dict(rtol=1e-4, atol=1e-3)
+    torch.testing.assert_close(o_mix, a16.float() @ b32, **close)
+    torch.testing.assert_close(o_vec, v @ b32, **close)
+    torch.testing.assert_close(o_col, b32 @ v, **close)
+    torch.testing.assert_close(o_3d, w3 @ b32, **close)
+    torch.testing.assert_close(o_mma3, b32 @ w3 + w3[:1] @ w3, **close)
+    assert torch.equal(o_u8, u8a.int() @ u8b.int())
+    assert torch.equal(o_i8u8, i8.int() @ u8b.int())
+    assert "OK k" in compile_sm90(MATMUL_FORMS, "run", "(32,)", tmp_path)

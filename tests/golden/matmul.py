@@ -138,13 +138,34 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
     ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
     CHAINED: whether a or b may be another product's result, or this result another product's b
-    (False where the translator proved none of it); read by the narrow-product rule below."""
+    (False where the translator proved none of it); read by the narrow-product rule below.
+    A 2-D operand with a 3-D one, or a batch of one, is broadcast over the batch, as cuTile does."""
+    if len(acc.shape) == 3:
+        if len(a.shape) == 2:
+            a = tl.broadcast_to(a[None, :, :], [acc.shape[0], a.shape[0], a.shape[1]])
+        elif a.shape[0] != acc.shape[0]:
+            a = tl.broadcast_to(a, [acc.shape[0], a.shape[1], a.shape[2]])
+        if len(b.shape) == 2:
+            b = tl.broadcast_to(b[None, :, :], [acc.shape[0], b.shape[0], b.shape[1]])
+        elif b.shape[0] != acc.shape[0]:
+            b = tl.broadcast_to(b, [acc.shape[0], b.shape[1], b.shape[2]])
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]
     one_row: tl.constexpr = a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) \
         and 2048 < a.numel * N and a.numel * N <= 16384         # (a.numel * N: the products, batch included)
-    if one_row and len(a.shape) == 2 and M == 1:
+    if (a.dtype == tl.uint8 or b.dtype == tl.uint8) and K >= 32:
+        # Triton's integer dot takes int8 only: a uint8 value is an int8 one plus 128, and the
+        # products' sums are corrected for that exactly in int32 (row sums of a, column sums of b)
+        sa = (a.to(tl.int32) - 128).to(tl.int8) if a.dtype == tl.uint8 else a
+        sb = (b.to(tl.int32) - 128).to(tl.int8) if b.dtype == tl.uint8 else b
+        acc = _c2t_mma(sa, sb, acc, PRECISION, CHAINED)
+        if b.dtype == tl.uint8:
+            acc += 128 * tl.sum(a.to(tl.int32), axis=len(a.shape) - 1, keep_dims=True)
+        if a.dtype == tl.uint8:
+            acc += 128 * tl.sum(sb.to(tl.int32), axis=len(b.shape) - 2, keep_dims=True)
+        return acc
+    elif one_row and len(a.shape) == 2 and M == 1:
         # 2-D: the column of weights times b, summed over K (no 3-D broadcast and its layout change)
         return acc + tl.sum(tl.reshape(a.to(acc.dtype), [K])[:, None] * b.to(acc.dtype), axis=0)[None, :]
     elif one_row and len(a.shape) == 2:

@@ -130,8 +130,19 @@ def matmul(lw, a: V, b: V, node) -> V:
     lw.s.has_dot = True
     lw.count_dot()
     lw.s.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
-    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE, rank=2,
-             **dtype_facts.combined("*", a, b))
+    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE,
+             rank=_matmul_rank(a.rank, b.rank), **dtype_facts.combined("*", a, b))
+
+
+def _matmul_rank(ra, rb):
+    """The rank of `a @ b` (cuTile: a 1-D operand's axis is dropped, batch dimensions broadcast)."""
+    if ra == 1 and rb == 1:
+        return 0
+    if ra == 1 or rb == 1:
+        return None if (ra or rb) is None else max(ra or 0, rb or 0) - 1
+    if ra is not None and rb is not None:
+        return max(ra, rb)
+    return ra or rb or 2
 
 
 def _chain_flag(lw, node) -> str:
@@ -465,8 +476,9 @@ def op_mma(lw, call, args):
     if "use_fast_acc" in args:
         lw.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
     if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
-        if x.rank != y.rank:
-            lw.fail("C2T101", "ct.mma with broadcast batch dimensions is not supported yet", call)
+        if x.rank != y.rank and not (acc.rank == 3 and x.rank in (2, 3) and y.rank in (2, 3)):
+            lw.fail("C2T101", "ct.mma with these operand ranks is not supported yet (2-D or 3-D operands with "
+                              "a 3-D accumulator are)", call)
     prec = precision(x, y)
     lw.s.has_dot = True
     lw.count_dot()

@@ -14,7 +14,9 @@ from narrow_programs import DECODE
 
 def _calls(code: str) -> list:
     """The kernel's `_c2t_mma(...)` / `_c2t_matmul(...)` calls, in order."""
-    return re.findall(r"= (_c2t_(?:mma|matmul)\(.*\))", code)
+    blocks = re.split(r"\n(?=@triton\.jit\ndef )", code)     # not the prelude's own helpers
+    return re.findall(r"= (_c2t_(?:mma|matmul)\(.*\))",
+                      "\n".join(b for b in blocks if not b.startswith("@triton.jit\ndef _c2t_")))
 
 
 # prefill attention, one tile: s = q @ k^T (operands loaded, result into an A operand: marked), p

@@ -257,6 +257,8 @@ def _combine_function(lw, name, fnode, n, call):
                            body=[N.Return(value=target.body)])
     elif isinstance(target, N.FunctionDef):
         fd = target
+    elif isinstance(fnode, N.Name) and fnode.id in lw.s.info.functions and _operator_name(lw, fnode) is None:
+        fd = lw.s.info.functions[fnode.id]      # a module-level def: its body, as a nested def's
     else:
         opname = _operator_name(lw, fnode)
         pa, pb = N.Param(span=sp, name="_c2t_a"), N.Param(span=sp, name="_c2t_b")

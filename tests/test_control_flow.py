@@ -203,6 +203,28 @@ def test_nested_defs_lambdas_and_closures_are_hoisted(tmp_path):
     assert "def _k_shifted(t, offset):" in code and "def _k_clamp(t):" in code
 
 
+def test_lambda_literals_passed_to_helpers_or_called_at_once(tmp_path):
+    """`apply(lambda v: v + 1.0, t)` and `(lambda v: v * 3)(t)` (cuTile accepts both): were refused
+    as "an immediately called lambda"."""
+    mod = build("""
+    def apply(f, t):
+        return f(t)
+
+    @ct.kernel
+    def k(x, out, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        u = apply(lambda v: v + 1.0, t) + apply(lambda v: v * v, t)
+        ct.store(out, index=(0,), tile=u + (lambda v: v * 3.0)(t))
+
+    def run(x):
+        out = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
+        return out
+    """, tmp_path)
+    x = torch.randn(16)
+    torch.testing.assert_close(mod.run(x), x + 1.0 + x * x + x * 3.0)
+
+
 def test_helper_lowered_per_signature(tmp_path):
     mod = build("""
     def fdiv(a, b):

@@ -1015,3 +1015,34 @@ def test_matmul_forms_promote_drop_vector_axes_and_broadcast_batches(tmp_path):
     assert torch.equal(o_u8, u8a.int() @ u8b.int())
     assert torch.equal(o_i8u8, i8.int() @ u8b.int())
     assert "OK k" in compile_sm90(MATMUL_FORMS, "run", "(32,)", tmp_path)
+
+
+PROPAGATE_NAN = """
+@ct.kernel
+def k(x, mx, mn, plain, T: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(4, T))
+    ct.store(mx, index=(0,), tile=ct.max(t, axis=1, propagate_nan=True))
+    ct.store(mn, index=(0,), tile=ct.min(t, axis=1, propagate_nan=True))
+    ct.store(plain, index=(0,), tile=ct.max(t, axis=1))
+
+def run(x):
+    outs = [torch.empty(4) for _ in range(3)]
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, *outs, 8))
+    return outs
+"""
+
+
+def test_max_and_min_with_propagate_nan(tmp_path):
+    """ct.max/ct.min(..., propagate_nan=True): a NaN in a row makes its result NaN (was refused);
+    without it NaN is ignored."""
+    mod = build(PROPAGATE_NAN, tmp_path)
+    x = torch.randn(4, 8)
+    x[1, 3] = float("nan")
+    x[3, 0] = float("nan")
+    mx, mn, plain = mod.run(x)
+    nan_rows = torch.tensor([False, True, False, True])
+    assert torch.equal(mx.isnan(), nan_rows) and torch.equal(mn.isnan(), nan_rows)
+    ok = ~nan_rows
+    assert torch.equal(mx[ok], x[ok].max(1).values) and torch.equal(mn[ok], x[ok].min(1).values)
+    assert not plain.isnan().any()
+    assert "OK k" in compile_sm90(PROPAGATE_NAN, "run", "(torch.randn(4, 8),)", tmp_path)

@@ -405,11 +405,15 @@ def _reduce(lw, name, call, args):
     x = _req(lw, name, args, "x", call)
     axis = _axis(lw, args, call)
     keep = _bool_arg(lw, args, "keepdims", False, call)
+    nan = ""
     if "propagate_nan" in args:
         pn = lw.expr(args["propagate_nan"])
-        if not (pn.known and pn.value is False):
-            lw.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet", call)
-    fn = lw.s.use(f"_c2t_{name}")
+        if pn.known and pn.value is True and name in ("max", "min"):
+            nan = "_nan"            # a NaN wins (tl.reduce with maximum/minimum propagating NaN)
+        elif not (pn.known and pn.value is False):
+            lw.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet"
+                    if pn.known else f"ct.{name}: propagate_nan must be a constant", call)
+    fn = lw.s.use(f"_c2t_{name}{nan}")
     if isinstance(axis, list):
         if name in ("argmax", "argmin"):
             lw.fail("C2T106", f"ct.{name}: axis must be an integer", call)

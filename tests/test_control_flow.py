@@ -147,6 +147,49 @@ def test_static_iter_over_tuples_zip_and_enumerate(tmp_path):
     torch.testing.assert_close(mod.run(a, b), a * 2 + b * 3 + 1 + 3)
 
 
+def test_static_iter_over_tuple_slices_and_reversed(tmp_path):
+    """Horner's rule over a module tuple: `COEFFS[1:]` and `reversed(...)` with bounds known at
+    translation time (both were refused); a slice bound that is a Constant parameter is refused
+    once, where it is, with no host-code errors for the helper that could not be lowered."""
+    mod = build("""
+    COEFFS = (1.0, -0.5, 0.25, -0.125)
+
+    def horner(t, coeffs):
+        acc = ct.full(t.shape, coeffs[-1], dtype=ct.float32)
+        for c in ct.static_iter(reversed(coeffs[:-1])):
+            acc = acc * t + c
+        return acc
+
+    @ct.kernel
+    def k(x, out, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        ct.store(out, index=(0,), tile=horner(t, COEFFS) + horner(t, COEFFS[1:3]))
+
+    def run(x):
+        out = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
+        return out
+    """, tmp_path)
+    x = torch.randn(16)
+    ref = 1.0 - 0.5 * x + 0.25 * x ** 2 - 0.125 * x ** 3 + (-0.5 + 0.25 * x)
+    torch.testing.assert_close(mod.run(x), ref)
+    from kernel_util import translate
+    res = translate("""
+    COEFFS = (1.0, -0.5, 0.25)
+
+    def total(coeffs):
+        acc = ct.full((), 0.0, dtype=ct.float32)
+        for c in ct.static_iter(coeffs):
+            acc = acc + c
+        return acc
+
+    @ct.kernel
+    def k(out, DEG: ConstInt):
+        ct.scatter(out, 0, total(COEFFS[:DEG]))
+    """)
+    assert [d.code for d in res.diagnostics if d.severity == "error"] == ["C2T105"]
+
+
 NESTED_UNPACK = """
 def stats(t):
     return ct.sum(t), (ct.max(t), ct.min(t))

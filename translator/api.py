@@ -149,6 +149,10 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
                               "calls it: translated as a Triton helper (@triton.jit) for other modules' kernels",
                     info.functions[name].span)
     helper_names = set(shared.helpers)
+    if any(d.severity == ERROR for d in rep.items):
+        # a helper kernels call that failed to lower is not host code either (its errors are
+        # reported where the kernel calls it; the module is refused)
+        helper_names |= helpers
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | {
         h for h in helper_names if not shared.host_uses.get(h)}) + stubs
 

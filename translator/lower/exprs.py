@@ -152,6 +152,16 @@ class ExpressionLowering:
         idx = e.index
         if base.kind == T.LIST:
             return self._list_element(base, idx, e)
+        if base.kind == T.TUPLE and base.elts is not None and isinstance(idx, N.SliceExpr):
+            # a slice of a tuple, with bounds known at translation time: the tuple of those elements
+            bounds = [self.expr(b) if b is not None else None for b in (idx.lower, idx.upper, idx.step)]
+            if not all(b is None or (b.known and isinstance(b.value, int)) for b in bounds):
+                self.fail("C2T105", "a tuple slice needs bounds known at translation time (literals or module "
+                                    "constants)", e, hint="Constant parameters are known only when Triton compiles")
+            elts = base.elts[slice(*[b.value if b is not None else None for b in bounds])]
+            return V("(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")", T.TUPLE,
+                     elts=list(elts), known=all(x.known for x in elts),
+                     value=tuple(x.value for x in elts) if all(x.known for x in elts) else None)
         if base.kind == T.TUPLE and base.elts is not None:
             iv = self.expr(idx)
             if iv.known and isinstance(iv.value, int):

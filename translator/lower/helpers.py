@@ -36,7 +36,9 @@ def _sig_of(v: V):
         bound = (v.code, id(v.value))
     return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
             v.value.rank if v.kind == T.LIST else None, bound,
-            may_be_bf16(v) if v.kind in (T.TILE, T.SCALAR, T.UNKNOWN) else None, v.isfloat)
+            may_be_bf16(v) if v.kind in (T.TILE, T.SCALAR, T.UNKNOWN) else None, v.isfloat,
+            # a tuple's elements: the helper unrolls over them (static_iter, indexing)
+            tuple(_sig_of(e) for e in v.elts) if v.kind == T.TUPLE and v.elts is not None else None)
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:

@@ -695,6 +695,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.block(st.body, depth)
 
     def _static_items(self, src, what: str = "ct.static_iter") -> list:
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "reversed" \
+                and "reversed" not in self.env and len(src.args) == 1 and not src.keywords:
+            return self._static_items(src.args[0], what)[::-1]
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id in ("zip", "enumerate") \
                 and src.func.id not in self.env and not src.keywords:
             seqs = [self._static_items(a, what) for a in src.args]

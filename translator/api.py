@@ -142,9 +142,9 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
                               f"translated: {why}; its translation raises NotImplementedError", fd.span)
             stubs.append(Edit(fd.full_span.start, fd.full_span.end, emit.render(
                 "untranslated.py.j2", fn=name, message=repr(f"cutile2triton did not translate `{name}`: {why}"))))
-        elif not any(isinstance(n, N.Name) and n.id == name for other, fd in info.functions.items()
-                     if other != name for n in walk(fd.body)):
-            # (one a kernel passes as a value, e.g. a ct.reduce combine function, is used here: no note)
+        elif not any(isinstance(n, N.Call) and any(isinstance(a, N.Name) and a.id == name for a in n.args)
+                     for other, fd in info.functions.items() if other != name for n in walk(fd.body)):
+            # (one this module passes as a value, e.g. a ct.reduce combine function, is used here: no note)
             rep.add("C2T210", f"function `{name}` uses tile operations and no kernel or host code of this module "
                               "calls it: translated as a Triton helper (@triton.jit) for other modules' kernels",
                     info.functions[name].span)

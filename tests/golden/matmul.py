@@ -198,7 +198,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 be860f04ed13ff96),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 cbea26b90cd016f4),
 # left out of golden files (tests/golden_form.py)
 
 

@@ -86,7 +86,7 @@ def _c2t_mul_ct(x, y):
     return x * y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 d1cb4da97326b8e8),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 2734a90f4b7470a8),
 # left out of golden files (tests/golden_form.py)
 
 

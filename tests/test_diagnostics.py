@@ -430,3 +430,25 @@ def test_calling_a_function_that_a_function_returned_is_refused_with_its_locatio
     [d] = [d for d in res.diagnostics if d.severity == "error"]
     assert d.code == "C2T103" and "returned by another function" in d.message and "nested def" in d.hint
     assert d.line == 14                  # the call `c(...)` (after kernel_util.HEADER)
+
+
+@pytest.mark.parametrize("other, warned", [("N + 2", True), ("7", True), ("9", False)])
+def test_constants_set_in_both_branches_of_a_runtime_if_are_warned(other, warned):
+    """C2T213: cuTile keeps equal constants from both branches loose (`int8_tile + t` stays int8);
+    Triton makes `t` a run-time int32. Unequal known constants are int32 in cuTile too: no warning;
+    a Constant-parameter expression may be equal: warned. A constexpr condition is not a merge."""
+    src = f"""
+    @ct.kernel
+    def k(x, N: ConstInt, FLAG: ct.Constant[bool]):
+        if ct.bid(0) == 0:
+            t = 7
+        else:
+            t = {other}
+        if FLAG:
+            u = 1
+        else:
+            u = 1
+        ct.store(x, index=(0,), tile=ct.full((4,), 125, dtype=ct.int8) + t + u)
+    """
+    found = [d for d in translate(src).diagnostics if d.code == "C2T213"]
+    assert len(found) == (1 if warned else 0) and all("`t`" in d.message and d.line == 8 for d in found)      # the `if` (after HEADER)

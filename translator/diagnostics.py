@@ -70,6 +70,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "Triton turns every float constant equal to zero into +0.0; where the sign of zero "
                "matters (1/x, copysign, signbit, min/max of zeros), make it at run time, e.g. "
                "ct.negative(ct.zeros(shape, dtype)); ct.PaddingMode.NEG_ZERO keeps its sign"),
+    "C2T213": (WARNING, "a constant set in both branches of a run-time `if` is a run-time value in Triton",
+               "set it once before the `if`"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -15,7 +15,7 @@ with the nvdisasm Triton ships.
 `... cutile_sass.py mla_split_kv` (with `C2T_TMA=on`: the descriptors the GPU's default `small`
 mode takes for its 32-program launch, which CPU tensors never get otherwise) compares TileGym's
 split-KV MLA decoding kernel at B=1 instead, `... cutile_sass.py geglu` TileGym's fp16 GEGLU
-(docs/gpu-runs/no-gpu-session-2026-11-30.md). Without
+(docs/gpu-runs/earlier-runs.tar.xz: no-gpu-session-2026-11-30.md). Without
 an argument it compares TileGym's prefill attention with sinks (tg_attention_sink, 0.84-0.92 of cuTile in the
 nineteenth session) at the configs both sides' searches picked: docs/gpu-runs/sync-wgmma-2026-11-30.md
 section 3.
@@ -107,7 +107,7 @@ def triton_cubin(code: str, path, entry_args, want: dict, entry="attention_sink"
 
 def mla_split_kv():
     """TileGym's split-KV MLA decoding at B=1 H=16 D=512 Dpe=64 KV=4096 (the suite's lowest rows,
-    0.87 of cuTile by do_bench, graph replay 0.91: docs/gpu-runs/division-and-indices-2026-11-30.md
+    0.87 of cuTile by do_bench, graph replay 0.91: docs/gpu-runs/earlier-runs.tar.xz: division-and-indices-2026-11-30.md
     section 4): its split kernel, 32 programs of one 128-key tile each."""
     from translator.harness.loading import translate
     name = "tilegym.ops.cutile.mla_decoding_split_kv"

@@ -24,7 +24,7 @@ _TG_DTYPES = {"matmul": ["float16"], "bmm": ["float16"], "group_gemm": ["float16
 # per-op environment. bmm: cuTile's compile budget is TileGym's own `ct.compiler_timeout(15)`, not
 # the harness's 120 s floor (translator/harness/verify.py): with the floor, cuTile's 18-config
 # search of one shape ran past 570 s (so some configs compile for longer than 15 s); with 15 s the
-# whole tg_bmm entry took 33 s on the H200 (docs/gpu-runs/bmm-and-reruns-2026-11-30.md). Configs
+# whole tg_bmm entry took 33 s on the H200 (docs/gpu-runs/earlier-runs.tar.xz: bmm-and-reruns-2026-11-30.md). Configs
 # that need longer are dropped from cuTile's search, as TileGym itself drops them.
 _ENV = {"bmm": {"C2T_CUTILE_COMPILER_TIMEOUT": "15"}}
 # TileGym GEMMs split by bench case and correctness case (indices into the spec's bench_cases and

@@ -36,7 +36,7 @@ class Timing:
     # short rows: the host's time per call, each side (a loop of calls without synchronizing;
     # the lowest of HOST_RUNS alternating runs). On such rows do_bench times the device while the
     # host keeps ahead of the GPU and the host when it falls behind
-    # (docs/gpu-runs/host-bound-2026-11-30.md); this says how far apart the two sides' hosts are
+    # (docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md); this says how far apart the two sides' hosts are
     host_us_cutile: float | None = None
     host_us_triton: float | None = None
     # memory-bound rows: a torch clone moving the row's bytes (half read, half written), timed

@@ -329,7 +329,7 @@ def _host_time_section(rows: list[dict]) -> list[str]:
            "3 runs). do_bench flushes the L2 cache before each timed call (about 61 us of device time on "
            "the H200) and times the device while the host keeps ahead of that, the host when it falls "
            "behind: rows whose host time is near the flush plus the call swing between the two "
-           "(docs/gpu-runs/host-bound-2026-11-30.md).", "",
+           "(docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md).", "",
            "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) | host us cuTile / Triton | "
            "host ratio |", "|---|---|---|---|---|---|---|"]
     out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r.get('ratio_graph'))} | "

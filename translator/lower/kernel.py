@@ -558,9 +558,27 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             else:
                 self.emit(depth, "else:")
                 self._branch(st, st.orelse, depth + 1, "else")
+            if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
+                self._warn_constants_merged(st, before, after_body)
         self._merge_env(after_body)
         if frame is not None:
             self._one_branch_per_iteration(frame, start, mid)
+
+    def _warn_constants_merged(self, st, before: dict, after_body: dict):
+        """C2T213: a name both branches of a run-time `if` set to compile-time constants is a
+        run-time value in Triton (int32, fp32); cuTile keeps it a loose constant where the two are
+        equal, so it would not widen narrower operands."""
+        for k, v in after_body.items():
+            w = self.env.get(k)
+            if w is None or v is before.get(k) or w is before.get(k) or not (v.is_static and w.is_static) \
+                    or v.kind != T.STATIC or w.kind != T.STATIC or k.startswith("_c2t_") \
+                    or (v.known and w.known and v.value != w.value):     # (unequal: int32 in cuTile too)
+                continue
+            self.note("C2T213", f"`{k}` is set to a constant in both branches of this run-time `if`: in "
+                                "Triton it becomes a run-time value (int32 or fp32), where cuTile keeps equal "
+                                "constants loose (`int8_tile + " + k + "` stays int8 there)", st,
+                      hint="set it once before the `if`, or choose between the values with a ct.Constant "
+                           "expression")
 
     def _branch(self, st, stmts: list, depth: int, part: str):
         """One branch of an `if` decided at run time (or by a Constant). In a rank variant

@@ -279,3 +279,16 @@ def walk(node):
             v = getattr(n, f)
             if isinstance(v, (Node, list)):
                 stack.append(v)
+
+
+def assigned_names(stmts, defs: bool = False) -> set:
+    """The names `stmts` assign (=, augmented and annotated assignment, for targets; nested blocks
+    and tuple targets included), and with `defs` the names of the functions they define."""
+    names = set()
+    for n in walk(stmts):
+        targets = n.targets if isinstance(n, Assign) else [n.target] if isinstance(
+            n, (AugAssign, AnnAssign, For)) else []
+        names.update(x.id for t in targets for x in walk(t) if isinstance(x, Name))
+        if defs and isinstance(n, FunctionDef):
+            names.add(n.name)
+    return names

@@ -636,15 +636,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def _forget_loop_assigned(self, body):
         """Names a loop body assigns have no single translation-time value inside or after it."""
-        from .arrays import walk
-        names = set()
-        for n in walk(body):
-            targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(
-                n, (N.AugAssign, N.AnnAssign, N.For)) else []
-            for t in targets:
-                for x in walk(t):
-                    if isinstance(x, N.Name):
-                        names.add(x.id)
+        names = N.assigned_names(body)
         for k in names:
             v = self.env.get(k)
             if v is not None and v.known and v.kind in (T.STATIC, T.SCALAR, T.TILE, T.TUPLE):

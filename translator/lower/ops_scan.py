@@ -282,7 +282,7 @@ def _combine_function(lw, name, fnode, n, call):
                           f"{2 * n} are needed for {n} input tile(s)", fnode)
 
     # names the body reads from the kernel: inline literals, carry runtime values
-    local = {p.name for p in params} | _assigned(fd.body)
+    local = {p.name for p in params} | N.assigned_names(fd.body, defs=True)
     env, captures, cap_params = {}, [], []
     for nm in sorted(_names(fd.body) - local):
         if nm not in lw.env:
@@ -360,23 +360,5 @@ def _names(nodes) -> set:
         nd = stack.pop()
         if isinstance(nd, N.Name):
             out.add(nd.id)
-        stack.extend(_children(nd))
-    return out
-
-
-def _assigned(nodes) -> set:
-    out = set()
-    stack = list(nodes)
-    while stack:
-        nd = stack.pop()
-        targets = []
-        if isinstance(nd, N.Assign):
-            targets = nd.targets
-        elif isinstance(nd, (N.AugAssign, N.AnnAssign, N.For)):
-            targets = [nd.target]
-        elif isinstance(nd, N.FunctionDef):
-            out.add(nd.name)
-        for t in targets:
-            out |= {x.id for x in [t] + list(getattr(t, "elts", []) or []) if isinstance(x, N.Name)}
         stack.extend(_children(nd))
     return out

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 
 from ..ir import nodes as N
-from ..ir.nodes import walk
+from ..ir.nodes import assigned_names, walk
 
 CT = "__ct__"     # a name the analysis binds to the cuda.tile module, whatever the user's alias
 
@@ -42,16 +42,6 @@ def _flag_value(value: bool, span):
 
 def _set(name, value: bool, span):
     return N.Assign(span=span, targets=[N.Name(span=span, id=name)], value=_flag_value(value, span))
-
-
-def _assigned(stmts) -> set:
-    """The names that `stmts` assign (any form, nested blocks included)."""
-    names = set()
-    for n in walk(stmts):
-        targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(
-            n, (N.AugAssign, N.AnnAssign, N.For)) else []
-        names.update(x.id for t in targets for x in walk(t) if isinstance(x, N.Name))
-    return names
 
 
 def _uses(expr, names: set) -> bool:
@@ -112,7 +102,7 @@ class LoopExits:
         start, stop, step = (N.Const(span=sp, value=0, text="0"), args[0], None) if len(args) == 1 else \
             (args[0], args[1], args[2] if len(args) == 3 else None)
         iv = lp.target
-        assigned = _assigned(lp.body)
+        assigned = assigned_names(lp.body)
         pre = []
 
         def once(expr, what):        # read `expr` once, before the loop, if the body changes its names

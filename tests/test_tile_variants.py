@@ -1,5 +1,7 @@
-"""$C2T_TILE_VARIANTS: an opt-in exhaustive_search that also times each config with one tile size
-halved (for source config lists tuned for another GPU). Which fields it may halve, and that every
+"""$C2T_TILE_VARIANTS: exhaustive_search also times configs with one tile size halved, alone and
+with another doubled (for source config lists tuned for another GPU). By default ("auto") only on
+a GPU, for configs whose launch has fewer programs than the GPU has SMs; "1" for every config.
+Which fields it may change, that a variant that computes something else is dropped, and that every
 config it adds still computes the product, under the interpreter on ragged shapes."""
 import torch
 
@@ -58,15 +60,49 @@ def test_the_kernel_object_names_its_tile_dimensions():
     """Only Constants written as a whole dimension of a tile shape are tile dimensions."""
     code = translate(GEMM).code
     assert 'meta=_c2t_meta_gemm, tiles=("TM", "TN", "TK"))' in code
-    assert "_C2T_TILE_VARIANTS = os.environ.get(\"C2T_TILE_VARIANTS\", \"0\") != \"0\"" in code
+    assert '_C2T_TILE_VARIANTS = {"0": False, "auto": "auto"}.get(os.environ.get("C2T_TILE_VARIANTS", "auto"), True)' in code
 
 
-def test_off_by_default_the_search_times_the_source_list_only(tmp_path):
+def test_auto_by_default_adds_nothing_under_the_interpreter(tmp_path):
     mod = build(GEMM, tmp_path)
-    assert mod._C2T_TILE_VARIANTS is False
+    assert mod._C2T_TILE_VARIANTS == "auto"
     a, b = torch.randn(50, 40), torch.randn(40, 70)
     res = mod.search(a, b)
     assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
+
+
+@pytest.mark.parametrize("value, mode", [("0", False), ("auto", "auto"), ("1", True), ("yes", True)])
+def test_the_switch_values(tmp_path, monkeypatch, value, mode):
+    monkeypatch.setenv("C2T_TILE_VARIANTS", value)
+    assert build(GEMM, tmp_path).\
+        _C2T_TILE_VARIANTS == mode
+
+
+def _variants(mod, a, b, cfgs, sms=None):
+    c = torch.zeros(a.shape[0], b.shape[1])
+    sources = {}
+    added = mod._c2t_tile_variants(cfgs, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+                                   lambda cfg: mod.grid(a.shape[0], b.shape[1], cfg),
+                                   lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
+                                   lambda cfg: {"num_ctas": cfg.num_ctas}, sms=sms, sources=sources)
+    return added, sources
+
+
+def test_auto_spreads_only_configs_that_leave_sms_idle(tmp_path):
+    """With an SM count (what auto mode passes on a GPU): a config of fewer programs than SMs gets
+    the halvings that make more programs, each also with the grid-free K depth doubled; halving TK
+    (same program count) is not tried; a config that fills the SMs gets none."""
+    mod = build(GEMM, tmp_path)
+    a, b = torch.randn(128, 64), torch.randn(64, 512)
+    big = next(mod.configs())                       # 64x64x32: 2 x 8 = 16 programs
+    added, sources = _variants(mod, a, b, [big], sms=20)
+    assert sorted(_shape(v) for v in added) == [(32, 64, 32, 32), (32, 64, 64, 32),     # 32 programs
+                                                (64, 32, 32, 32), (64, 32, 64, 32)], added
+    assert all(sources[id(v)] is big for v in added)
+    assert _variants(mod, a, b, [big], sms=16)[0] == []      # 16 programs fill 16 SMs
+    # every config the search may pick computes A @ B
+    for v in added:
+        torch.testing.assert_close(mod.run(a, b, v), a @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, monkeypatch):
@@ -75,12 +111,14 @@ def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, 
     a, b = torch.randn(50, 40), torch.randn(40, 70)        # ragged against every tile
     res = mod.search(a, b)
     shapes = sorted(_shape(m.config) for m in res.successes)
-    # from 64x64x32: TM, TN, TK halved; from 32x64x16: TM and TN halved, TK=16 is not (fields of
-    # 32 and up only). GROUP is a Constant but no tile dimension, ALPHA a runtime scalar: neither
-    # is halved
+    # from 64x64x32: TM, TN, TK halved, and the TM and TN halvings (more programs) with TK doubled;
+    # from 32x64x16: TM and TN halved, each with TK doubled, TK=16 is not halved (fields of 32 and
+    # up only). GROUP is a Constant but no tile dimension, ALPHA a runtime scalar: neither changes
     assert shapes == sorted([(64, 64, 32, 32), (32, 64, 16, 32),                    # the source's
                              (32, 64, 32, 32), (64, 32, 32, 32), (64, 64, 16, 32),  # from the first
-                             (16, 64, 16, 32), (32, 32, 16, 32)]), shapes           # from the second
+                             (32, 64, 64, 32), (64, 32, 64, 32),
+                             (16, 64, 16, 32), (32, 32, 16, 32),                    # from the second
+                             (16, 64, 32, 32), (32, 32, 32, 32)]), shapes
     assert not res.failures
     assert all(m.config.ALPHA == 1.0 and m.config.NAME in ("big", "small") for m in res.successes)
     for m in res.successes:                 # each config the search may pick computes A @ B
@@ -95,8 +133,9 @@ def test_the_printed_search_says_how_many_configs_were_added(tmp_path, monkeypat
     monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
     mod.search(torch.randn(50, 40), torch.randn(40, 70))
     out = capsys.readouterr().out
-    assert "exhaustive_search: C2T_TILE_VARIANTS adds 5 configs with a tile size halved to the 2 given" in out
-    assert "7 succeeded, 0 failed" in out
+    assert ("exhaustive_search: C2T_TILE_VARIANTS adds 9 configs to the 2 given: its configs with a tile size "
+            "halved (and another doubled)\n") in out
+    assert "11 succeeded, 0 failed" in out
 
 
 def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
@@ -108,7 +147,8 @@ def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
                                    lambda cfg: mod.grid(50, 70, cfg),
                                    lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
                                    lambda cfg: {"num_ctas": cfg.num_ctas})
-    assert sorted(_shape(c) for c in added) == [(16, 64, 16, 32), (32, 32, 16, 32)]     # the second's only
+    assert sorted(_shape(c) for c in added) == [(16, 64, 16, 32), (16, 64, 32, 32), (32, 32, 16, 32),
+                                                (32, 32, 32, 32)]     # the second's only
 
 
 def test_configs_without_attributes_get_no_variants(tmp_path):
@@ -130,7 +170,7 @@ def test_a_field_that_also_reaches_a_runtime_argument_is_not_halved(tmp_path, fi
                                    lambda v: mod.grid(50, 70, v),
                                    lambda v: (a, b, c, float(getattr(v, field)), v.TM, v.TN, v.TK, v.GROUP), None)
     assert field not in {f for v in added for f in ("TM", "TN", "TK") if getattr(v, f) != getattr(cfg, f)}
-    assert len(added) == 2
+    assert len(added) == 3      # the other of TM/TN halved, with and without TK doubled; TK halved
 
 
 def test_frozen_configs_get_no_variants_and_the_search_still_runs(tmp_path, monkeypatch):
@@ -178,3 +218,51 @@ def test_a_kernel_that_drops_the_cluster_hint_gets_variants(tmp_path, monkeypatc
     res = mod.search(x, y)
     assert sorted((m.config.TB, m.config.TN) for m in res.successes) == [(8, 32), (8, 64)]
     torch.testing.assert_close(y, x * 2)
+
+
+# A row sum whose D is a Constant tile dimension that is not a tiling: the tile covers a whole row
+# (the array's width), so halving D sums half of each row.
+ROWSUM = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+@ct.kernel
+def rowsum(x, out, TM: ConstInt, D: ConstInt):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TM, D), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(ct.bid(0),), tile=ct.sum(t, axis=1))
+
+def search(x, out):
+    cfgs = [SimpleNamespace(TM=64, D=x.shape[1])]
+    return exhaustive_search(cfgs, torch.cuda.current_stream(), lambda c: (ct.cdiv(x.shape[0], c.TM),), rowsum,
+                             lambda c: (x, out, c.TM, c.D))
+"""
+
+
+def test_a_variant_that_computes_something_else_is_dropped(tmp_path, monkeypatch, capsys):
+    mod = build(ROWSUM, tmp_path)
+    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    x, out = torch.randn(100, 64), torch.zeros(100)
+    res = mod.search(x, out)
+    printed = capsys.readouterr().out
+    # TM halved sums the same rows, also with D doubled (zero padding); D halved would sum half of
+    # each row
+    assert sorted((m.config.TM, m.config.D) for m in res.successes) == [(32, 64), (32, 128), (64, 64)], printed
+    assert "adds 2 configs to the 1 given" in printed and "1 more computed something else and were dropped" in printed
+    mod.rowsum.c2t_launch((2,), x, out, 64, 64)
+    torch.testing.assert_close(out, x.sum(1), rtol=1e-5, atol=1e-5)
+
+
+def test_the_check_restores_the_arguments(tmp_path):
+    """The variants' check launches configs on the search's own arguments: they are put back."""
+    mod = build(ROWSUM, tmp_path)
+    x, out = torch.randn(100, 64), torch.full((100,), 7.0)
+    cfg = mod.SimpleNamespace(TM=64, D=64)
+    half = mod.SimpleNamespace(TM=32, D=64)
+    kept = mod._c2t_same_results(mod.rowsum, [half], {id(half): cfg}, None, lambda c: (ct_cdiv(100, c.TM),),
+                                 lambda c: (x, out, c.TM, c.D), None)
+    assert kept == [half]
+    assert torch.equal(out, torch.full((100,), 7.0))
+
+
+def ct_cdiv(a, b):
+    return -(-a // b)

@@ -69,7 +69,7 @@ class KernelPlan:
     batch_written: tuple = ()
     tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
     # Constant parameters that are, as they stand, a dimension of some tile the kernel builds: the
-    # ones whose values exhaustive_search may halve when $C2T_TILE_VARIANTS asks it to
+    # ones whose values exhaustive_search's tile variants may change ($C2T_TILE_VARIANTS)
     tile_params: tuple = ()
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles

@@ -279,11 +279,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     space = list(search_space)
     meta_of = getattr(kernel, "c2t_meta", None)
     if _C2T_TILE_VARIANTS and meta_of is not None and space:
-        added = _c2t_tile_variants(space, meta_of, getattr(kernel, "c2t_tile_params", ()), grid_fn, args_fn, hints_fn)
-        if not quiet:
-            print(f"exhaustive_search: C2T_TILE_VARIANTS adds {len(added)} configs with a tile size halved "
-                  f"to the {len(space)} given")
-        space += added
+        space += _c2t_with_variants(space, stream, kernel, meta_of, grid_fn, args_fn, hints_fn, quiet)
     if meta_of is not None and space:
         split = [meta_of(*args_fn(cfg), c2t_hints=hints_fn(cfg) if hints_fn else None,
                          c2t_grid=tuple(grid_fn(cfg))) for cfg in space]
@@ -298,58 +294,204 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     return _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, quiet)
 
 
-# $C2T_TILE_VARIANTS=1 (opt-in) widens every exhaustive_search: next to each config of the source's
-# list it times the configs with one tile size halved. A list tuned for another GPU can leave this
-# one idle: TileGym's matmul gives sm_90 its Blackwell list, whose smallest tile (128x128) makes 64
-# programs of M=128 N=8192 on 132 SMs. Off by default: the source's list is the program's choice,
-# and a kernel whose tile size means more than a tiling (a head dimension, say) would compute
-# something else; check a module run with it on with `cutile2triton verify`.
-_C2T_TILE_VARIANTS = os.environ.get("C2T_TILE_VARIANTS", "0") != "0"
+# $C2T_TILE_VARIANTS widens exhaustive_search with tilings the source did not list. A list tuned
+# for another GPU can leave this one idle: TileGym's matmul gives sm_90 its Blackwell list, whose
+# smallest tile (128x128x32) makes 64 programs of M=128 N=8192 on the H200's 132 SMs; 64x128x64
+# runs 128 programs and reached 0.96-0.97 of torch.matmul where the list's best reached 0.76-0.78
+# (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md).
+#   auto (the default): on a GPU, a config whose launch has fewer programs than the GPU has SMs
+#        gets the variants that spread its work: one tile size halved where that makes more
+#        programs, alone and with another tile size doubled that the grid does not depend on (the
+#        depth of a matmul's K loop, which keeps each program's loads as wide). None under the
+#        interpreter, nor for configs that fill the GPU.
+#   1:   every config gets every variant with one tile size halved, and the doubled companions.
+#   0:   the source's list only.
+# Only fields that are powers of two and reach the kernel only as Constant tile dimensions are
+# changed (_c2t_tile_variants), and a variant is timed only when its launch writes what the
+# source's config writes (_c2t_same_results): a tile size that means more than a tiling (a head
+# dimension, say) computes something else, and is dropped.
+_C2T_TILE_VARIANTS = {"0": False, "auto": "auto"}.get(os.environ.get("C2T_TILE_VARIANTS", "auto"), True)
 
 
-def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn):
+def _c2t_with_variants(space, stream, kernel, meta_of, grid_fn, args_fn, hints_fn, quiet):
+    """The configs _C2T_TILE_VARIANTS adds to `space` (see there), each checked to compute what the
+    source's config computes; prints what it added unless `quiet`."""
+    sms = None
+    if _C2T_TILE_VARIANTS == "auto":
+        if not torch.cuda.is_available() or os.environ.get("TRITON_INTERPRET") == "1":
+            return []
+        sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    sources = {}
+    added = _c2t_tile_variants(space, meta_of, getattr(kernel, "c2t_tile_params", ()), grid_fn, args_fn,
+                               hints_fn, sms=sms, sources=sources)
+    if not added:
+        return []
+    kept = _c2t_same_results(kernel, added, sources, stream, grid_fn, args_fn, hints_fn)
+    if not quiet:
+        why = (f"configs of fewer programs than the GPU's {sms} SMs" if sms else "its configs")
+        dropped = len(added) - len(kept)
+        print(f"exhaustive_search: C2T_TILE_VARIANTS adds {len(kept)} configs to the {len(space)} given: "
+              f"{why} with a tile size halved (and another doubled)"
+              + (f"; {dropped} more computed something else and were dropped" if dropped else "")
+              + ("; C2T_TILE_VARIANTS=0 times the source's list only" if sms else ""))
+    return kept
+
+
+def _c2t_programs(grid):
+    n = 1
+    for g in grid:
+        n *= int(g)
+    return n
+
+
+def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn, sms=None, sources=None):
     """The configs $C2T_TILE_VARIANTS adds: for each config (an object with attributes, such as a
     SimpleNamespace; others add none) whose launch runs no CTA cluster (a kernel that drops the
     num_ctas hint, such as one with rank-3 tiles, runs none), a copy with one field halved, where
     that field is a power of two >= 32 that reaches the kernel only as Constant parameters that are
-    tile dimensions (`tiles`, the kernel's c2t_tile_params). Configs already in the list are not
-    added again."""
+    tile dimensions (`tiles`, the kernel's c2t_tile_params). A halved copy that launches more
+    programs also comes with copies that double one other such field (a power of two >= 16, up to
+    256) on which the grid does not depend (halving or doubling it leaves the program count). With
+    `sms` (auto mode), only configs of fewer programs than `sms` get variants, and only halvings
+    that make more programs. Configs already in the list are not added again. `sources`, a dict,
+    receives id(variant) -> the config of `space` it was made from."""
     import copy
 
     def launch(cfg):
         hints = hints_fn(cfg) if hints_fn else None
         args = tuple(args_fn(cfg))
-        _, _, meta, options = meta_of(*args, c2t_hints=hints, c2t_grid=tuple(grid_fn(cfg)))
-        return args, hints, meta, options
+        grid = tuple(grid_fn(cfg))
+        _, _, meta, options = meta_of(*args, c2t_hints=hints, c2t_grid=grid)
+        return args, hints, meta, options, _c2t_programs(grid)
 
     def key(cfg):
         return tuple(sorted((k, repr(v)) for k, v in vars(cfg).items()))
 
+    def changed(cfg, field, value, base):
+        """cfg with `field` set to `value`, and its launch, if only that tile dimension moves."""
+        try:
+            variant = copy.copy(cfg)
+            setattr(variant, field, value)     # (a frozen dataclass refuses: no variant)
+            v_args, v_hints, v_meta, _, v_programs = launch(variant)
+        except Exception:       # noqa: BLE001 - a field the host code needs whole: no variant
+            return None
+        args, hints, meta = base
+        moved_meta = {k for k in v_meta if v_meta[k] != meta.get(k)}
+        moved = sum(1 for x, y in zip(v_args, args) if not (x is y or (not isinstance(x, torch.Tensor) and type(x) is type(y) and x == y)))
+        if moved_meta and moved_meta <= set(tiles) and moved == len(moved_meta) and len(v_args) == len(args) \
+                and v_hints == hints:
+            return variant, (v_args, v_hints, v_meta), v_programs
+        return None
+
+    def pow2(value, least):
+        return type(value) is int and value >= least and not value & (value - 1)
+
     seen, added = {key(c) for c in space if hasattr(c, "__dict__")}, []
+
+    def add(variant, cfg):
+        if key(variant) not in seen:
+            seen.add(key(variant))
+            added.append(variant)
+            if sources is not None:
+                sources[id(variant)] = cfg
+
     for cfg in space:
         if not hasattr(cfg, "__dict__") or not tiles:
             continue
-        args, hints, meta, options = launch(cfg)
+        try:
+            args, hints, meta, options, programs = launch(cfg)
+        except Exception:       # noqa: BLE001 - the search reports a config that cannot launch
+            continue
         if options.get("num_ctas", 1) != 1:
             continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/clusters-2026-11-29.md)
-        for field, value in list(vars(cfg).items()):
-            if type(value) is not int or value < 32 or value & (value - 1):
+        if sms is not None and programs >= sms:
+            continue
+        fields = list(vars(cfg).items())
+        for field, value in fields:
+            if not pow2(value, 32):
                 continue
-            try:
-                variant = copy.copy(cfg)
-                setattr(variant, field, value // 2)     # (a frozen dataclass refuses: no variant)
-                if key(variant) in seen:
+            half = changed(cfg, field, value // 2, (args, hints, meta))
+            if half is None or (sms is not None and half[2] <= programs):
+                continue
+            add(half[0], cfg)
+            if half[2] <= programs:
+                continue
+            for other, depth in fields:
+                if other == field or not pow2(depth, 16) or depth * 2 > 256:
                     continue
-                v_args, v_hints, v_meta, _ = launch(variant)
-            except Exception:       # noqa: BLE001 - a field the host code needs whole: no variant
-                continue
-            changed = {k for k in v_meta if v_meta[k] != meta.get(k)}
-            moved = sum(1 for x, y in zip(v_args, args) if not (x is y or (not isinstance(x, torch.Tensor) and type(x) is type(y) and x == y)))
-            if changed and changed <= set(tiles) and moved == len(changed) and len(v_args) == len(args) \
-                    and v_hints == hints:
-                seen.add(key(variant))
-                added.append(variant)
+                deeper = changed(half[0], other, depth * 2, half[1])
+                shallower = changed(half[0], other, depth // 2, half[1])
+                if deeper is not None and shallower is not None and deeper[2] == shallower[2] == half[2]:
+                    add(deeper[0], cfg)
     return added
+
+
+def _c2t_launch_config(kernel, cfg, stream, grid_fn, args_fn, hints_fn):
+    """Launch `kernel` as exhaustive_search launches config `cfg`; returns the arguments."""
+    k = kernel(cfg) if not hasattr(kernel, "c2t_launch") else kernel
+    if hints_fn is not None and hasattr(k, "replace_hints"):
+        k = k.replace_hints(**hints_fn(cfg))
+    args = tuple(args_fn(cfg))
+    k.c2t_launch(tuple(grid_fn(cfg)), *args, stream=stream)
+    return args
+
+
+def _c2t_tensors_in(args):
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out += _c2t_tensors_in(a)
+        elif isinstance(a, torch.Tensor):
+            out.append(a)
+    return out
+
+
+def _c2t_close(got, want):
+    """Whether a variant's output matches the source config's: equal for integers and booleans;
+    for floats within 2% (and 2% of the largest magnitude), as tilings that only reorder fp32 sums
+    differ by roundings, while a tile size that means more than a tiling changes the values."""
+    if not (got.dtype.is_floating_point or got.dtype.is_complex):
+        return torch.equal(got, want)
+    g, w = got.to(torch.complex128 if got.dtype.is_complex else torch.float64), \
+        want.to(torch.complex128 if want.dtype.is_complex else torch.float64)
+    finite = torch.isfinite(w)
+    scale = float(w[finite].abs().max()) if bool(finite.any()) else 0.0
+    return bool(torch.allclose(g, w, rtol=2e-2, atol=2e-2 * scale + 1e-6, equal_nan=True))
+
+
+def _c2t_same_results(kernel, variants, sources, stream, grid_fn, args_fn, hints_fn):
+    """The `variants` whose launch leaves the search's arguments as the launch of the config each
+    was made from (`sources`: id(variant) -> that config) leaves them. The tensor arguments are
+    restored before each launch and after the last."""
+    tensors = _c2t_tensors_in(tuple(args_fn(variants[0])))
+    saved = [t.clone() for t in tensors]
+
+    def restore():
+        for t, s in zip(tensors, saved):
+            t.copy_(s)
+
+    def run(cfg):
+        restore()
+        _c2t_launch_config(kernel, cfg, stream, grid_fn, args_fn, hints_fn)
+        if any(t.is_cuda for t in tensors):
+            torch.cuda.synchronize()
+        return [t.clone() for t in tensors]
+
+    kept, wants = [], {}
+    try:
+        for v in variants:
+            src = sources[id(v)]
+            try:
+                if id(src) not in wants:
+                    wants[id(src)] = run(src)
+                want, got = wants[id(src)], run(v)
+            except Exception:       # noqa: BLE001 - a variant (or its source) that cannot launch is not timed
+                continue
+            if all(_c2t_close(g, w) for g, w in zip(got, want)):
+                kept.append(v)
+    finally:
+        restore()
+    return kept
 
 
 def _c2t_any_cuda(args):

@@ -284,8 +284,16 @@ def scale_rows_kernel(
     for row in range(tl.program_id(0), n_rows, tl.num_programs(0)):
         # Per-row factor: a 0-d gather at element index `row` (float32).
         s = _c2t_gather_1d(scale, scale_shape_0, scale_stride_0, row, None, 0, True)
+        # the next iteration's tile is loaded while this one is used (two tiles in flight: cuTile pipelines these loads itself)
+        xt_prefetch: tl.constexpr = 1 * TILE_N <= 16384
+        xt_next = (x_desc_0.load([row, 0 * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True)) if xt_prefetch else None
         for j in range(n_col_tiles):
-            xt = (x_desc_0.load([row, j * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True)).to(tl.float32)
+            if xt_prefetch:
+                xt_loaded = xt_next
+                xt_next = x_desc_0.load([row, (j + 1) * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, (j + 1), 1, TILE_N, _C2T_PAD_ZERO, True)
+            else:
+                xt_loaded = x_desc_0.load([row, j * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True)
+            xt = xt_loaded.to(tl.float32)
             # Leaky ReLU in float32, then the row scale.
             act = tl.where(xt >= 0.0, xt, xt * SLOPE)
             y_desc_0.store([row, j * TILE_N], (act * s).to(y.dtype.element_ty)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)

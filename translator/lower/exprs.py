@@ -16,8 +16,12 @@ _UNKNOWN = object()     # ExpressionLowering._known_value: no value at translati
 
 
 class ExpressionLowering:
+    node_values: dict = None    # id(node) -> V: nodes lowered already, returned as they are (prefetch.py)
+
     # ----------------------------------------------------------------- expressions
     def expr(self, e) -> V:
+        if self.node_values and id(e) in self.node_values:     # a node already lowered (prefetch.py)
+            return self.node_values[id(e)]
         fn = getattr(self, "e_" + type(e).__name__, None)
         if fn is None:
             what = getattr(e, "kind", type(e).__name__)

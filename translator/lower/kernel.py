@@ -100,6 +100,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
+        self.grid_stride_depth = 0      # grid-stride loops enclosing the statement being lowered
+        self.node_values = {}
         # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement
         # reshapes to drop unit axes (ops_memory._squeezed_load sets squeeze_done when it could)
         self.squeeze_request = None
@@ -319,8 +321,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self._flush_comments(st.span.line, depth)
         n0 = len(self.lines)
         if self.same_loads:
-            from .prefetch import _assigned
-            self._forget_loads(_assigned([st]))
+            self._forget_loads(N.assigned_names([st]))
         fn = getattr(self, "st_" + type(st).__name__, None)
         if fn is None:
             kind = getattr(st, "kind", type(st).__name__)
@@ -666,11 +667,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
         from . import prefetch
-        loads = prefetch.candidates(self, st, args[2]) if len(args) == 3 else []
+        step = args[2] if len(args) == 3 else None
+        loads = prefetch.candidates(self, st, step, self.grid_stride_depth > 0)
         if loads:
-            plans = prefetch.emit_before_loop(self, loads, st.target.id, args[0].code, depth)
+            plans = prefetch.emit_before_loop(self, loads, st.target.id, args[0].code if len(args) > 1 else "0", depth)
             for p in plans.values():
-                p.loop = (st.target.id, args[2].code)
+                p.loop = (st.target.id, step.code if step is not None else "1")
             self.prefetch.update(plans)
         self.emit(depth, f"for {st.target.id} in range({', '.join(a.code for a in args)}):")
         # not `isint`: the interpreter runs range() loops with Python ints, not tensors
@@ -678,7 +680,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self._forget_loop_assigned(st.body)
         before = dict(self.env)
         self.written |= self._loop_writes(st.body)
-        self.block(st.body, depth + 1)
+        grid_stride = step is not None and not step.is_static
+        self.grid_stride_depth += grid_stride
+        try:
+            self.block(st.body, depth + 1)
+        finally:
+            self.grid_stride_depth -= grid_stride
         self._merge_env(before)
 
     def _static_iter(self, st, depth):

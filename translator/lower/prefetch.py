@@ -8,8 +8,11 @@ the next iteration's tile while this one is used (two tiles in flight) closes th
 H200 (tests/gpu/exp_loop_prefetch.py, docs/gpu-runs/).
 
 A load qualifies when moving it one iteration earlier cannot change what it reads:
-- the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), without
-  nested loops or matrix products (Triton pipelines dot loops itself);
+- the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), or any
+  `range` loop inside a grid-stride loop (a persistent kernel's walk over one row's column tiles:
+  examples/scale_rows went from 63% to 75% of the copy bandwidth in fp16, 2669 -> 3166 GB/s,
+  docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md), without nested loops or matrix products
+  (Triton pipelines dot loops itself);
 - the statement is `name = ct.load(array, ...)` or `name = ct.gather(array, indices, ...)` at
   the top of the loop body (a gather's tile shape is the broadcast of its index tiles' shapes;
   TileGym's persistent softmax reads its rows so: its 4096x1024 rows went from 0.80-0.83 of
@@ -20,11 +23,13 @@ A load qualifies when moving it one iteration earlier cannot change what it read
   safe, and has no `memory_order` (an acquire load must stay where it is);
 - `continue`/`break` before the load turn it into a guarded statement (passes/loop_exits.py), which
   is no longer at the top of the loop body, so it is not prefetched.
-Two tiles in registers only pay off for small tiles: a constexpr picks the prefetch for tiles of
-at most PREFETCH_MAX_ELEMENTS elements (measured: 4x4096 gains, 4x8192 bf16 loses).
+Two tiles in registers only pay off for small tiles: a constexpr picks the prefetch where the
+loop's prefetched tiles have at most PREFETCH_MAX_ELEMENTS elements together (measured: one
+4x4096 tile gains, one 4x8192 bf16 tile loses, two 4x4096 tiles lose at 16384x4096).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..ir import nodes as N
@@ -40,23 +45,36 @@ class Prefetch:
     buffer: str       # the register buffer holding the next iteration's tile
     flag: str         # constexpr: whether this specialization prefetches
     loop: tuple = ()  # (loop variable, step code), set by the loop's lowering
+    load: object = None   # the ct.load/ct.gather call (the statement's value, or the call a cast wraps)
 
 
-def _assigned(body) -> set:
-    names = set()
-    for n in walk(body):
-        targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(
-            n, (N.AugAssign, N.AnnAssign, N.For)) else []
-        for t in targets:
-            names |= {x.id for x in walk(t) if isinstance(x, N.Name)}
-    return names
+def _load_of(info, value):
+    """The ct.load/ct.gather call of a statement's value: the value itself, or the call that
+    `ct.astype(call, dtype)` or `call.astype(dtype)` casts (the raw tile is prefetched and cast
+    where it is used: a cast at the prefetch would wait for the load there)."""
+    if not isinstance(value, N.Call):
+        return None
+    path = info.ct_path(value.func)
+    if path in ("load", "gather"):
+        return value
+    inner = None
+    if path == "astype" and len(value.args) == 2 and not value.keywords:
+        inner = value.args[0]
+    elif isinstance(value.func, N.Attr) and value.func.attr == "astype" and len(value.args) == 1 \
+            and not value.keywords:
+        inner = value.func.value
+    if isinstance(inner, N.Call) and info.ct_path(inner.func) in ("load", "gather"):
+        return inner
+    return None
 
 
-def candidates(lw, st, step: V) -> list:
+def candidates(lw, st, step: V | None, in_grid_stride: bool) -> list:
     """The top-level `name = ct.load(...)` / `ct.gather(...)` statements of loop `st` that may be loaded one
-    iteration early (see the module docstring)."""
+    iteration early (see the module docstring). `step`: the range's step (None: 1);
+    `in_grid_stride`: whether a grid-stride loop encloses `st`."""
     info = lw.s.info
-    if len(st.iter.args) != 3 or step.is_static or not isinstance(st.target, N.Name):
+    grid_stride = step is not None and not step.is_static
+    if not (grid_stride or in_grid_stride) or not isinstance(st.target, N.Name):
         return []
     for n in walk(st.body):
         if isinstance(n, (N.For, N.While)):
@@ -65,25 +83,25 @@ def candidates(lw, st, step: V) -> list:
             return []
         if isinstance(n, N.BinOp) and getattr(n, "op", None) == "@":
             return []
-    assigned = _assigned(st.body)
+    assigned = N.assigned_names(st.body)
     if st.target.id in assigned:
         return []
     written = lw._loop_writes(lw.fd.body)
     out = []
     for s in st.body:
-        if not (isinstance(s, N.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], N.Name)
-                and isinstance(s.value, N.Call) and info.ct_path(s.value.func) in ("load", "gather")):
+        load = _load_of(info, s.value) if isinstance(s, N.Assign) else None
+        if load is None or len(s.targets) != 1 or not isinstance(s.targets[0], N.Name):
             continue
-        kws = {k.name: k.value for k in s.value.keywords}
-        if len(s.value.args) > 3 or "memory_order" in kws or "memory_scope" in kws or (
+        kws = {k.name: k.value for k in load.keywords}
+        if len(load.args) > 3 or "memory_order" in kws or "memory_scope" in kws or (
                 "check_bounds" in kws and not (isinstance(kws["check_bounds"], N.Const)
                                                and kws["check_bounds"].value is True)):
             continue
-        arr = s.value.args[0] if s.value.args else None     # ct.load takes the array first
+        arr = load.args[0] if load.args else None     # ct.load takes the array first
         v = lw.env.get(arr.id) if isinstance(arr, N.Name) else None
         if v is None or v.kind != ARRAY or lw._root(v.array) in written:
             continue
-        names = {x.id for x in walk([s.value.args, s.value.keywords]) if isinstance(x, N.Name)}
+        names = {x.id for x in walk([s.value.args, s.value.keywords, s.value.func]) if isinstance(x, N.Name)}
         if names & assigned:
             continue
         out.append(s)
@@ -94,12 +112,12 @@ def _atom(v: V) -> str:
     return v.code if v.prec >= 100 else f"({v.code})"
 
 
-def lowered_load(lw, s, loop_var: str, code: str) -> V:
-    """The load of statement `s` with the loop variable standing for `code`."""
+def lowered_load(lw, load, loop_var: str, code: str) -> V:
+    """The load call `load` with the loop variable standing for `code`."""
     saved = lw.env.get(loop_var)
-    lw.env[loop_var] = V(f"({code})" if not code.isidentifier() else code, SCALAR)
+    lw.env[loop_var] = V(code if code.isidentifier() or code.isdigit() else f"({code})", SCALAR)
     try:
-        return lw.expr(s.value)
+        return lw.expr(load)
     finally:
         if saved is None:
             lw.env.pop(loop_var, None)
@@ -108,34 +126,53 @@ def lowered_load(lw, s, loop_var: str, code: str) -> V:
 
 
 def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
-    """Before the loop: each prefetched load's constexpr switch and the first iteration's tile.
-    Returns {id(statement): Prefetch} for the loop body's lowering."""
-    plans = {}
+    """Before the loop: the constexpr switch and each prefetched load's first-iteration tile. The
+    switch counts the elements of all the loop's prefetched tiles together (TileGym's RMSNorm
+    backward prefetching two 4x4096 tiles ran at 0.79-0.82 of cuTile where it was at 1.34-1.36
+    without: docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md). Returns {id(statement):
+    Prefetch} for the loop body's lowering."""
+    firsts = []
     for s in loads:
+        load = _load_of(lw.s.info, s.value)
+        first = lowered_load(lw, load, loop_var, start)
+        if first.shape:
+            firsts.append((s, load, first))
+    if not firsts:
+        return {}
+    if not lw.prefetch_comment_done:
+        lw.emit(depth, "# the next iteration's tile is loaded while this one is used (two tiles in "
+                       "flight: cuTile pipelines these loads itself)")
+        lw.prefetch_comment_done = True
+    flag = f"{firsts[0][0].targets[0].id}_prefetch" if len(firsts) == 1 else f"{loop_var}_prefetch"
+    elements = " + ".join(" * ".join(f"({d})" if not str(d).isidentifier() and not str(d).isdigit() else str(d)
+                                     for d in first.shape) for _, _, first in firsts)
+    lw.emit(depth, f"{flag}: tl.constexpr = {elements} <= {PREFETCH_MAX_ELEMENTS}")
+    plans = {}
+    for s, load, first in firsts:
         target = s.targets[0].id
-        first = lowered_load(lw, s, loop_var, start)
-        if not first.shape:
-            continue
-        buf, flag = f"{target}_next", f"{target}_prefetch"
-        if not lw.prefetch_comment_done:
-            lw.emit(depth, "# the next iteration's tile is loaded while this one is used (two tiles in "
-                           "flight: cuTile pipelines these loads itself)")
-            lw.prefetch_comment_done = True
-        elements = " * ".join(f"({d})" if not str(d).isidentifier() and not str(d).isdigit() else str(d)
-                              for d in first.shape)
-        lw.emit(depth, f"{flag}: tl.constexpr = {elements} <= {PREFETCH_MAX_ELEMENTS}")
+        buf = f"{target}_next"
         lw.emit(depth, f"{buf} = {_atom(first)} if {flag} else None")
-        plans[id(s)] = Prefetch(target, buf, flag)
+        plans[id(s)] = Prefetch(target, buf, flag, load=load)
     return plans
 
 
 def emit_in_loop(lw, s, plan: Prefetch, loop_var: str, step: str, depth: int) -> V:
-    """`name = ct.load(...)` inside the loop: take the prefetched tile, load the next one."""
-    here = lw.expr(s.value)
-    nxt = lowered_load(lw, s, loop_var, f"{loop_var} + {step}")
+    """`name = ct.load(...)` inside the loop: take the prefetched tile, load the next one. A cast
+    load (`name = ct.astype(ct.load(...), dt)`) takes the raw tile as `name_loaded` and casts it."""
+    here = lw.expr(plan.load)
+    nxt = lowered_load(lw, plan.load, loop_var, f"{loop_var} + {step}")
+    raw = plan.target if plan.load is s.value else f"{plan.target}_loaded"
     lw.emit(depth, f"if {plan.flag}:")
-    lw.emit(depth + 1, f"{plan.target} = {plan.buffer}")
+    lw.emit(depth + 1, f"{raw} = {plan.buffer}")
     lw.emit(depth + 1, f"{plan.buffer} = {nxt.code}")
     lw.emit(depth, "else:")
-    lw.emit(depth + 1, f"{plan.target} = {here.code}")
-    return here
+    lw.emit(depth + 1, f"{raw} = {here.code}")
+    if plan.load is s.value:
+        return here
+    lw.node_values[id(plan.load)] = dataclasses.replace(here, code=raw, prec=100)
+    try:
+        v = lw.expr(s.value)
+    finally:
+        del lw.node_values[id(plan.load)]
+    lw.emit(depth, f"{plan.target} = {v.code}")
+    return v

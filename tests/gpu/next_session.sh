@@ -4,7 +4,12 @@
 # the former parts 0-2 (docs/gpu-runs/pad-and-variants-2026-12-01.md): tile variants timed (opt-in
 # kept), launch-option sweeps of the rows below cuTile (none closes them), C2T_NARROW=pad (opt-in:
 # flash decode faster, MLA decoding slower).
+# The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md
+# section 1: all right against cuTile); part 0 is still to run.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
+#  part 2: every example and construct module verified against cuTile, untimed.
+#  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in
+#          the twenty-fifth session) in both dtypes, and bmm, with C2T_TILE_VARIANTS=0 beside.
 #  part 0: the decode entries with C2T_NARROW=pad next to the default in one call (the
 #          twenty-third session did that for flash decode only; MLA and the sink decoder were
 #          timed with pad and without it in different calls), after the negation probe.
@@ -28,5 +33,17 @@ if [ "$part" = 1 ]; then
   # (its tile shape is now known), vector_add's `a + b` a promotion helper (PTX of the suite's
   # TileGym kernels compared equal on the CPU); rope, for its helper calls
   step 200 "examples whose generated code changed, and rope" "${bench[@]}" --only ex_scale_rows ex_vector_add tg_rope --timeout 60 --out "$out/changed"
+fi
+if [ "$part" = 3 ]; then
+  step 130 "skinny matmul, default (tile variants)" "${bench[@]}" --only tg_matmul_skinny --dtypes float16 bfloat16 --timeout 120 --out "$out/variants"
+  step 100 "skinny matmul, C2T_TILE_VARIANTS=0" "${bench[@]}" --only tg_matmul_skinny --dtypes float16 bfloat16 --timeout 90 --env C2T_TILE_VARIANTS=0 --out "$out/novariants"
+  step 120 "bmm entries, default" "${bench[@]}" --only tg_bmm tg_bmm_tiled --timeout 55 --out "$out/bmm"
+fi
+if [ "$part" = 2 ]; then
+  # correctness of every example and construct module against cuTile after the twenty-fourth
+  # session's dtype-family helpers (no timing; eight verifications at a time)
+  mkdir -p "$out/verify"
+  ls examples/[a-z]*.py | xargs -P 8 -I{} sh -c 'n=$(basename {} .py); timeout 150 python3 -m translator verify {} --no-bench --quiet --json '"$out"'/verify/ex_$n.json > '"$out"'/verify/ex_$n.txt 2>&1; echo "ex_$n rc=$? $(grep -E "^RESULT" '"$out"'/verify/ex_$n.txt)"' | tee -a "$log"
+  step 200 "construct modules" bash tests/gpu/verify_constructs.sh "$out/constructs"
 fi
 echo "### done ($(date +%T))" | tee -a "$log"

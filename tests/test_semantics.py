@@ -1046,3 +1046,35 @@ def test_max_and_min_with_propagate_nan(tmp_path):
     assert torch.equal(mx[ok], x[ok].max(1).values) and torch.equal(mn[ok], x[ok].min(1).values)
     assert not plain.isnan().any()
     assert "OK k" in compile_sm90(PROPAGATE_NAN, "run", "(torch.randn(4, 8),)", tmp_path)
+
+
+ARG_PROPAGATE_NAN = """
+@ct.kernel
+def k(x, amax, amin, amax_plain, T: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(4, T))
+    ct.store(amax, index=(0,), tile=ct.argmax(t, axis=1, propagate_nan=True))
+    ct.store(amin, index=(0,), tile=ct.argmin(t, axis=1, propagate_nan=True))
+    ct.store(amax_plain, index=(0,), tile=ct.argmax(t, axis=1))
+
+def run(x):
+    outs = [torch.empty(4, dtype=torch.int32) for _ in range(3)]
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, *outs, 8))
+    return outs
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_argmax_and_argmin_with_propagate_nan(tmp_path, dtype):
+    """ct.argmax/ct.argmin(..., propagate_nan=True): NaN wins, the first NaN's index is returned
+    (was refused); a row without NaN, or with +-inf before its NaN, as the documentation says;
+    without propagate_nan the NaN is ignored."""
+    mod = build(ARG_PROPAGATE_NAN, tmp_path)
+    x = torch.tensor([[0.5, 3.0, -1.0, 3.0, 2.0, -4.0, 1.0, 0.0],
+                      [0.5, 3.0, float("nan"), 9.0, float("nan"), -4.0, 1.0, 0.0],
+                      [float("inf"), 1.0, 2.0, float("-inf"), 3.0, 4.0, float("nan"), 0.0],
+                      [2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 2.0, 1.0]], dtype=dtype)
+    amax, amin, plain = mod.run(x)
+    assert amax.tolist() == [1, 2, 6, 0]
+    assert amin.tolist() == [5, 2, 6, 2]
+    assert plain.tolist() == [1, 3, 0, 0]
+    assert "OK k" in compile_sm90(ARG_PROPAGATE_NAN, "run", "(torch.randn(4, 8),)", tmp_path)

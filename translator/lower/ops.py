@@ -408,8 +408,11 @@ def _reduce(lw, name, call, args):
     nan = ""
     if "propagate_nan" in args:
         pn = lw.expr(args["propagate_nan"])
-        if pn.known and pn.value is True and name in ("max", "min"):
-            nan = "_nan"            # a NaN wins (tl.reduce with maximum/minimum propagating NaN)
+        if pn.known and pn.value is True and name in ("max", "min", "argmax", "argmin"):
+            nan = "_nan"            # a NaN wins (tl.reduce with maximum/minimum propagating NaN;
+            if name.startswith("arg"):      # for arg*, the first NaN's index)
+                lw.s.use(f"_c2t_{name}")
+                lw.s.use("_c2t_argmax")
         elif not (pn.known and pn.value is False):
             lw.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet"
                     if pn.known else f"ct.{name}: propagate_nan must be a constant", call)

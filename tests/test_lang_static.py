@@ -312,3 +312,52 @@ def test_a_0d_tile_bounds_a_range_loop(tmp_path):
     x, y = torch.tensor([1, 2, 0, 1], dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
     mod.launch_count((1,), x, y, 4)
     assert y.tolist() == [10, 10, 10, 10]
+
+
+# ---------------------------------------------------------------- static_iter over arrays
+ARRAYS_ITER = """
+@ct.kernel
+def k(x, y, o1, o2, T: ConstInt):
+    bid = ct.bid(0)
+    acc = ct.zeros((T,), dtype=ct.float32)
+    for A in ct.static_iter((x, y)):            # a load from each array in turn
+        acc = acc + ct.astype(ct.load(A, index=(bid,), shape=(T,)), ct.float32)
+    outs = (o1, o2)
+    for i, O in ct.static_iter(enumerate(outs)):  # a store to each, through a named tuple
+        ct.store(O, index=(bid,), tile=ct.astype(acc * (i + 1), O.dtype))
+
+def run(x, y):
+    o1, o2 = torch.empty_like(x), torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, o1, o2, 16))
+    return o1, o2
+"""
+
+
+def test_static_iter_over_a_tuple_of_arrays(tmp_path):
+    """`for A in ct.static_iter((x, y))`: each array in turn (was refused: `A` was not an array
+    parameter); the ranks come from the uses of the loop variable."""
+    res = translate(ARRAYS_ITER)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    mod = build(ARRAYS_ITER, tmp_path)
+    x, y = torch.randn(37), torch.randn(37)
+    o1, o2 = mod.run(x, y)
+    torch.testing.assert_close(o1, x + y)
+    torch.testing.assert_close(o2, 2 * (x + y))
+
+
+def test_a_store_through_a_static_iter_variable_counts_as_a_write_to_each_array():
+    """A kernel that stores to `A` for A in (y, x) writes x: the grid-stride loop's load of x may
+    not be prefetched (the prefetch rule needs an array the kernel never writes)."""
+    src = """
+@ct.kernel
+def k(x, y, T: ConstInt):
+    for t in range(ct.bid(0), ct.cdiv(x.shape[0], T), ct.num_blocks(0)):
+        v = ct.load(x, index=(t,), shape=(T,))
+        ct.store(y, index=(t,), tile=v * 2)
+    for A in ct.static_iter((y, x)):
+        ct.store(A, index=(ct.bid(0),), tile=ct.zeros((T,), dtype=A.dtype))
+"""
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "_prefetch" not in res.code
+    assert "_prefetch" in translate(src.replace("(y, x)", "(y, y)")).code

@@ -50,6 +50,37 @@ def _rank_from(e):
     return None
 
 
+def static_iter_members(target, src, tuple_elts: dict, candidates: set, out: dict):
+    """For `for target in ct.static_iter(src)` over a tuple (a literal or a name assigned one;
+    through reversed, enumerate or zip) holding names of `candidates` (None: any name): loop
+    variable -> those names, added to `out`."""
+    def items(e):
+        if isinstance(e, N.Call) and isinstance(e.func, N.Name) and e.func.id in ("reversed", "enumerate", "zip"):
+            seqs = [items(a) for a in e.args]
+            if any(s is None for s in seqs):
+                return None
+            if e.func.id == "reversed":
+                return seqs[0][::-1] if len(seqs) == 1 else None
+            if e.func.id == "enumerate":
+                return [(None, x) for x in seqs[0]] if len(seqs) == 1 else None
+            return list(zip(*seqs))
+        if isinstance(e, N.Name) and e.id in tuple_elts:
+            e = N.TupleExpr(elts=tuple_elts[e.id])
+        if isinstance(e, N.TupleExpr):
+            return [x for x in e.elts]
+        return None
+
+    def bind(t, item):
+        if isinstance(t, N.Name) and isinstance(item, N.Name) and (candidates is None or item.id in candidates):
+            out.setdefault(t.id, []).append(item.id)
+        elif isinstance(t, (N.TupleExpr, N.ListExpr)) and isinstance(item, tuple) and len(item) == len(t.elts):
+            for sub_t, sub in zip(t.elts, item):
+                bind(sub_t, sub)
+
+    for item in items(src) or []:
+        bind(target, item)
+
+
 def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0) -> dict:
     """Map parameter name -> rank (None when used as an array but the rank is unknown)."""
     return infer_params(fd, info, candidates, _depth)[0]
@@ -69,6 +100,10 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
 
     def note(target, rank):
         name, elem = target if isinstance(target, tuple) else (target, False)
+        if name in iterated:        # `for A in ct.static_iter((x, y))`: a use of A is one of x, y
+            for member in iterated[name]:
+                note((member, elem), rank)
+            return
         if name not in candidates:
             return
         table = lists if elem else found
@@ -78,12 +113,17 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
         else:
             table.setdefault(name, old)
 
-    tuple_names, alias = {}, {}
+    tuple_names, alias, tuple_elts = {}, {}, {}
+    iterated: dict = {}     # static_iter loop variable -> the parameters it stands for in turn
     for n in walk(fd.body):
         if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
             for t in n.targets:
                 if isinstance(t, N.Name):
                     tuple_names[t.id] = len(n.value.elts)
+                    tuple_elts[t.id] = n.value.elts
+        if isinstance(n, N.For) and isinstance(n.iter, N.Call) and info.ct_path(n.iter.func) == "static_iter" \
+                and len(n.iter.args) == 1:
+            static_iter_members(n.target, n.iter.args[0], tuple_elts, candidates, iterated)
         if isinstance(n, N.Assign) and isinstance(n.value, N.Call) and isinstance(n.value.func, N.Attr) \
                 and n.value.func.attr in _DERIVED:
             for t in n.targets:

@@ -805,21 +805,31 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         ct.store/scatter/atomics (their array comes first), `view.store(...)` and
         `view.atomic_*(...)` of a tiled view, and, not knowing what they do, every array passed to
         a module or local function."""
-        from .arrays import walk
+        from .arrays import static_iter_members, walk
         names = set()
         # names bound in `body` (not yet in env while a loop header is lowered): a view made there
         # (`v = A.tiled_view(...)`) stands for its array
-        bound = {}
+        bound, iterated, tuples = {}, {}, {}
         for n in walk(body):
             if isinstance(n, N.Assign):
                 for t in n.targets:
                     if isinstance(t, N.Name):
                         bound.setdefault(t.id, []).append(n.value)
+                        if isinstance(n.value, N.TupleExpr):
+                            tuples[t.id] = n.value.elts
+        for n in walk(body):    # `for A in ct.static_iter((x, y))`: a store to A is one to x and y
+            if isinstance(n, N.For) and isinstance(n.iter, N.Call) and len(n.iter.args) == 1 \
+                    and self.s.info.ct_path(n.iter.func) == "static_iter":
+                static_iter_members(n.target, n.iter.args[0], tuples, None, iterated)
 
         def add(node, seen=()):
             if isinstance(node, N.Subscript):       # ct.store(Cs[g], ...)
                 node = node.value
             if not isinstance(node, N.Name):
+                return
+            if node.id in iterated and node.id not in seen:
+                for member in iterated[node.id]:
+                    add(N.Name(id=member), (*seen, node.id))
                 return
             v = self.env.get(node.id)
             if v is not None and v.kind == T.LIST:

@@ -148,6 +148,23 @@ CONSTRUCTS = {
         for w, t in ct.static_iter(zip((1.0, -2.0), (a, b))):
             r = r + ct.astype(t, ct.float32) * w
         """, "a.float() - 2 * b.float()", out_dtype="torch.float32"),
+    # the twenty-fifth session's lifted refusals: a tuple of arrays in ct.static_iter, arg-reductions
+    # with propagate_nan=True (NaN wins, the first NaN's index; rows with and without NaNs)
+    "static_iter_arrays": _rowwise(
+        """
+        r = ct.zeros((TM, TN), dtype=ct.float32)
+        for w, A in ct.static_iter(zip((1.0, -2.0), (x, y))):
+            t = ct.load(A, index=(bm, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+            r = r + ct.astype(t, ct.float32) * w
+        """, "a.float() - 2 * b.float()", out_dtype="torch.float32"),
+    "arg_propagate_nan": _rowwise(
+        # (-b: the NEG_INF padding becomes +inf, which no argmin picks)
+        "r = ct.argmax(a, axis=1, propagate_nan=True) * 4096 + ct.argmin(-b, axis=1, propagate_nan=True)",
+        "(torch.where(a.isnan().any(1), a.isnan().int().argmax(1), a.float().nan_to_num(-math.inf).argmax(1)) * 4096"
+        " + torch.where(b.isnan().any(1), b.isnan().int().argmax(1), (-b.float()).nan_to_num(math.inf).argmin(1)))"
+        ".to(torch.int32)",
+        pad="NEG_INF", out=ROW, out_dtype="torch.int32", op_class="integer",
+        xform="; x[x > 2.2] = math.nan", yform="; y[y < -2.2] = math.nan"),
     "astype_bitcast": _rowwise("r = ct.astype(ct.bitcast(ct.bitcast(a, ct.int32) ^ 1, ct.float32), ct.float16)",
                                "(a.view(torch.int32) ^ 1).view(torch.float32).half()", dtypes=F32,
                                out_dtype="torch.float16"),

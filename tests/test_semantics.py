@@ -477,6 +477,63 @@ def test_a_store_of_another_tile_shape_after_a_load_gets_a_barrier():
     assert body.count("cuTile orders this write after the block's earlier reads") == 2
 
 
+# A loop whose store may overwrite what a later statement of the body read in the previous
+# iteration: `y` shifted left by one in place, chunk by chunk (each chunk reads one element of the
+# next chunk before that chunk is stored in the next iteration). Nothing reads y before the loop,
+# so no barrier comes before the store for an earlier read.
+SHIFT_LOOP = """
+@ct.kernel
+def k(x, y, flag: int, T: ConstInt, MODE: ConstInt):
+    n = ct.num_tiles(y, axis=0, shape=(T,))
+    head = ct.gather(x, ct.arange(T, dtype=ct.int32) + 1)     # (y's first chunk, read from a copy)
+    for i in range(n):
+        ct.store(y, index=(i,), tile=head)
+        NEXT_READ
+"""
+NEXT = "head = ct.gather(y, (i + 1) * T + ct.arange(T, dtype=ct.int32) + 1)"
+
+
+@pytest.mark.parametrize("read, barrier", [
+    (NEXT, True),                                                    # gather: other threads' elements
+    ("head = ct.load(y, index=(i + 1,), shape=(T,))", False),        # same tile shape: the storing thread read it
+    ("if flag > 0:\n            " + NEXT, True),                     # a run-time if may run in any iteration
+    ("if MODE > 0:\n            " + NEXT, True),                     # (on a Constant: still both in one body)
+])
+def test_a_write_after_the_previous_iterations_reads_gets_a_barrier(read, barrier):
+    """cuTile orders iteration i's store after iteration i-1's reads of the array: the body ends
+    with a barrier where another thread may still have to read what the store overwrites."""
+    src = SHIFT_LOOP.replace("NEXT_READ", read)
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    body = res.code.split("def k(")[1].split("\ndef ")[0]
+    assert ("cuTile orders the next iteration's writes after this iteration's reads" in body) == barrier
+
+
+def test_a_write_and_a_read_in_branches_of_one_constant_if_need_no_barrier():
+    """One Triton specialization keeps one branch of an `if` on a Constant: its store and the
+    other branch's gather never run in one kernel (TileGym's layer_norm_legacy: Mean is stored
+    when COMPUTE is set, gathered otherwise)."""
+    src = SHIFT_LOOP.replace("        ct.store(y, index=(i,), tile=head)\n        NEXT_READ", """        if MODE > 0:
+            ct.store(y, index=(i,), tile=head)
+        else:
+            NEXT""".replace("NEXT", NEXT))
+    body = translate(src).code.split("def k(")[1].split("\ndef ")[0]
+    assert "cuTile orders the next iteration's writes" not in body
+    runtime = translate(src.replace("if MODE > 0:", "if flag > 0:")).code.split("def k(")[1].split("\ndef ")[0]
+    assert "cuTile orders the next iteration's writes" in runtime
+
+
+def test_the_shifted_loop_computes_the_shift(tmp_path):
+    mod = build(SHIFT_LOOP.replace("NEXT_READ", NEXT) + """
+def run(y):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (y.clone(), y, 1, 4, 1))
+""", tmp_path)
+    y = torch.arange(16.0)
+    y0 = y.clone()
+    mod.run(y)
+    torch.testing.assert_close(y[:15], y0[1:])
+
+
 def test_no_barrier_between_different_arrays():
     res = translate("""
     @ct.kernel

@@ -94,6 +94,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.returns: list = []
         self.written: set = set()       # arrays this block may have stored to (root names)
         self.read: dict = {}            # arrays it may have read since its last barrier: root -> regions
+        self.loop_events: list = []     # per enclosing loop: its body's reads, writes and barriers, in order
+        self.if_path: list = []         # enclosing if branches: (id of the if, "body"/"else", static test)
         self.all_written: set = set()   # every array the function stores to (batched launches)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
@@ -548,17 +550,25 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         before = dict(self.env)
         frame = self.loop_frames[-1] if self.loop_frames else None
         start = self._loop_counts(frame)
-        self._branch(st, st.body, depth + 1, "body")
+        self.if_path.append((id(st), "body", test.is_static))
+        try:
+            self._branch(st, st.body, depth + 1, "body")
+        finally:
+            self.if_path.pop()
         mid = self._loop_counts(frame)
         after_body = self.env
         self.env = dict(before)
         if st.orelse:
-            if len(st.orelse) == 1 and isinstance(st.orelse[0], N.If) and st.orelse[0].is_elif:
-                self._flush_comments(st.orelse[0].span.line, depth)
-                self.st_If(st.orelse[0], depth, "elif")
-            else:
-                self.emit(depth, "else:")
-                self._branch(st, st.orelse, depth + 1, "else")
+            self.if_path.append((id(st), "else", test.is_static))
+            try:
+                if len(st.orelse) == 1 and isinstance(st.orelse[0], N.If) and st.orelse[0].is_elif:
+                    self._flush_comments(st.orelse[0].span.line, depth)
+                    self.st_If(st.orelse[0], depth, "elif")
+                else:
+                    self.emit(depth, "else:")
+                    self._branch(st, st.orelse, depth + 1, "else")
+            finally:
+                self.if_path.pop()
             if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
                 self._warn_constants_merged(st, before, after_body)
         self._merge_env(after_body)
@@ -683,7 +693,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         grid_stride = step is not None and not step.is_static
         self.grid_stride_depth += grid_stride
         try:
-            self.block(st.body, depth + 1)
+            self._loop_body(st.body, depth + 1)
         finally:
             self.grid_stride_depth -= grid_stride
         self._merge_env(before)
@@ -745,7 +755,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         assigned = self._forget_loop_assigned(st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
-        self.block(st.body, depth + 1)
+        self._loop_body(st.body, depth + 1)
         for k in assigned:       # after the loop: the value before it (no iteration) or the body's
             v = self.env.get(k)
             if isinstance(v, V) and v.nonneg is not None:
@@ -776,8 +786,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         tile-space load of the same tile shape (`region`) and the stored tile is not permuted or
         multiplied (`tile_code`): equal tiles are the same elements or disjoint, and each element
         is then stored by a thread that loaded it. `rmw`: an atomic, whose own read is excluded.
-        (Reads in a loop's earlier iteration are not counted: a write at the top of a loop body
-        gets no barrier for them.)"""
+        (Reads in a loop's earlier iteration: _loop_body.)"""
         root = self._root(arr)
         reads = self.read.get(root, [])[:-1 if rmw else None]
         same_tiles = region is not None and all(r == region for r in reads) and not any(
@@ -788,6 +797,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.pre_lines.append("tl.debug_barrier()  # cuTile orders this write after the block's "
                                       "earlier reads of the array")
             self.read.clear()
+            self._event(("b",))
+        plain = region is not None and not any(
+            m in tile_code for m in ("tl.trans(", "tl.permute(", "_c2t_cat_", "_c2t_mma(", "_c2t_matmul(",
+                                     "tl.dot(", "_narrow"))
+        self._event(("w", root, region, plain))
         self.written.add(root)
         self.all_written.add(root)
 
@@ -798,6 +812,56 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.read.setdefault(self._root(arr), []).append(region)
         if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
+            self._event(("b",))
+        self._event(("r", self._root(arr), region))
+
+    def _event(self, e):
+        if self.loop_events:
+            self.loop_events[-1].append((*e, tuple(self.if_path)))
+
+    def _loop_body(self, body, depth):
+        """Lower a loop body. Where a store in it may overwrite what a later statement of the body
+        read in the previous iteration, with no barrier between (cuTile orders the write after
+        that read), the body ends with a barrier. Exempt, as in mark_written: reads that were
+        tile-space loads of the stored tile's shape, the stored tile not permuted or multiplied
+        (each element is stored by the thread that loaded it); and a read and a write in
+        different branches of an `if` on a Constant (one Triton specialization has only one)."""
+        self.loop_events.append([])
+        try:
+            self.block(body, depth)
+        finally:
+            events = self.loop_events.pop()
+        if self._war_across_iterations(events):
+            self.emit(depth, "tl.debug_barrier()  # cuTile orders the next iteration's writes after "
+                             "this iteration's reads of the array")
+            events.append(("b", tuple(self.if_path)))
+        if self.loop_events:        # an inner loop's barriers may not run (no iteration): not counted
+            self.loop_events[-1].extend(e for e in events if e[0] != "b")
+
+    @staticmethod
+    def _war_across_iterations(events) -> bool:
+        """Whether a write of `events` (one loop body's reads ("r", root, region, path), writes
+        ("w", root, region, plain, path) and barriers ("b", path), in order; a path lists the
+        enclosing if branches) may overtake a later read of the same array from the previous
+        iteration: no barrier that runs whenever they do lies between."""
+        def runs_with(b, x):        # barrier path b runs whenever an event of path x does
+            return set(b) <= set(x)
+
+        def exclusive(a, b):        # branches of one `if` on a Constant
+            return any(i == j and part != other and static for i, part, static in a for j, other, _ in b)
+
+        for p, w in enumerate(events):
+            if w[0] != "w" or any(e[0] == "b" and runs_with(e[-1], w[-1]) for e in events[:p]):
+                continue
+            _, root, region, plain, wpath = w
+            for q in range(p + 1, len(events)):
+                r = events[q]
+                if r[0] != "r" or r[1] != root or exclusive(r[-1], wpath) or \
+                        any(e[0] == "b" and runs_with(e[-1], r[-1]) for e in events[q + 1:]):
+                    continue
+                if not (plain and r[2] == region):
+                    return True
+        return False
 
     def _loop_writes(self, body):
         """Arrays `body` may store to: a read at the top of a loop's next iteration follows them,

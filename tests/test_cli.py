@@ -62,7 +62,7 @@ def test_check_needs_output():
 def test_refused_input_exits_2(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text("import cuda.tile as ct\n\n@ct.kernel\ndef k(x):\n    for i in range(4):\n"
-                   "        f = (lambda a=1: a)(x)\n")
+                   "        f = (lambda *a: a)(x)\n")
     r = cli(src)
     assert r.returncode == 2
     assert f"{src}:6:14: error C2T103" in r.stderr and "Traceback" not in r.stderr

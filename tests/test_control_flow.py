@@ -268,6 +268,29 @@ def test_lambda_literals_passed_to_helpers_or_called_at_once(tmp_path):
     torch.testing.assert_close(mod.run(x), x + 1.0 + x * x + x * 3.0)
 
 
+def test_lambdas_with_default_parameters(tmp_path):
+    """`lambda v, s=2.0: v * s` named, called at once and passed to a helper, with and without the
+    defaulted argument (was refused: C2T103)."""
+    mod = build("""
+    def apply(f, t):
+        return f(t)
+
+    @ct.kernel
+    def k(x, out, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        f = lambda v, s=2.0: v * s
+        u = f(t) + f(t, 3.0) + (lambda v, c=1.0: v + c)(t) + apply(lambda v, d=4.0: v * d, t)
+        ct.store(out, index=(0,), tile=u)
+
+    def run(x):
+        out = torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
+        return out
+    """, tmp_path)
+    x = torch.randn(16)
+    torch.testing.assert_close(mod.run(x), x * 2.0 + x * 3.0 + (x + 1.0) + x * 4.0)
+
+
 def test_helper_lowered_per_signature(tmp_path):
     mod = build("""
     def fdiv(a, b):

@@ -29,7 +29,7 @@ def test_file_without_cuda_tile_is_returned_unchanged():
     ("    t = ct.no_such_thing(x)\n", "C2T102", 7),
     ("    t = ct.load(x, index=(0,), shape=(n,))\n", "C2T105", 7),
     ("    t = ct.load(x, index=(0,), shape=(4,), memory_order=ct.MemoryOrder.ACQUIRE)\n", "C2T106", 7),
-    ("    t = (lambda a=1: a)(x)\n", "C2T103", 7),
+    ("    t = (lambda *a: a)(x)\n", "C2T103", 7),
     ("    t = [i for i in range(3)]\n", "C2T103", 7),
     ("    t = ct.load(x, index=(0,), shape=(4,), nonsense=1)\n", "C2T109", 7),
     # range() bounds: integers, or 0-d tiles (Tile.__index__), not a 1-d tile or a float

@@ -564,6 +564,9 @@ class Builder:
                     continue
                 if _rule(c) in ("name", "var") or isinstance(c, Token):
                     params.append(N.Param(span=span_of(c), name=self.name_of(c)))
+                elif _rule(c) == "lambda_paramvalue":       # `s=2.0`
+                    params.append(N.Param(span=span_of(c), name=self.name_of(c.children[0]),
+                                          default=self.expr(c.children[1])))
                 else:
                     return self.raw(t, "lambda")
         return N.Lambda(span=span_of(t), params=params, body=self.expr(body))

@@ -446,9 +446,9 @@ class ExpressionLowering:
         """A lambda used as a value (passed to a helper, called at once): a nested function named
         after its position, bound at translation time like a nested def."""
         from .helpers import lambda_as_def
-        if any(p.default is not None or p.kind != "normal" for p in e.params):
-            self.fail("C2T103", "lambdas with default or variadic parameters are not supported in kernel "
-                                "code", e, hint="write a nested def, or pass the value as an argument")
+        if any(p.kind != "normal" for p in e.params):
+            self.fail("C2T103", "lambdas with variadic parameters are not supported in kernel code", e,
+                      hint="write a nested def, or pass the values as arguments")
         fd = lambda_as_def(f"lambda_{e.span.line}_{e.span.col}", e)
         self.local_funcs[fd.name] = fd
         return V(fd.name, T.HELPER, value=("localfunc", fd))

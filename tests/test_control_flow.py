@@ -291,6 +291,46 @@ def test_lambdas_with_default_parameters(tmp_path):
     torch.testing.assert_close(mod.run(x), x * 2.0 + x * 3.0 + (x + 1.0) + x * 4.0)
 
 
+def test_functions_passed_to_helpers_take_their_captures_along(tmp_path):
+    """A lambda or nested def that reads kernel variables, passed to a module helper: the helper
+    cannot see them, and a local of its own with the same name must not stand in for them (it
+    did: `helper(lambda v: v * s, t)` computed t * 100 with the helper's `s = 100.0`). The
+    captures travel as hidden parameters, through a second helper too, and into ct.reduce."""
+    mod = build("""
+    def helper(f, t):
+        s = 100.0          # the helper's own `s`
+        return f(t) + s * 0
+
+    def outer(f, t):
+        return helper(f, t) * 2.0
+
+    def helper_reduce(f, t):
+        s = 100.0
+        return ct.reduce(t, 0, f, -math.inf)
+
+    @ct.kernel
+    def k(x, y, z, w, s: float, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        bias = t * 0.5
+        def plus_bias(v):
+            return v + bias
+        ct.store(y, index=(0,), tile=helper(lambda v: v * s, t))
+        ct.store(w, index=(0,), tile=outer(plus_bias, t))
+        ct.store(z, index=(0,), tile=ct.full((1,), helper_reduce(lambda a, b: ct.maximum(ct.maximum(a, b), s), t),
+                                            dtype=ct.float32))
+
+    def run(x, s):
+        y, w, z = torch.empty_like(x), torch.empty_like(x), torch.empty(1)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, w, s, 16))
+        return y, w, z
+    """, tmp_path)
+    x = torch.randn(16)
+    y, w, z = mod.run(x, 0.25)
+    torch.testing.assert_close(y, x * 0.25)
+    torch.testing.assert_close(w, (x + x * 0.5) * 2.0)
+    assert z.item() == max(x.max().item(), 0.25)
+
+
 def test_helper_lowered_per_signature(tmp_path):
     mod = build("""
     def fdiv(a, b):

@@ -32,6 +32,8 @@ def _sig_of(v: V):
     bound = None
     if v.kind in (T.ENUM, T.CONSTOBJ) or (_bound(v) and isinstance(v.value, enum.Enum)):
         bound = (v.code, repr(v.value))
+    elif _bound(v) and isinstance(v.value, tuple) and v.value and v.value[0] == "localfunc":
+        bound = (v.code, id(v.value[1]), tuple(v.value[2]) if len(v.value) > 2 else ())
     elif _bound(v):
         bound = (v.code, id(v.value))
     return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
@@ -53,10 +55,34 @@ def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
     return _call(lw, fd, name if not host_used else f"{name}_tl", e, [], module_level=True)
 
 
-def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call) -> V:
-    """Call of a nested def / lambda; `captured` lists the free variable names it reads."""
+def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call, cap_vals=None) -> V:
+    """Call of a nested def / lambda; `captured` lists the free variable names it reads (their
+    values: `cap_vals`, by default the caller's values of those names)."""
     owner = lw.fd.name
-    return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False)
+    return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False, cap_vals=cap_vals)
+
+
+def _pass_captures(lw, fd, args) -> tuple:
+    """Nested defs and lambdas among a helper call's arguments read variables of the function
+    they were written in, which the helper cannot see (or has its own of the same name): each
+    such value travels as a hidden parameter `_c2t_cap_<function>_<name>`, and the function value
+    records which (value ("localfunc", fd, {name: hidden parameter})). Returns (args, extra
+    params, extra args)."""
+    out, extra_p, extra_a = [], [], []
+    for a in args:
+        if a.kind == T.HELPER and isinstance(a.value, tuple) and a.value[0] == "localfunc":
+            lfd = a.value[1]
+            here = a.value[2] if len(a.value) > 2 else {c: c for c in free_names(lfd, lw.env)}
+            if here:
+                capmap = {}
+                for c, name in here.items():
+                    hidden = f"_c2t_cap_{lfd.name}_{c}"
+                    capmap[c] = hidden
+                    extra_p.append(N.Param(span=fd.span, name=hidden))
+                    extra_a.append(lw.env[name])
+                a = V(a.code, T.HELPER, value=("localfunc", lfd, capmap))
+        out.append(a)
+    return out, extra_p, extra_a
 
 
 def _signature(lw, fd, e):
@@ -115,12 +141,13 @@ def _bind(lw, fd, e) -> tuple:
     return params, args
 
 
-def _call(lw, fd, base_name, e, captured, module_level) -> V:
+def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     s = lw.s
     params, args = _bind(lw, fd, e)
-    cap_vals = [lw.env[c] for c in captured]
-    all_params = params + [N.Param(span=fd.span, name=c) for c in captured]
-    all_args = args + cap_vals
+    args, pass_p, pass_a = _pass_captures(lw, fd, args)
+    cap_vals = [lw.env[c] for c in captured] if cap_vals is None else cap_vals
+    all_params = params + pass_p + [N.Param(span=fd.span, name=c) for c in captured]
+    all_args = args + pass_a + cap_vals
     sig = tuple(_sig_of(a) for a in all_args)
     key = (id(fd), sig)
     plans = s.__dict__.setdefault("helper_plans", {})

@@ -753,6 +753,9 @@ def call(lw, e: N.Call) -> V:
             return imported_call(lw, f.value[1], e)
         if isinstance(f.value, tuple) and f.value[0] == "localfunc":
             fd = f.value[1]
+            if len(f.value) > 2:        # passed in from where it was written: its captures came along
+                capmap = f.value[2]
+                return local_call(lw, fd, list(capmap), e, [lw.env[h] for h in capmap.values()])
             return local_call(lw, fd, free_names(fd, lw.env), e)
         return helper_call(lw, str(f.value), e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):

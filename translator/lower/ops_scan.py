@@ -227,7 +227,7 @@ def _local_func(v):
     if v is None:
         return None
     val = v.value
-    if isinstance(val, tuple) and len(val) == 2 and val[0] == "localfunc":
+    if isinstance(val, tuple) and len(val) >= 2 and val[0] == "localfunc":
         val = val[1]
     return val if isinstance(val, (N.FunctionDef, N.Lambda)) else None
 
@@ -250,8 +250,12 @@ def _combine_function(lw, name, fnode, n, call):
     sp = fnode.span
     fd = None
     target = fnode
+    capmap = None       # a function passed in from where it was written: its captures' names here
     if isinstance(fnode, N.Name) and fnode.id in lw.env:
         target = _local_func(lw.env[fnode.id]) or fnode
+        val = lw.env[fnode.id].value
+        if isinstance(val, tuple) and len(val) > 2 and val[0] == "localfunc":
+            capmap = val[2]
     if isinstance(target, N.Lambda):
         fd = N.FunctionDef(span=Span(), name="<lambda>", params=list(target.params),
                            body=[N.Return(value=target.body)])
@@ -285,9 +289,12 @@ def _combine_function(lw, name, fnode, n, call):
     local = {p.name for p in params} | N.assigned_names(fd.body, defs=True)
     env, captures, cap_params = {}, [], []
     for nm in sorted(_names(fd.body) - local):
-        if nm not in lw.env:
+        if capmap is not None and nm not in capmap:
+            continue        # not a variable where the function was written: a module-level name
+        src = capmap[nm] if capmap is not None else nm
+        if src not in lw.env:
             continue        # module constants, ct, helpers, builtins: resolved as usual
-        v = lw.env[nm]
+        v = lw.env[src]
         if v.kind in (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
             env[nm] = v
         elif _local_func(v) is not None:

@@ -361,3 +361,51 @@ def k(x, y, T: ConstInt):
     assert res.ok, [d.format() for d in res.diagnostics]
     assert "_prefetch" not in res.code
     assert "_prefetch" in translate(src.replace("(y, x)", "(y, y)")).code
+
+
+# ---------------------------------------------------------------- frozen dataclass methods
+DC_METHODS = """
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Poly:
+    a: float
+    b: float = 1.0
+
+    def apply(self, t):
+        return t * self.a + self.b
+
+    def twice(self, t):
+        return self.apply(self.apply(t))
+
+P = Poly(2.0)
+
+@ct.kernel
+def k(x, y, z, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    ct.store(y, index=(0,), tile=P.apply(t) + Poly(3.0, 0.0).apply(t))
+    ct.store(z, index=(0,), tile=P.twice(t))
+
+def run(x):
+    y, z = torch.empty_like(x), torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, 16))
+    return y, z
+"""
+
+
+def test_frozen_dataclass_methods(tmp_path):
+    """Methods of a frozen dataclass constant (cuTile 1.6): a helper per instance value, `self`
+    folded at translation time; a method calling another (was C2T103: the class was not rebuilt)."""
+    mod = build(DC_METHODS, tmp_path)
+    x = torch.randn(16)
+    y, z = mod.run(x)
+    torch.testing.assert_close(y, x * 2 + 1 + x * 3)
+    torch.testing.assert_close(z, (x * 2 + 1) * 2 + 1)
+    kernel = open(mod.__file__).read()
+    assert "def _Poly_apply(t):\n    return t * 2.0 + 1.0" in kernel
+
+
+def test_dataclasses_with_post_init_or_decorated_methods_are_not_rebuilt():
+    for extra in ("    def __post_init__(self):\n        pass\n", "    @property\n    def c(self):\n        return 1\n"):
+        src = DC_METHODS.replace("    def apply(self, t):", extra + "\n    def apply(self, t):")
+        assert "C2T103" in codes(src), extra

@@ -30,6 +30,9 @@ class ModuleInfo:
     # module-level enum classes and frozen dataclasses (Python objects rebuilt from the source):
     # their members and instances are compile-time constants in kernels
     classes: dict = field(default_factory=dict)
+    # methods of those frozen dataclasses: rebuilt class -> {method name: FunctionDef}; a call in a
+    # kernel is a helper call with the (constant) instance as `self`
+    class_methods: dict = field(default_factory=dict)
     imports_ct: bool = False
     ct_import_stmts: list = field(default_factory=list)
     # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
@@ -326,9 +329,13 @@ def _frozen_dataclass(info: ModuleInfo, st: N.Other):
         return None
     if opts.get("frozen") is not True:
         return None
-    fields = []
+    fields, methods = [], {}
     for x in st.children:
-        if isinstance(x, N.AnnAssign) and isinstance(x.target, N.Name):
+        if isinstance(x, N.FunctionDef):
+            if x.decorators or x.name.startswith("__") or not x.params or x.params[0].kind != "normal":
+                return None     # __post_init__, properties, static and class methods: not rebuilt
+            methods[x.name] = x
+        elif isinstance(x, N.AnnAssign) and isinstance(x.target, N.Name):
             if x.value is None:
                 fields.append((x.target.id, object))
             else:
@@ -344,6 +351,9 @@ def _frozen_dataclass(info: ModuleInfo, st: N.Other):
         else:
             return None  # methods, class attributes...: not rebuilt
     try:
-        return dataclasses.make_dataclass(st.name, fields, **opts)
+        cls = dataclasses.make_dataclass(st.name, fields, **opts)
     except (TypeError, ValueError):
         return None
+    if methods:
+        info.class_methods[cls] = methods
+    return cls

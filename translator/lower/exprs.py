@@ -108,6 +108,10 @@ class ExpressionLowering:
         if base.kind == T.ARRAY:
             from .ops_memory import array_attr
             return array_attr(self, base, e.attr, e)
+        if base.kind == T.CONSTOBJ and e.attr in self.s.info.class_methods.get(type(base.value), {}):
+            # a frozen dataclass method: called as a helper with the instance as `self` (ops.call)
+            fd = self.s.info.class_methods[type(base.value)][e.attr]
+            return V(f"{base.code}.{e.attr}", T.HELPER, value=("dcmethod", fd, base))
         if base.kind == T.CONSTOBJ or (base.known and isinstance(base.value, enum.Enum)):
             return self._fold_attr(base, e)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN, T.STATIC):

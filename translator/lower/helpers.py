@@ -30,7 +30,9 @@ def _sig_of(v: V):
     # a value bound at translation time (a function, an enum member, a dataclass value...) is part
     # of the helper's lowering: each distinct one gets a helper of its own
     bound = None
-    if v.kind in (T.ENUM, T.CONSTOBJ) or (_bound(v) and isinstance(v.value, enum.Enum)):
+    if v.kind == T.CONSTOBJ:        # a dataclass value: its fields, whatever name it came by
+        bound = (type(v.value).__name__, repr(v.value))
+    elif v.kind == T.ENUM or (_bound(v) and isinstance(v.value, enum.Enum)):
         bound = (v.code, repr(v.value))
     elif _bound(v) and isinstance(v.value, tuple) and v.value and v.value[0] == "localfunc":
         bound = (v.code, id(v.value[1]), tuple(v.value[2]) if len(v.value) > 2 else ())

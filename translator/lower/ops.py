@@ -741,6 +741,19 @@ def op_expand_dims(lw, call, args):
 _BUILTIN_MINMAX = {"min": "minimum", "max": "maximum"}
 
 
+def method_of_dataclass(lw, fd, obj: V, e: N.Call) -> V:
+    """`cfg.method(args)` on a frozen dataclass constant: the method as a helper (one per
+    instance value), `self` bound to the instance at translation time."""
+    from .helpers import _call
+    self_node = N.Name(span=e.span, id=fd.params[0].name)
+    lw.node_values[id(self_node)] = obj
+    try:
+        call2 = N.Call(span=e.span, func=e.func, args=[self_node, *e.args], keywords=e.keywords)
+        return _call(lw, fd, f"_{type(obj.value).__name__}_{fd.name}", call2, [], module_level=False)
+    finally:
+        del lw.node_values[id(self_node)]
+
+
 def call(lw, e: N.Call) -> V:
     f = lw.expr(e.func)
     if f.kind == T.CTFUNC:
@@ -751,6 +764,8 @@ def call(lw, e: N.Call) -> V:
         from .helpers import free_names, helper_call, local_call
         if isinstance(f.value, tuple) and f.value[0] == "imported":
             return imported_call(lw, f.value[1], e)
+        if isinstance(f.value, tuple) and f.value[0] == "dcmethod":
+            return method_of_dataclass(lw, f.value[1], f.value[2], e)
         if isinstance(f.value, tuple) and f.value[0] == "localfunc":
             fd = f.value[1]
             if len(f.value) > 2:        # passed in from where it was written: its captures came along

@@ -246,49 +246,37 @@ def test_nested_defs_lambdas_and_closures_are_hoisted(tmp_path):
     assert "def _k_shifted(t, offset):" in code and "def _k_clamp(t):" in code
 
 
-def test_lambda_literals_passed_to_helpers_or_called_at_once(tmp_path):
-    """`apply(lambda v: v + 1.0, t)` and `(lambda v: v * 3)(t)` (cuTile accepts both): were refused
-    as "an immediately called lambda"."""
-    mod = build("""
-    def apply(f, t):
-        return f(t)
+LAMBDAS = """
+def apply(f, t):
+    return f(t)
 
-    @ct.kernel
-    def k(x, out, T: ConstInt):
-        t = ct.load(x, index=(0,), shape=(T,))
-        u = apply(lambda v: v + 1.0, t) + apply(lambda v: v * v, t)
-        ct.store(out, index=(0,), tile=u + (lambda v: v * 3.0)(t))
+@ct.kernel
+def k(x, out, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(T,))
+    BODY
+    ct.store(out, index=(0,), tile=u)
 
-    def run(x):
-        out = torch.empty_like(x)
-        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
-        return out
-    """, tmp_path)
+def run(x):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
+    return out
+"""
+
+
+@pytest.mark.parametrize("body, ref", [
+    # passed to a helper and called at once (cuTile accepts both): were refused as "an
+    # immediately called lambda"
+    ("u = apply(lambda v: v + 1.0, t) + apply(lambda v: v * v, t) + (lambda v: v * 3.0)(t)",
+     lambda x: x + 1.0 + x * x + x * 3.0),
+    # default parameters, named, called at once and passed to a helper, with and without the
+    # defaulted argument (were refused: C2T103)
+    ("f = lambda v, s=2.0: v * s\n    u = f(t) + f(t, 3.0) + (lambda v, c=1.0: v + c)(t) + apply(lambda v, d=4.0: v * d, t)",
+     lambda x: x * 2.0 + x * 3.0 + (x + 1.0) + x * 4.0),
+])
+def test_lambda_values(tmp_path, body, ref):
+    mod = build(LAMBDAS.replace("BODY", body), tmp_path)
     x = torch.randn(16)
-    torch.testing.assert_close(mod.run(x), x + 1.0 + x * x + x * 3.0)
-
-
-def test_lambdas_with_default_parameters(tmp_path):
-    """`lambda v, s=2.0: v * s` named, called at once and passed to a helper, with and without the
-    defaulted argument (was refused: C2T103)."""
-    mod = build("""
-    def apply(f, t):
-        return f(t)
-
-    @ct.kernel
-    def k(x, out, T: ConstInt):
-        t = ct.load(x, index=(0,), shape=(T,))
-        f = lambda v, s=2.0: v * s
-        u = f(t) + f(t, 3.0) + (lambda v, c=1.0: v + c)(t) + apply(lambda v, d=4.0: v * d, t)
-        ct.store(out, index=(0,), tile=u)
-
-    def run(x):
-        out = torch.empty_like(x)
-        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 16))
-        return out
-    """, tmp_path)
-    x = torch.randn(16)
-    torch.testing.assert_close(mod.run(x), x * 2.0 + x * 3.0 + (x + 1.0) + x * 4.0)
+    torch.testing.assert_close(mod.run(x), ref(x))
 
 
 def test_functions_passed_to_helpers_take_their_captures_along(tmp_path):

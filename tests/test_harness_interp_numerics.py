@@ -54,10 +54,26 @@ def run():
             "widen_bad": int((w.view(torch.int32) != x.float().view(torch.int32)).sum()),
             "fp8_up_bad": int(((up != f8.float()) & ~(up.isnan() & f8.float().isnan())).sum())}
 
-res = {"stock": run()}
+@triton.jit
+def flag_k(x_ptr, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if flag:
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+def run_flag():
+    x = torch.ones(4)
+    try:
+        flag_k[(1,)](x, True, BLOCK=4)
+        flag_k[(1,)](x, False, BLOCK=4)
+    except Exception as exc:
+        return type(exc).__name__
+    return x.tolist()
+
+res = {"stock": run(), "stock_flag": run_flag()}
 res["installed_now"] = numerics.install()
 res["installed_again"] = numerics.install()
 res["patched"] = run()
+res["patched_flag"] = run_flag()
 res["triton"] = triton.__version__
 print(json.dumps(res))
 '''
@@ -71,7 +87,9 @@ def test_bf16_patch_is_bit_exact_against_torch():
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0, "widen_bad": 0, "fp8_up_bad": 0}, res
     assert res["installed_now"] is True and res["installed_again"] is False
+    assert res["patched_flag"] == [2.0, 2.0, 2.0, 2.0], res      # a bool argument runs
     if res["triton"] == "3.6.0":          # the pinned version: its stock interpreter really is wrong
         assert res["stock"]["add_bad"] > 0 and res["stock"]["cast_bad"] > 0, res
         assert res["stock"]["widen_bad"] == 2, res    # it flushes bf16 subnormals widened to fp32
         assert res["stock"]["fp8_up_bad"] == 3, res   # and widens fp8 inf/NaN to finite numbers
+        assert res["stock_flag"] == "ValueError", res       # and fails on a bool argument

@@ -1,9 +1,12 @@
-"""Triton interpreter numerics patch: bf16 by value, round-to-nearest-even downcasts, fp8 upcasts.
+"""Triton interpreter numerics patch: bf16 by value, round-to-nearest-even downcasts, fp8 upcasts,
+bool scalar arguments.
 
 The stock Triton interpreter (3.6 and 3.9) computes bf16 arithmetic, compares, reductions,
 ``tl.dot`` and fma on the raw uint16 bit patterns, truncates fp32->bf16 casts, and rounds
 fp32->fp8 casts wrongly when the rounding carries into the exponent, and widens fp8 infinities and
-NaNs to finite numbers (e5m2 inf -> 65536).  ``install()`` patches the
+NaNs to finite numbers (e5m2 inf -> 65536); a Python bool argument fails (it stores the value as
+an int32 array under an int1 type: "numpy data itemsize (32 bits) exceeds dtype primitive_bitwidth
+(1 bits)").  ``install()`` patches the
 interpreter builder so that bf16 values are widened to fp32, computed, and rounded back once with
 torch's round-to-nearest-even, and so that downcasts to bf16/fp8 round like the GPU does
 (see shared/reference/triton-target.md, Appendix A).
@@ -141,6 +144,14 @@ def install() -> bool:
                 return self.to_tensor(bits if t.type.is_block() else bits.reshape(-1)[0], tl.bfloat16)
             return back(fn(self, xf, *args, **kwargs))
         return wrapper
+
+    cvt = interp._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, bool):       # a kernel's bool argument: an i1 scalar, as compiled code has it
+            return tl.tensor(TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+        return cvt(arg)
+    interp._implicit_cvt = implicit_cvt
 
     red, scan = interp.ReduceOps, interp.ScanOps
     red.sum, red.min_max = in_fp32(red.sum), in_fp32(red.min_max)

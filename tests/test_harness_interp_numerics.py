@@ -69,11 +69,23 @@ def run_flag():
         return type(exc).__name__
     return x.tolist()
 
-res = {"stock": run(), "stock_flag": run_flag()}
+@triton.jit
+def scale_k(x_ptr, out_ptr, s, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * s)      # fp16 * float argument, stored as fp32
+
+def run_scale():
+    x = torch.tensor([3.0, 1.0, -7.0, 0.5], dtype=torch.float16)
+    out = torch.empty(4)
+    scale_k[(1,)](x, out, 0.1, BLOCK=4)
+    return int((out != x.float() * torch.tensor(0.1, dtype=torch.float32)).sum())
+
+res = {"stock": run(), "stock_flag": run_flag(), "stock_scale_bad": run_scale()}
 res["installed_now"] = numerics.install()
 res["installed_again"] = numerics.install()
 res["patched"] = run()
 res["patched_flag"] = run_flag()
+res["patched_scale_bad"] = run_scale()
 res["triton"] = triton.__version__
 print(json.dumps(res))
 '''
@@ -88,8 +100,10 @@ def test_bf16_patch_is_bit_exact_against_torch():
     assert res["patched"] == {"add_bad": 0, "sum_bad": 0, "cast_bad": 0, "widen_bad": 0, "fp8_up_bad": 0}, res
     assert res["installed_now"] is True and res["installed_again"] is False
     assert res["patched_flag"] == [2.0, 2.0, 2.0, 2.0], res      # a bool argument runs
+    assert res["patched_scale_bad"] == 0, res                    # fp16 * float argument: in fp32
     if res["triton"] == "3.6.0":          # the pinned version: its stock interpreter really is wrong
         assert res["stock"]["add_bad"] > 0 and res["stock"]["cast_bad"] > 0, res
         assert res["stock"]["widen_bad"] == 2, res    # it flushes bf16 subnormals widened to fp32
         assert res["stock"]["fp8_up_bad"] == 3, res   # and widens fp8 inf/NaN to finite numbers
         assert res["stock_flag"] == "ValueError", res       # and fails on a bool argument
+        assert res["stock_scale_bad"] > 0, res              # and multiplies fp16 by a float in fp16

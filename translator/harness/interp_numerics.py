@@ -6,7 +6,9 @@ The stock Triton interpreter (3.6 and 3.9) computes bf16 arithmetic, compares, r
 fp32->fp8 casts wrongly when the rounding carries into the exponent, and widens fp8 infinities and
 NaNs to finite numbers (e5m2 inf -> 65536); a Python bool argument fails (it stores the value as
 an int32 array under an int1 type: "numpy data itemsize (32 bits) exceeds dtype primitive_bitwidth
-(1 bits)").  ``install()`` patches the
+(1 bits)"), and a Python float argument stays a Python number, a weak scalar (fp16 tile * float
+argument stays fp16), where compiled code has an fp32 scalar (fp16 * fp32 is fp32, as in cuTile,
+whose scalars are 0-d tiles).  ``install()`` patches the
 interpreter builder so that bf16 values are widened to fp32, computed, and rounded back once with
 torch's round-to-nearest-even, and so that downcasts to bf16/fp8 round like the GPU does
 (see shared/reference/triton-target.md, Appendix A).
@@ -150,6 +152,8 @@ def install() -> bool:
     def implicit_cvt(arg):
         if isinstance(arg, bool):       # a kernel's bool argument: an i1 scalar, as compiled code has it
             return tl.tensor(TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+        if isinstance(arg, float):      # and a float argument an fp32 scalar
+            return tl.tensor(TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
         return cvt(arg)
     interp._implicit_cvt = implicit_cvt
 

@@ -80,12 +80,27 @@ def run_scale():
     scale_k[(1,)](x, out, 0.1, BLOCK=4)
     return int((out != x.float() * torch.tensor(0.1, dtype=torch.float32)).sum())
 
-res = {"stock": run(), "stock_flag": run_flag(), "stock_scale_bad": run_scale()}
+@triton.jit
+def minmax_k(x_ptr, y_ptr, lo_ptr, hi_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    tl.store(lo_ptr + offs, tl.minimum(x, y))
+    tl.store(hi_ptr + offs, tl.maximum(x, y))
+
+def run_minmax():
+    nan = float("nan")
+    x, y = torch.tensor([nan, 1.0, nan, 2.0]), torch.tensor([3.0, nan, nan, -1.0])
+    lo, hi = torch.empty(4), torch.empty(4)
+    minmax_k[(1,)](x, y, lo, hi, BLOCK=4)
+    return [str(v) for v in lo.tolist() + hi.tolist()]
+
+res = {"stock": run(), "stock_flag": run_flag(), "stock_scale_bad": run_scale(), "stock_minmax": run_minmax()}
 res["installed_now"] = numerics.install()
 res["installed_again"] = numerics.install()
 res["patched"] = run()
 res["patched_flag"] = run_flag()
 res["patched_scale_bad"] = run_scale()
+res["patched_minmax"] = run_minmax()
 res["triton"] = triton.__version__
 print(json.dumps(res))
 '''
@@ -101,9 +116,12 @@ def test_bf16_patch_is_bit_exact_against_torch():
     assert res["installed_now"] is True and res["installed_again"] is False
     assert res["patched_flag"] == [2.0, 2.0, 2.0, 2.0], res      # a bool argument runs
     assert res["patched_scale_bad"] == 0, res                    # fp16 * float argument: in fp32
+    # minNum/maxNum, as the GPU computes tl.minimum/tl.maximum: a NaN operand loses
+    assert res["patched_minmax"] == ["3.0", "1.0", "nan", "-1.0", "3.0", "1.0", "nan", "2.0"], res
     if res["triton"] == "3.6.0":          # the pinned version: its stock interpreter really is wrong
         assert res["stock"]["add_bad"] > 0 and res["stock"]["cast_bad"] > 0, res
         assert res["stock"]["widen_bad"] == 2, res    # it flushes bf16 subnormals widened to fp32
         assert res["stock"]["fp8_up_bad"] == 3, res   # and widens fp8 inf/NaN to finite numbers
         assert res["stock_flag"] == "ValueError", res       # and fails on a bool argument
         assert res["stock_scale_bad"] > 0, res              # and multiplies fp16 by a float in fp16
+        assert res["stock_minmax"][:2] == ["nan", "nan"], res   # and lets NaN win tl.minimum

@@ -14,7 +14,8 @@ BINARY = {   # name: (torch reference, dtypes)
     "truediv": (lambda a, b: (a.double() / b.double()).to(a.dtype if a.is_floating_point() else torch.float32), F + I),
     "floordiv": (lambda a, b: torch.div(a, b, rounding_mode="floor"), I),
     "mod": (torch.remainder, I),
-    "maximum": (torch.maximum, F + I), "minimum": (torch.minimum, F + I),
+    # cuTile ignores a NaN operand by default (minNum/maxNum): fmax/fmin, not torch.maximum
+    "maximum": (torch.fmax, F + I), "minimum": (torch.fmin, F + I),
     "bitwise_and": (torch.bitwise_and, I), "bitwise_or": (torch.bitwise_or, I),
     "bitwise_xor": (torch.bitwise_xor, I),
     "bitwise_lshift": (lambda a, b: a << (b.abs() % 8), I), "bitwise_rshift": (lambda a, b: a >> (b.abs() % 8), I),

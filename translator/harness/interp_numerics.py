@@ -8,7 +8,8 @@ NaNs to finite numbers (e5m2 inf -> 65536); a Python bool argument fails (it sto
 an int32 array under an int1 type: "numpy data itemsize (32 bits) exceeds dtype primitive_bitwidth
 (1 bits)"), and a Python float argument stays a Python number, a weak scalar (fp16 tile * float
 argument stays fp16), where compiled code has an fp32 scalar (fp16 * fp32 is fp32, as in cuTile,
-whose scalars are 0-d tiles).  ``install()`` patches the
+whose scalars are 0-d tiles); and `tl.minimum`/`tl.maximum` without propagate_nan (minNum/maxNum:
+a NaN operand loses, on the GPU and in cuTile's ct.minimum/ct.maximum) return NaN.  ``install()`` patches the
 interpreter builder so that bf16 values are widened to fp32, computed, and rounded back once with
 torch's round-to-nearest-even, and so that downcasts to bf16/fp8 round like the GPU does
 (see shared/reference/triton-target.md, Appendix A).
@@ -146,6 +147,9 @@ def install() -> bool:
                 return self.to_tensor(bits if t.type.is_block() else bits.reshape(-1)[0], tl.bfloat16)
             return back(fn(self, xf, *args, **kwargs))
         return wrapper
+
+    builder.create_minnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmin)   # NaN loses
+    builder.create_maxnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmax)
 
     cvt = interp._implicit_cvt
 

@@ -204,7 +204,7 @@ def test_pad_mode_widens_chained_narrow_products_to_64_columns(tmp_path, monkeyp
 def test_fp8_chain_at_64_columns_is_computed_transposed(tmp_path, monkeypatch):
     """The decode pattern in fp8 with 64 query heads per KV head and one 64-key tile was wrong on the
     H200 as written (N = 64: max difference 1.35-2.77) and right transposed
-    (docs/gpu-runs/narrow-products-2026-11-30.md section 2): fp8 products in a chain are computed
+    (docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md section 2): fp8 products in a chain are computed
     transposed at N = 64 too, so on sm_90 no synchronous warpgroup MMA of it takes an operand from an
     MMA result (the miscompile's signature; the same compile without the fp8 rule has it)."""
     fp8 = "torch.float8_e4m3fn"

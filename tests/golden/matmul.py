@@ -133,7 +133,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
     of 2049 to 16384 products, as a 2-D tile: Triton runs such a dot on FMA units through shared
-    memory. Timed on the H200 with TileGym's split-KV reduce (docs/gpu-runs/splitk-and-sinks-2026-11-30.md):
+    memory. Timed on the H200 with TileGym's split-KV reduce (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md):
     a (1, 128) by (128, 128) fp32 product ran at 0.56-0.59 of cuTile as a dot, 0.76 as a 3-D
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
     ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
@@ -179,7 +179,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
-        # transposed so (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3): N becomes the
+        # transposed so (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md section 3): N becomes the
         # product's M, which the warpgroup MMA does not take, and Triton uses its other MMA path.
         # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
         # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
@@ -198,7 +198,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 cbea26b90cd016f4),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 f2c80e39f3f5ebff),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -263,7 +263,7 @@ def _c2t_deep_stages(stage_bytes, programs, sms):
     when the `programs` of the launch have an SM each (at most `sms` of them, as a skinny or a
     persistent matmul has), as many stages as fit in _C2T_DEEP_SMEM, 3 to 8: such a loop streams
     its operands and has no other program to hide its load latency. Measured on the H200
-    (docs/gpu-runs/stages-2026-11-29.md): TileGym matmul 128x8192x8192 fp16 ran in 86 us with 3
+    (docs/gpu-runs/earlier-runs.tar.xz: stages-2026-11-29.md): TileGym matmul 128x8192x8192 fp16 ran in 86 us with 3
     stages, 64 us with 6 (cuTile 56 us) and 61 with 8, 10 or 12 (docs/gpu-runs/occupancy-2026-11-30.md);
     its persistent kernel in 77 and 54-57 us (cuTile 54).
     Otherwise Triton's default, 3 (several programs per SM hide each other's latency)."""
@@ -305,15 +305,15 @@ def _c2t_num_stages(kernel, consts, stage_bytes=0, grid=None):
 
 
 # A dot kernel whose pipelined loop spills registers runs up to 2x slower than a variant that does
-# not (measured on the H200, docs/gpu-runs/clusters-2026-11-29.md: TileGym MLA decoding 716 us at 4
+# not (measured on the H200, docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md: TileGym MLA decoding 716 us at 4
 # warps / 3 stages with 352 B of spills, 332 us at 2 stages and 284 us at 8 warps, none spilled;
-# flash_decode B=32 168 us, 139 at 2 stages, 145 at 8 warps; docs/gpu-runs/lists-2026-11-29.md:
+# flash_decode B=32 168 us, 139 at 2 stages, 145 at 8 warps; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md:
 # group_gemm 128x128x128 384 us at 4 / 3 (32 B spilled), 461 at 4 / 2, 276 at 8 / 3): more warps
 # are tried first. $C2T_SPILL_RETRY=0 keeps the first compile.
 _C2T_SPILL_RETRY = os.environ.get("C2T_SPILL_RETRY", "1") != "0"
 # A dot kernel at 4 warps whose registers reach ptxas's cap (255) without spilling may also run
 # faster with 8: cutile-python's AttentionFMHA at 128x64 tiles and D=128 took 544 us at 4 warps
-# (255 registers, none spilled) and 329 us at 8, cuTile 283 (docs/gpu-runs/fmha-k-descriptor-2026-11-30.md
+# (255 registers, none spilled) and 329 us at 8, cuTile 283 (docs/gpu-runs/earlier-runs.tar.xz: fmha-k-descriptor-2026-11-30.md
 # section 3). Timed both ways on the H200 (docs/gpu-runs/sync-wgmma-2026-11-30.md section 2), it
 # also slows the sample's 128x128 D=64 config (182 -> 225 us) and leaves TileGym's bmm entries,
 # attention_sink_decode and attention_sink where they were (within run-to-run spread): a kernel at
@@ -393,7 +393,7 @@ def _c2t_num_warps(elements, dot=False):
 #   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
 #   program's own load rate bounds the kernel, and the copy engine feeds a program better than its
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
-#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/lists-2026-11-29.md), while
+#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
 #   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
@@ -401,7 +401,7 @@ def _c2t_num_warps(elements, dot=False):
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other
-#   kernels keep the stricter bound (docs/gpu-runs/tma-persistent-2026-11-30.md);
+#   kernels keep the stricter bound (docs/gpu-runs/earlier-runs.tar.xz: tma-persistent-2026-11-30.md);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")

@@ -9,7 +9,7 @@ made to launch every config (triton.autotune is disabled here), so every tuned c
 `--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases
 (`--all`: all small cases, not the first three; `liger_tvd`, `unsloth_geglu`: TileGym's suites);
 `--ptxas` also prints each specialization's registers and spill stores (`ptxas -v` on its PTX):
-spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/host-and-loops-2026-11-29.md);
+spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/earlier-runs.tar.xz: host-and-loops-2026-11-29.md);
 for a kernel without dots whose registers fit one program per SM, also what the launcher's register
 cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
 `--dtypes`: every dtype of the spec with --bench (else the first). `--gpu-cases`: the specs'

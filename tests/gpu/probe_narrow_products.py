@@ -2,7 +2,7 @@
 the H200. The seventeenth session found TileGym's decode attention translated wrong at 16 and 32
 query heads per KV head ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G) in fp16/bf16, which
 Triton compiles to warpgroup MMAs with N = G), and right with the products computed transposed;
-`_c2t_mma` does that for N = 16 or 32 since (docs/gpu-runs/splitk-and-sinks-2026-11-30.md section 3).
+`_c2t_mma` does that for N = 16 or 32 since (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md section 3).
 Left open: N = 64, and whether the bug needs TileGym's kernel at all. Two parts:
 
 A. A hand-written Triton kernel of that decode pattern (no translator code), plain `tl.dot` or
@@ -23,7 +23,7 @@ warpgroup MMA killed the CUDA context (illegal memory access) in the nineteenth 
 run, and the rest of the probe with it. `--one-tile`: part A's single-tile cases only; `--no-b`:
 part A alone; `--dtypes float32,float8_e4m3fn`: other operand types (default fp16 and bf16).
 
-Results: docs/gpu-runs/fmha-k-descriptor-2026-11-30.md section 2.
+Results: docs/gpu-runs/earlier-runs.tar.xz: fmha-k-descriptor-2026-11-30.md section 2.
 """
 import itertools
 import math

@@ -19,7 +19,7 @@ what the translator should emit. Each variant's output is checked against the or
 num_ctas, a CTA cluster); 0 drops the hints; 2 forces `num_ctas=2` on dot kernels whose largest
 tile has at least 256x256 elements (and drops the hints). `--spill on` is the translator's default:
 a dot kernel that spills registers is compiled again with one stage less or twice the warps
-(docs/gpu-runs/host-and-loops-2026-11-29.md section 6 has the ptxas spill table). `--occupancy on`
+(docs/gpu-runs/earlier-runs.tar.xz: host-and-loops-2026-11-29.md section 6 has the ptxas spill table). `--occupancy on`
 is the translator's default too: a kernel without dots whose registers fit one program per SM is
 compiled again with a cap that fits two, where that does not spill.
 

@@ -73,7 +73,7 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
     than pipeline it: for TileGym's MLA decoding on sm_90 it did (255 registers, spills, V not
     pipelined), and the 2-D loads compile to 128 registers, none spilled, all three KV loads
     pipelined; bmm and flash_decode compile the same either way (ptxas;
-    docs/gpu-runs/clusters-2026-11-29.md section 5). None when the pair does not match."""
+    docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md section 5). None when the pair does not match."""
     req = lw.squeeze_request
     if req is None or req[0] is not call:
         return None

@@ -10,7 +10,7 @@ the lowering tells `_c2t_mma` so (`CHAINED=False`), and by default (C2T_NARROW=p
 products keep Triton's warpgroup MMA when narrow. The result's half keeps a chain's products on one
 MMA path: TileGym's flash decode at G = 16 (k @ q, whose result feeds v^T @ p as B) ran at 57 us
 with k @ q a warpgroup MMA and v^T @ p transposed, 43 us with both transposed (H200, graph replay,
-docs/gpu-runs/narrow-products-2026-11-30.md).
+docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md).
 
 The analysis is flow-insensitive and errs towards "may come from a product": a name is marked when
 any assignment to it anywhere in the function (loops, branches, nested defs) has a value that may;
@@ -102,7 +102,7 @@ class ProductOperands:
     def unchained(self, product) -> bool:
         """Whether `product` (an `@`, ct.mma/ct.matmul call or `@=` of this function) may keep the
         warpgroup MMA when narrow (`CHAINED=False`): neither operand may come from a product (the
-        miscompile, with B or with A from one: docs/gpu-runs/narrow-products-2026-11-30.md), and its
+        miscompile, with B or with A from one: docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md), and its
         own result does not reach another product's B operand (that product is computed
         transposed, and a warpgroup MMA's result feeding it ran slower on the H200 than both
         transposed: TileGym's flash decode at G = 16, 57 against 43 us). A result that feeds

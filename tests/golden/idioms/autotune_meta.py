@@ -86,7 +86,7 @@ def _c2t_mul_ct(x, y):
     return x * y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 2734a90f4b7470a8),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 9cdf3b81f752467b),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -160,7 +160,7 @@ class _C2THinted:
 
 # cuTile's num_ctas hint runs a program as a cluster of CTAs (sm_90+); Triton's num_ctas option is
 # the same thing (its launcher multiplies the grid and sets the cluster size). Measured on the H200
-# (docs/gpu-runs/clusters-2026-11-29.md): TileGym's 256x256 matmul tiles spill registers without
+# (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md): TileGym's 256x256 matmul tiles spill registers without
 # it and run 0.85 -> 0.97 of cuTile with it. $C2T_NUM_CTAS=0 drops the hint (for comparisons).
 _C2T_CLUSTERS = os.environ.get("C2T_NUM_CTAS", "1") != "0"
 _C2T_CLUSTER_DEVICES = {}
@@ -403,7 +403,7 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn, sms=No
         except Exception:       # noqa: BLE001 - the search reports a config that cannot launch
             continue
         if options.get("num_ctas", 1) != 1:
-            continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/clusters-2026-11-29.md)
+            continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md)
         if sms is not None and programs >= sms:
             continue
         fields = list(vars(cfg).items())

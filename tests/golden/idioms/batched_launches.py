@@ -83,7 +83,7 @@ def _c2t_add_ct(x, y):
     return x + y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 ad5e3eef613ceb5d),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 9c33d5ed195671f5),
 # left out of golden files (tests/golden_form.py)
 
 

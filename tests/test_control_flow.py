@@ -279,6 +279,41 @@ def test_lambda_values(tmp_path, body, ref):
     torch.testing.assert_close(mod.run(x), ref(x))
 
 
+def test_defaults_are_evaluated_where_the_function_is_defined(tmp_path):
+    """Python evaluates a lambda's or nested def's defaults at its definition: `c = 2; f = lambda
+    v, a=c: ...; c = 3` keeps 2, also for run-time values, and where the function is passed to a
+    helper (the defaults were evaluated at each call, seeing c = 3)."""
+    mod = build("""
+    def apply(f, t):
+        c = 100.0
+        return f(t)
+
+    @ct.kernel
+    def k(x, y, z, w, s: float, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        c = 2
+        b0 = s
+        f = lambda v, a=c, b=b0: v * a + b
+        def g(v, m=s * 2.0):
+            return v * m
+        c = 3
+        b0 = s + 1.0
+        ct.store(y, index=(0,), tile=f(t))
+        ct.store(z, index=(0,), tile=apply(f, t) + apply(g, t))
+        ct.store(w, index=(0,), tile=g(t) + f(t, 10))
+
+    def run(x, s):
+        y, z, w = torch.empty_like(x), torch.empty_like(x), torch.empty_like(x)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, w, s, 16))
+        return y, z, w
+    """, tmp_path)
+    x, s = torch.randn(16), 0.5
+    y, z, w = mod.run(x, s)
+    torch.testing.assert_close(y, x * 2 + s)
+    torch.testing.assert_close(z, x * 2 + s + x * (s * 2))
+    torch.testing.assert_close(w, x * (s * 2) + x * 10 + s)
+
+
 def test_functions_passed_to_helpers_take_their_captures_along(tmp_path):
     """A lambda or nested def that reads kernel variables, passed to a module helper: the helper
     cannot see them, and a local of its own with the same name must not stand in for them (it

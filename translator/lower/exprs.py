@@ -453,7 +453,7 @@ class ExpressionLowering:
         if any(p.kind != "normal" for p in e.params):
             self.fail("C2T103", "lambdas with variadic parameters are not supported in kernel code", e,
                       hint="write a nested def, or pass the values as arguments")
-        fd = lambda_as_def(f"lambda_{e.span.line}_{e.span.col}", e)
+        fd = self.bind_defaults(lambda_as_def(f"lambda_{e.span.line}_{e.span.col}", e))
         self.local_funcs[fd.name] = fd
         return V(fd.name, T.HELPER, value=("localfunc", fd))
 

@@ -74,7 +74,8 @@ def _pass_captures(lw, fd, args) -> tuple:
     for a in args:
         if a.kind == T.HELPER and isinstance(a.value, tuple) and a.value[0] == "localfunc":
             lfd = a.value[1]
-            here = a.value[2] if len(a.value) > 2 else {c: c for c in free_names(lfd, lw.env)}
+            here = a.value[2] if len(a.value) > 2 else {c: c for c in free_names(lfd, lw.env) + [
+                p.default.id for p in lfd.params if isinstance(p.default, N.Name) and p.default.id in lw.env]}
             if here:
                 capmap = {}
                 for c, name in here.items():

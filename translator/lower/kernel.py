@@ -390,7 +390,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def st_Assign(self, st, depth):
         if isinstance(st.value, N.Lambda) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
             from .helpers import lambda_as_def
-            fd = lambda_as_def(st.targets[0].id, st.value)
+            fd = self.bind_defaults(lambda_as_def(st.targets[0].id, st.value))
             self.local_funcs[fd.name] = fd
             self.env[fd.name] = V(fd.name, T.HELPER, value=("localfunc", fd))
             return
@@ -767,8 +767,33 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         for c in self._comments:           # its comments travel with the hoisted function
             if st.span.line <= c.line <= st.span.end_line:
                 self._emitted.add((c.line, c.col))
+        st = self.bind_defaults(st)
         self.local_funcs[st.name] = st    # hoisted to module level when called (helpers.local_call)
         self.env[st.name] = V(st.name, T.HELPER, value=("localfunc", st))
+
+    def bind_defaults(self, fd: N.FunctionDef) -> N.FunctionDef:
+        """A nested def or lambda whose defaults are Python's: evaluated where it is defined, not
+        where it is called (`s = 2.0; f = lambda v, k=s: v * k; s = 3.0; f(t)` is t * 2). A constant
+        default becomes its literal; a run-time one is saved in `_c2t_<function>_<param>` at the
+        definition (a capture of the function from then on). Returns fd, or a copy with those
+        defaults."""
+        params, changed = [], False
+        for p in fd.params:
+            if p.default is not None and not isinstance(p.default, N.Const):
+                v = self.expr(p.default)
+                if v.known and v.kind == T.STATIC and isinstance(v.value, (bool, int, float)):
+                    p = dataclasses.replace(p, default=N.Const(span=p.default.span, value=v.value, text=repr(v.value)))
+                elif v.kind in (T.TILE, T.SCALAR, T.STATIC, T.UNKNOWN):
+                    hidden = f"_c2t_{fd.name}_{p.name}"
+                    self.pre_lines.append(f"{hidden} = {v.code}")
+                    self.env[hidden] = dataclasses.replace(v, code=hidden, prec=100)
+                    p = dataclasses.replace(p, default=N.Name(span=p.default.span, id=hidden))
+                else:       # arrays, functions, modules...: bound at translation time, as given
+                    params.append(p)
+                    continue
+                changed = True
+            params.append(p)
+        return dataclasses.replace(fd, params=params) if changed else fd
 
     # ----------------------------------------------------------------- memory ordering
     @staticmethod

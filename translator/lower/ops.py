@@ -770,7 +770,16 @@ def call(lw, e: N.Call) -> V:
             fd = f.value[1]
             if len(f.value) > 2:        # passed in from where it was written: its captures came along
                 capmap = f.value[2]
-                return local_call(lw, fd, list(capmap), e, [lw.env[h] for h in capmap.values()])
+                there = {c: lw.env[h] for c, h in capmap.items()}
+                captured = free_names(fd, there)        # (the rest are saved defaults, bind_defaults)
+                defaults = {id(p.default): there[p.default.id] for p in fd.params
+                            if isinstance(p.default, N.Name) and p.default.id in there}
+                lw.node_values.update(defaults)
+                try:
+                    return local_call(lw, fd, captured, e, [there[c] for c in captured])
+                finally:
+                    for k in defaults:
+                        del lw.node_values[k]
             return local_call(lw, fd, free_names(fd, lw.env), e)
         return helper_call(lw, str(f.value), e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):

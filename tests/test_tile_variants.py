@@ -63,6 +63,11 @@ def test_the_kernel_object_names_its_tile_dimensions():
     assert '_C2T_TILE_VARIANTS = {"0": False, "auto": "auto"}.get(os.environ.get("C2T_TILE_VARIANTS", "auto"), True)' in code
 
 
+def test_the_translation_notes_that_a_search_may_time_other_tilings():
+    notes = [d for d in translate(GEMM).diagnostics if d.code == "C2T214"]
+    assert len(notes) == 1 and notes[0].severity == "info" and "C2T_TILE_VARIANTS=0" in notes[0].hint
+
+
 def test_auto_by_default_adds_nothing_under_the_interpreter(tmp_path):
     mod = build(GEMM, tmp_path)
     assert mod._C2T_TILE_VARIANTS == "auto"

@@ -72,6 +72,11 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "ct.negative(ct.zeros(shape, dtype)); ct.PaddingMode.NEG_ZERO keeps its sign"),
     "C2T213": (WARNING, "a constant set in both branches of a run-time `if` is a run-time value in Triton",
                "set it once before the `if`"),
+    "C2T214": (INFO, "exhaustive_search may also time tilings the config list does not have",
+               "on a GPU, a config whose launch has fewer programs than the GPU has SMs is also timed "
+               "with one tile size halved (alone and with another doubled), each kept only where its "
+               "launch writes what the listed config writes; C2T_TILE_VARIANTS=0 times the listed "
+               "configs only"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -178,6 +178,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                         # the current stream needs no code (and this also runs on CPU tensors)
                         edits.append(Edit(n.args[1].span.start, n.args[1].span.end, "None"))
                     HOST_HELPERS_USED.update(("exhaustive_search", "hints"))
+                    rep.add("C2T214", "exhaustive_search: configs that leave SMs idle are also timed with "
+                                      "other tile sizes (C2T_TILE_VARIANTS, on by default on a GPU)", n.span)
                     tuned = None
                     if len(n.args) > 3 and isinstance(n.args[3], N.Name) and n.args[3].id in kernels:
                         tuned = kernels[n.args[3].id]

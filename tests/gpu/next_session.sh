@@ -10,6 +10,8 @@
 #  part 2: every example and construct module verified against cuTile, untimed.
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in
 #          the twenty-fifth session) in both dtypes, and bmm, with C2T_TILE_VARIANTS=0 beside.
+#  part 4: program coarsening (the twenty-sixth session): geglu and rope benched with it, rope
+#          without it beside, and the rule's untimed corners (docs/gpu-runs/coarsen-2026-12-01.md).
 #  part 0: the decode entries with C2T_NARROW=pad next to the default in one call (the
 #          twenty-third session did that for flash decode only; MLA and the sink decoder were
 #          timed with pad and without it in different calls), after the negation probe.
@@ -38,6 +40,15 @@ if [ "$part" = 3 ]; then
   step 130 "skinny matmul, default (tile variants)" "${bench[@]}" --only tg_matmul_skinny --dtypes float16 bfloat16 --timeout 120 --out "$out/variants"
   step 100 "skinny matmul, C2T_TILE_VARIANTS=0" "${bench[@]}" --only tg_matmul_skinny --dtypes float16 bfloat16 --timeout 90 --env C2T_TILE_VARIANTS=0 --out "$out/novariants"
   step 120 "bmm entries, default" "${bench[@]}" --only tg_bmm tg_bmm_tiled --timeout 55 --out "$out/bmm"
+fi
+if [ "$part" = 4 ]; then
+  # program coarsening (translator/lower/coarsen.py): the suite's entries whose bench cases group
+  # programs by default on the H200 (geglu: 256-element tiles, 4 in one; rope's B=1 S=16384 D=64
+  # case: 512-element tiles, 2 in one), rope also without; 16 in one for 64-element tiles
+  step 200 "geglu and rope, default (C2T_COARSEN=auto)" "${bench[@]}" --only tg_geglu tg_rope --timeout 90 --out "$out/coarsen"
+  step 90 "rope, C2T_COARSEN=1" "${bench[@]}" --only tg_rope --timeout 80 --env C2T_COARSEN=1 --out "$out/nocoarsen"
+  step 60 "64- and 128-element tiles, 8 and 16 in one" python tests/gpu/exp_coarsen.py --tiles 64,128 --k auto,8,16 --warps 0
+  step 80 "rope case 1 (512-element tiles)" python tests/gpu/exp_coarsen.py rope:1 --k auto,1,2,4 --warps 0,1,2,4 --dtype bfloat16,float16
 fi
 if [ "$part" = 2 ]; then
   # correctness of every example and construct module against cuTile after the twenty-fourth

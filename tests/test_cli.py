@@ -47,12 +47,12 @@ def test_check_and_diff(tmp_path):
     assert cli(EX / "vector_add.py", "-o", out).returncode == 0
     assert cli(EX / "vector_add.py", "-o", out, "--check").returncode == 0
     assert cli(EX / "vector_add.py", "-o", out, "--diff").stdout == ""
-    out.write_text(out.read_text().replace("pid = tl.program_id(0)", "pid = tl.program_id(0) + 0"))
+    out.write_text(out.read_text().replace("pid = c2t_bid0", "pid = c2t_bid0 + 0"))
     r = cli(EX / "vector_add.py", "-o", out, "--check")
     assert r.returncode == 1 and "out of date" in r.stderr
     r = cli(EX / "vector_add.py", "-o", out, "--diff")
     assert r.returncode == 1
-    assert "-    pid = tl.program_id(0) + 0" in r.stdout and "+    pid = tl.program_id(0)" in r.stdout
+    assert "-            pid = c2t_bid0 + 0" in r.stdout and "+            pid = c2t_bid0" in r.stdout
 
 
 def test_check_needs_output():

@@ -15,6 +15,7 @@ from triton.runtime.jit import JITFunction
 
 from kernel_util import build
 
+# (a loop-free kernel: it takes the grid's programs and C2T_COARSEN last, `..., 2, 1` below)
 SRC = """
 @ct.kernel
 def add_k(x, y, n: int, T: ConstInt):
@@ -77,7 +78,7 @@ def test_second_launch_with_the_same_specialization_skips_triton_dispatch(fast):
     assert [e[0] for e in log] == ["triton", "fast"]
     kind, grid, stream, args = log[1]
     assert grid == (2, 1, 1) and stream == 1234
-    assert args[1:] == (64, 1, args[3], 64, 1, 3, 32) and isinstance(args[0], torch.Tensor)
+    assert args[1:] == (64, 1, args[3], 64, 1, 3, 32, 2, 1) and isinstance(args[0], torch.Tensor)
 
 
 @pytest.mark.parametrize("change", ["dtype", "alignment", "int_value", "bool_for_int", "constexpr"])
@@ -321,7 +322,7 @@ def test_memo_launch_puts_this_launchs_pointers_and_scalars_into_the_recorded_ar
     assert [e[0] for e in log] == ["triton", "fast"]
     kind, grid, stream, args = log[1]
     assert grid == (2, 1, 1) and stream == 1234
-    assert args == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 5, 32)     # pointers as ints
+    assert args == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 5, 32, 2, 1)     # pointers as ints
     assert memo_entries(mod) == 1
 
 
@@ -380,7 +381,7 @@ def test_memo_keeps_no_arrays_alive(memo):
     assert ref() is None
     ((entry,),) = mod._C2T_MEMO.values()
     assert not any(isinstance(v, torch.Tensor) for v in entry[3])     # the recorded arguments
-    assert entry[3] == (None, 64, 1, None, 64, 1, None, 32)
+    assert entry[3] == (None, 64, 1, None, 64, 1, None, 32, 2, 1)
 
 
 def test_memo_is_skipped_for_another_stream_hooks_or_when_switched_off(memo, monkeypatch):
@@ -436,7 +437,7 @@ def test_memo_calls_tritons_c_launcher_directly(memo):
     mod.run(x, y, 3, 32)
     (call,) = calls
     assert call[:13] == (2, 1, 1, 1234, "fn-handle", False, False, None, None, "meta", None, None, None)
-    assert call[13:] == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 3, 32)
+    assert call[13:] == (x.data_ptr(), 64, 1, y.data_ptr(), 64, 1, 3, 32, 2, 1)
 
 
 LOOPED = """
@@ -909,8 +910,9 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
     compiled.metadata = SimpleNamespace(global_scratch_size=0, profile_scratch_size=0)
     compiled.function, compiled.packed_metadata = 0xABC0, (4, 1, 1024)
     compiled.src = SimpleNamespace(signature={"x": "*fp32", "x0": "i32", "xs0": "constexpr", "y": "*fp32", "y0": "i32",
-                                              "ys0": "constexpr", "n": "i32", "T": "constexpr"})
-    state["nparams"] = 7
+                                              "ys0": "constexpr", "n": "i32", "T": "constexpr",
+                                              "c2t_programs": "i32", "C2T_COARSEN": "constexpr"})
+    state["nparams"] = 8
     log.clear()
     x, y = torch.zeros(64), torch.zeros(64)
     mod.run(x, y, 3, 32)
@@ -919,7 +921,7 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
     (one,) = state["launches"]
     assert one["grid"] == (2, 1, 1) and one["block"] == (128, 1, 1) and one["shared"] == 1024
     assert one["stream"] == 1234 and one["function"] == 0xABC0 and one["attrs"] == []
-    assert one["slots"] == [x.data_ptr(), 64, y.data_ptr(), 64, 5, 0, 0]
+    assert one["slots"] == [x.data_ptr(), 64, y.data_ptr(), 64, 5, 2, 0, 0]
     # clusters and PDL: the attributes Triton's launcher sets, the grid times the cluster size
     mod._C2T_MEMO.clear()
     compiled.packed_metadata = (8, 2, 0)

@@ -136,7 +136,8 @@ def test_exhaustive_search_becomes_triton_autotune_with_a_meta_grid(tmp_path, mo
     monkeypatch.setattr(mod.scale, "run", run)
     x, y = torch.randn(100), torch.zeros(100)
     res = mod.search(x, y, False)
-    assert seen == [[{"T": 16}, {"T": 32}, {"T": 64}]]
+    # (the loop-free kernel's coarsening arguments: one program each in a search)
+    assert seen == [[{"T": t, "c2t_programs": 2 ** 31 - 1, "C2T_COARSEN": 1} for t in (16, 32, 64)]]
     assert {(t, g) for t, g in grids} == {(16, (7,)), (32, (4,)), (64, (2,))}   # grid follows META
     torch.testing.assert_close(y, x * 3.0)                                        # the best config's run
     assert res.best.config.T in (16, 32, 64) and len(res.successes) == 3 and not res.failures

@@ -364,7 +364,7 @@ def test_comments_and_names_survive():
     """)
     assert res.ok
     body = res.code.split("@triton.jit\ndef k(")[1]
-    assert "    # load one tile\n    tile_in = _c2t_load_1d(" in body
+    assert "            # load one tile\n            tile_in = _c2t_load_1d(" in body   # (in the coarsening loop)
     assert "# tile-space index" in body
 
 
@@ -826,7 +826,7 @@ def test_bf16_tile_times_an_integer_stays_bf16(tmp_path):
     out = mod.run(x)
     assert torch.equal(out, (x * 3).float())          # rounded to bf16, as cuTile does
     assert not torch.equal(out, x.float() * 3)        # not the fp32 product
-    assert "_c2t_mul_ct(t, tl.program_id(0) + 3)" in open(mod.__file__).read()
+    assert "_c2t_mul_ct(t, c2t_bid0 + 3)" in open(mod.__file__).read()      # (c2t_bid0: ct.bid(0))
 
 
 def test_loop_counters_and_helper_params_mix_with_integer_tiles(tmp_path):

@@ -325,6 +325,8 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
         if any(plan.subs for plan in getattr(shared, "plans", {}).values()):
             used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
+        if any(plan.coarsen for plan in _all_plans(shared)):
+            used.add("coarsen")     # a coarsened kernel: its launcher picks C2T_COARSEN
         alias = any(p.same_as for plan in _all_plans(shared) for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma, alias=alias).strip("\n"))

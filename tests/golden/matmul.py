@@ -379,12 +379,17 @@ def _c2t_fit_shared_memory(launcher):
     return launch
 
 
-def _c2t_num_warps(elements, dot=False):
-    """Warps per program for a kernel whose largest tile has `elements` elements."""
+def _c2t_num_warps(elements, dot=False, coarsen=1):
+    """Warps per program for a kernel whose largest tile has `elements` elements (`coarsen`: how
+    many programs of its grid each program runs, see _c2t_coarsen)."""
     if dot:
         # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
         # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
         return 8 if elements >= 128 * 256 else 4
+    if coarsen > 1:
+        # grouped programs of 512-element tiles ran 4-5% faster with 1 or 2 warps than with 4, and
+        # 256-element ones best with 2 (docs/gpu-runs/coarsen-2026-12-01.md)
+        return 1 if elements < 256 else 2
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 

@@ -153,13 +153,58 @@ def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
     return kernel
 
 
-def _c2t_num_warps(elements, dot=False):
-    """Warps per program for a kernel whose largest tile has `elements` elements."""
+def _c2t_num_warps(elements, dot=False, coarsen=1):
+    """Warps per program for a kernel whose largest tile has `elements` elements (`coarsen`: how
+    many programs of its grid each program runs, see _c2t_coarsen)."""
     if dot:
         # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
         # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
         return 8 if elements >= 128 * 256 else 4
+    if coarsen > 1:
+        # grouped programs of 512-element tiles ran 4-5% faster with 1 or 2 warps than with 4, and
+        # 256-element ones best with 2 (docs/gpu-runs/coarsen-2026-12-01.md)
+        return 1 if elements < 256 else 2
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
+# Program coarsening (translator/lower/coarsen.py): a kernel that does little per program (a
+# small tile, no loops) over a grid of many more programs than the GPU holds at once is bound by
+# how fast programs start. Such kernels take `c2t_programs, C2T_COARSEN` and run C2T_COARSEN
+# consecutive programs of the grid per program. TileGym's GEGLU (256-element tiles, 458752
+# programs on 4096x28672): 144.3 -> 92.6 us in fp16, 61% -> 95% of a same-size copy, with 4 per
+# program (docs/gpu-runs/coarsen-2026-12-01.md).
+#   auto (the default): on a GPU, tiles of at most 512 elements over at least 256 programs per
+#        SM, 1024 // elements programs in one (at most 8). Measured on a 1-D kernel over 2**26
+#        fp16 elements (one tile per program): tiles of 512, 256, 128 and 64 elements went from
+#        82%, 42%, 22% and 11% of the copy bandwidth to 99%, 95%, 80% and 50% with 2, 4, 8 and 8
+#        in one (16 in one was no faster); 1024-element tiles were 1-6% slower grouped. TileGym's
+#        rope at B=1 S=16384 D=64 (512-element tiles and three more per program, 124 programs
+#        per SM) was 3-6% slower with 2 in one, hence the programs per SM;
+#   N:   N programs in one for every such kernel, also under the interpreter (the tests use it);
+#   1 or 0: off (one program each, as the grid says).
+_C2T_COARSEN = os.environ.get("C2T_COARSEN", "auto")
+if _C2T_COARSEN != "auto" and not (_C2T_COARSEN.isdigit() and int(_C2T_COARSEN) <= 64):
+    raise ValueError(f"C2T_COARSEN must be auto or a number of programs (0-64), not {_C2T_COARSEN!r}")
+
+
+def _c2t_coarsen(grid, elements):
+    """(the grid to launch, the programs of `grid` along axis 0, how many of them each program
+    runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
+    elements (None: not known on the host). See _C2T_COARSEN."""
+    if type(grid) is not tuple or not 0 < len(grid) < 4:
+        grid = _c2t_grid(grid)      # raises the error
+    n = int(grid[0])
+    if _C2T_COARSEN != "auto":
+        k = max(1, int(_C2T_COARSEN))
+    elif elements is None or elements > 512 or os.environ.get("TRITON_INTERPRET") == "1" \
+            or not torch.cuda.is_available():
+        k = 1
+    else:
+        programs = n * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
+        k = max(1, min(8, 1024 // max(1, elements))) if programs >= 256 * _c2t_sm_limits()[0] else 1
+    if k == 1 or n >= 2 ** 31 - k:
+        return grid, n, 1
+    return (-(-n // k), *grid[1:]), n, k
 
 
 @triton.jit
@@ -167,27 +212,34 @@ def softmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
     y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
     TILE_N: tl.constexpr,
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # cuTile hints: occupancy=2 (no Triton equivalent; see C2T201)
-    # Block `row` handles one full row; TILE_N >= number of columns.
-    row = tl.program_id(0)
-    cols = tl.arange(0, TILE_N)
+    # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
+    # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
+    # c2t_bid0 is cuTile's ct.bid(0)
+    for c2t_k in tl.static_range(C2T_COARSEN):
+        c2t_bid0 = tl.program_id(0) * C2T_COARSEN + c2t_k
+        if C2T_COARSEN == 1 or c2t_bid0 < c2t_programs:
+            # Block `row` handles one full row; TILE_N >= number of columns.
+            row = c2t_bid0
+            cols = tl.arange(0, TILE_N)
 
-    # Element-index gather: (scalar, tile) indices broadcast to shape (TILE_N,).
-    # Columns >= N are out of bounds and come back as -inf.
-    vals = _c2t_gather_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, cols, None, -float("inf"), True)
-    vals = vals.to(tl.float32)
+            # Element-index gather: (scalar, tile) indices broadcast to shape (TILE_N,).
+            # Columns >= N are out of bounds and come back as -inf.
+            vals = _c2t_gather_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, cols, None, -float("inf"), True)
+            vals = vals.to(tl.float32)
 
-    # Subtract the row max for numerical stability (keepdims -> shape (1,)).
-    row_max = _c2t_max(vals, 0, True)
-    num = _c2t_exp(vals - row_max)  # exp(-inf) == 0 for the padded columns
+            # Subtract the row max for numerical stability (keepdims -> shape (1,)).
+            row_max = _c2t_max(vals, 0, True)
+            num = _c2t_exp(vals - row_max)  # exp(-inf) == 0 for the padded columns
 
-    # Normalise by the sum of the exponentials.
-    den = _c2t_sum(num, 0, True)
-    out = _c2t_truediv(num, den)
+            # Normalise by the sum of the exponentials.
+            den = _c2t_sum(num, 0, True)
+            out = _c2t_truediv(num, den)
 
-    # Cast back down explicitly: float32 -> float16 is not an implicit store cast.
-    _c2t_scatter_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, cols, out.to(y.dtype.element_ty), None, True)
+            # Cast back down explicitly: float32 -> float16 is not an implicit store cast.
+            _c2t_scatter_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, cols, out.to(y.dtype.element_ty), None, True)
 
 
 def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
@@ -196,13 +248,15 @@ def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
+        c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TILE_N)
         _c2t_run(
-            softmax_kernel, grid, (
+            softmax_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x"),
                 *_c2t_array(y, 2, "y"),
                 TILE_N,
+                c2t_programs, c2t_coarsen,
             ),
-            num_warps=_c2t_num_warps(TILE_N, dot=False),
+            num_warps=_c2t_num_warps(TILE_N, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 5), ())),  # where the pointers and scalars are above
         )
 

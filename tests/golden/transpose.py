@@ -180,13 +180,58 @@ def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
     return kernel
 
 
-def _c2t_num_warps(elements, dot=False):
-    """Warps per program for a kernel whose largest tile has `elements` elements."""
+def _c2t_num_warps(elements, dot=False, coarsen=1):
+    """Warps per program for a kernel whose largest tile has `elements` elements (`coarsen`: how
+    many programs of its grid each program runs, see _c2t_coarsen)."""
     if dot:
         # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
         # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
         return 8 if elements >= 128 * 256 else 4
+    if coarsen > 1:
+        # grouped programs of 512-element tiles ran 4-5% faster with 1 or 2 warps than with 4, and
+        # 256-element ones best with 2 (docs/gpu-runs/coarsen-2026-12-01.md)
+        return 1 if elements < 256 else 2
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
+# Program coarsening (translator/lower/coarsen.py): a kernel that does little per program (a
+# small tile, no loops) over a grid of many more programs than the GPU holds at once is bound by
+# how fast programs start. Such kernels take `c2t_programs, C2T_COARSEN` and run C2T_COARSEN
+# consecutive programs of the grid per program. TileGym's GEGLU (256-element tiles, 458752
+# programs on 4096x28672): 144.3 -> 92.6 us in fp16, 61% -> 95% of a same-size copy, with 4 per
+# program (docs/gpu-runs/coarsen-2026-12-01.md).
+#   auto (the default): on a GPU, tiles of at most 512 elements over at least 256 programs per
+#        SM, 1024 // elements programs in one (at most 8). Measured on a 1-D kernel over 2**26
+#        fp16 elements (one tile per program): tiles of 512, 256, 128 and 64 elements went from
+#        82%, 42%, 22% and 11% of the copy bandwidth to 99%, 95%, 80% and 50% with 2, 4, 8 and 8
+#        in one (16 in one was no faster); 1024-element tiles were 1-6% slower grouped. TileGym's
+#        rope at B=1 S=16384 D=64 (512-element tiles and three more per program, 124 programs
+#        per SM) was 3-6% slower with 2 in one, hence the programs per SM;
+#   N:   N programs in one for every such kernel, also under the interpreter (the tests use it);
+#   1 or 0: off (one program each, as the grid says).
+_C2T_COARSEN = os.environ.get("C2T_COARSEN", "auto")
+if _C2T_COARSEN != "auto" and not (_C2T_COARSEN.isdigit() and int(_C2T_COARSEN) <= 64):
+    raise ValueError(f"C2T_COARSEN must be auto or a number of programs (0-64), not {_C2T_COARSEN!r}")
+
+
+def _c2t_coarsen(grid, elements):
+    """(the grid to launch, the programs of `grid` along axis 0, how many of them each program
+    runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
+    elements (None: not known on the host). See _C2T_COARSEN."""
+    if type(grid) is not tuple or not 0 < len(grid) < 4:
+        grid = _c2t_grid(grid)      # raises the error
+    n = int(grid[0])
+    if _C2T_COARSEN != "auto":
+        k = max(1, int(_C2T_COARSEN))
+    elif elements is None or elements > 512 or os.environ.get("TRITON_INTERPRET") == "1" \
+            or not torch.cuda.is_available():
+        k = 1
+    else:
+        programs = n * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
+        k = max(1, min(8, 1024 // max(1, elements))) if programs >= 256 * _c2t_sm_limits()[0] else 1
+    if k == 1 or n >= 2 ** 31 - k:
+        return grid, n, 1
+    return (-(-n // k), *grid[1:]), n, k
 
 
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
@@ -293,17 +338,24 @@ def transpose_2d_kernel(
     y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`, `y_TMA`)
     x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, TM, TN, "zero", x_TMA)
     y_desc_0 = _c2t_desc_2d(y, y_shape_0, y_shape_1, y_stride_0, TN, TM, "zero", y_TMA)
 
-    # Tile coordinates of the input tile handled by this block.
-    bm = tl.program_id(0)
-    bn = tl.program_id(1)
-    tile = x_desc_0.load([bm * TM, bn * TN]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, bn, TM, TN, _C2T_PAD_ZERO, True)
-    # (TM, TN) -> (TN, TM), then store at the swapped tile index.
-    y_desc_0.store([bn * TN, bm * TM], tl.trans(tile)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True)
+    # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
+    # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
+    # c2t_bid0 is cuTile's ct.bid(0)
+    for c2t_k in tl.static_range(C2T_COARSEN):
+        c2t_bid0 = tl.program_id(0) * C2T_COARSEN + c2t_k
+        if C2T_COARSEN == 1 or c2t_bid0 < c2t_programs:
+            # Tile coordinates of the input tile handled by this block.
+            bm = c2t_bid0
+            bn = tl.program_id(1)
+            tile = x_desc_0.load([bm * TM, bn * TN]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, bn, TM, TN, _C2T_PAD_ZERO, True)
+            # (TM, TN) -> (TN, TM), then store at the swapped tile index.
+            y_desc_0.store([bn * TN, bm * TM], tl.trans(tile)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True)
 
 
 def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
@@ -312,14 +364,16 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
+        c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TM * TN)
         _c2t_run(
-            transpose_2d_kernel, grid, (
+            transpose_2d_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x", tma=((TM, TN),), grid=grid, looped=False),
                 *_c2t_array(y, 2, "y", tma=((TN, TM),), grid=grid, looped=False),
                 TM,
                 TN,
+                c2t_programs, c2t_coarsen,
             ),
-            num_warps=_c2t_num_warps(TM * TN, dot=False),
+            num_warps=_c2t_num_warps(TM * TN, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 6), ())),  # where the pointers and scalars are above
         )
 
@@ -333,19 +387,26 @@ def transpose_3d_kernel(
     y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`, `y_TMA`)
     x_desc_0 = _c2t_desc_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, 1, TM, TN, "zero", x_TMA)
     y_desc_0 = _c2t_desc_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, 1, TN, TM, "zero", y_TMA)
 
-    bm = tl.program_id(0)
-    bn = tl.program_id(1)
-    # The batch index is the third grid axis.
-    batch = tl.program_id(2)
-    tile = x_desc_0.load([batch, bm * TM, bn * TN]) if x_TMA else _c2t_load_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, batch, bm, bn, 1, TM, TN, _C2T_PAD_ZERO, True)
-    # Swap the last two axes: (1, TM, TN) -> (1, TN, TM).
-    tile_t = tl.permute(tile, (0, 2, 1))
-    y_desc_0.store([batch, bn * TN, bm * TM], tile_t) if y_TMA else _c2t_store_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True)
+    # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
+    # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
+    # c2t_bid0 is cuTile's ct.bid(0)
+    for c2t_k in tl.static_range(C2T_COARSEN):
+        c2t_bid0 = tl.program_id(0) * C2T_COARSEN + c2t_k
+        if C2T_COARSEN == 1 or c2t_bid0 < c2t_programs:
+            bm = c2t_bid0
+            bn = tl.program_id(1)
+            # The batch index is the third grid axis.
+            batch = tl.program_id(2)
+            tile = x_desc_0.load([batch, bm * TM, bn * TN]) if x_TMA else _c2t_load_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, batch, bm, bn, 1, TM, TN, _C2T_PAD_ZERO, True)
+            # Swap the last two axes: (1, TM, TN) -> (1, TN, TM).
+            tile_t = tl.permute(tile, (0, 2, 1))
+            y_desc_0.store([batch, bn * TN, bm * TM], tile_t) if y_TMA else _c2t_store_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True)
 
 
 def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
@@ -354,14 +415,16 @@ def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
+        c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, 1 * TM * TN)
         _c2t_run(
-            transpose_3d_kernel, grid, (
+            transpose_3d_kernel, c2t_grid, (
                 *_c2t_array(x, 3, "x", tma=((1, TM, TN),), grid=grid, looped=False),
                 *_c2t_array(y, 3, "y", tma=((1, TN, TM),), grid=grid, looped=False),
                 TM,
                 TN,
+                c2t_programs, c2t_coarsen,
             ),
-            num_warps=_c2t_num_warps(1 * TM * TN, dot=False),
+            num_warps=_c2t_num_warps(1 * TM * TN, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 8), ())),  # where the pointers and scalars are above
         )
 

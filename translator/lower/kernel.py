@@ -114,6 +114,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.same_loads: dict = {}
         self.aliases: dict = {}         # array parameter -> [array parameters its loads may reuse]
         self.fd_is_kernel = False       # set for kernel bodies (helpers take no alias flags)
+        self.coarsen = False            # a coarsened kernel body: ct.bid(0) is `c2t_bid0` (coarsen.py)
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
@@ -142,6 +143,21 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     # ----------------------------------------------------------------- statements
     def lower_body(self) -> list:
         body = self.fd.body
+        if self.coarsen:
+            doc = body[:1] if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
+                and isinstance(body[0].value.value, str) else []
+            if doc:
+                self.block(doc, 1)
+            self.lines += [
+                "    # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain",
+                "    # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);",
+                "    # c2t_bid0 is cuTile's ct.bid(0)",
+                "    for c2t_k in tl.static_range(C2T_COARSEN):",
+                "        c2t_bid0 = tl.program_id(0) * C2T_COARSEN + c2t_k",
+                "        if C2T_COARSEN == 1 or c2t_bid0 < c2t_programs:"]
+            self.block(body[len(doc):], 3)
+            self._flush_comments(self.fd.span.end_line + 1, 3)
+            return self.lines
         self.block(body, 1)
         self._flush_comments(self.fd.span.end_line + 1, 1)
         if not self.lines:

@@ -72,6 +72,10 @@ class KernelPlan:
     # ones whose values exhaustive_search's tile variants may change ($C2T_TILE_VARIANTS)
     tile_params: tuple = ()
     has_dot: bool = False       # uses tl.dot: pipelined loads, num_stages shrinks to fit shared memory
+    # runs C2T_COARSEN programs of its grid per Triton program (lower/coarsen.py): takes the
+    # trailing parameters `c2t_programs, C2T_COARSEN`, which the launcher picks (_c2t_coarsen)
+    coarsen: bool = False
+    tile_elements: str = ""     # host expression: elements of its largest tile ("" = not known there)
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
     # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
     # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
@@ -318,6 +322,9 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
     n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
     shared.tile_shapes, shared.has_dot = [], False
     plan.flags = _layout_flags(fd, info)
+    if not plan.flags and not plan.rank_choice:
+        from .coarsen import coarsen_refusal
+        plan.coarsen = not coarsen_refusal(fd, info, rep.filename)
     combos = list(itertools.product((True, False), repeat=len(plan.flags)))
     permuting = []      # per variant: whether it (or a helper it calls) transposes or permutes tiles
     for values in combos:
@@ -367,6 +374,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
     lw = FunctionLowerer(shared, prepare(fd), env)
     lw.fd_is_kernel, lw.param_arrays = True, {p.name for p in plan.params if p.kind == "array"}
     lw.rank_choice = plan.rank_choice
+    lw.coarsen = plan.coarsen
     consts = {p.name for p in plan.params if p.kind == "constexpr"}
     cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in plan.params if p.kind == "array"})
     lw.tma = TmaPlan(cands, consts) if cands else None
@@ -494,4 +502,5 @@ def _warps_expr(plan: KernelPlan, shared: Shared) -> str:
         return ""
     sizes = list(dict.fromkeys(sizes))
     biggest = sizes[0] if len(sizes) == 1 else f"max({', '.join(sizes)})"
+    plan.tile_elements = biggest
     return f"_c2t_num_warps({biggest}, dot={shared.has_dot})"

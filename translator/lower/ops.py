@@ -283,6 +283,8 @@ def _index(lw, args, key, name, call, rank) -> list:
 # ---------------------------------------------------------------- grid
 def op_bid(lw, call, args):
     ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
+    if lw.coarsen and ax.known and ax.value == 0:       # (a coarsened kernel: lower/coarsen.py)
+        return V("c2t_bid0", T.SCALAR, isint=True, nonneg=frozenset())
     return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 

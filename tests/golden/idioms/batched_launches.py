@@ -131,13 +131,58 @@ def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
     return kernel
 
 
-def _c2t_num_warps(elements, dot=False):
-    """Warps per program for a kernel whose largest tile has `elements` elements."""
+def _c2t_num_warps(elements, dot=False, coarsen=1):
+    """Warps per program for a kernel whose largest tile has `elements` elements (`coarsen`: how
+    many programs of its grid each program runs, see _c2t_coarsen)."""
     if dot:
         # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
         # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
         return 8 if elements >= 128 * 256 else 4
+    if coarsen > 1:
+        # grouped programs of 512-element tiles ran 4-5% faster with 1 or 2 warps than with 4, and
+        # 256-element ones best with 2 (docs/gpu-runs/coarsen-2026-12-01.md)
+        return 1 if elements < 256 else 2
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
+
+
+# Program coarsening (translator/lower/coarsen.py): a kernel that does little per program (a
+# small tile, no loops) over a grid of many more programs than the GPU holds at once is bound by
+# how fast programs start. Such kernels take `c2t_programs, C2T_COARSEN` and run C2T_COARSEN
+# consecutive programs of the grid per program. TileGym's GEGLU (256-element tiles, 458752
+# programs on 4096x28672): 144.3 -> 92.6 us in fp16, 61% -> 95% of a same-size copy, with 4 per
+# program (docs/gpu-runs/coarsen-2026-12-01.md).
+#   auto (the default): on a GPU, tiles of at most 512 elements over at least 256 programs per
+#        SM, 1024 // elements programs in one (at most 8). Measured on a 1-D kernel over 2**26
+#        fp16 elements (one tile per program): tiles of 512, 256, 128 and 64 elements went from
+#        82%, 42%, 22% and 11% of the copy bandwidth to 99%, 95%, 80% and 50% with 2, 4, 8 and 8
+#        in one (16 in one was no faster); 1024-element tiles were 1-6% slower grouped. TileGym's
+#        rope at B=1 S=16384 D=64 (512-element tiles and three more per program, 124 programs
+#        per SM) was 3-6% slower with 2 in one, hence the programs per SM;
+#   N:   N programs in one for every such kernel, also under the interpreter (the tests use it);
+#   1 or 0: off (one program each, as the grid says).
+_C2T_COARSEN = os.environ.get("C2T_COARSEN", "auto")
+if _C2T_COARSEN != "auto" and not (_C2T_COARSEN.isdigit() and int(_C2T_COARSEN) <= 64):
+    raise ValueError(f"C2T_COARSEN must be auto or a number of programs (0-64), not {_C2T_COARSEN!r}")
+
+
+def _c2t_coarsen(grid, elements):
+    """(the grid to launch, the programs of `grid` along axis 0, how many of them each program
+    runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
+    elements (None: not known on the host). See _C2T_COARSEN."""
+    if type(grid) is not tuple or not 0 < len(grid) < 4:
+        grid = _c2t_grid(grid)      # raises the error
+    n = int(grid[0])
+    if _C2T_COARSEN != "auto":
+        k = max(1, int(_C2T_COARSEN))
+    elif elements is None or elements > 512 or os.environ.get("TRITON_INTERPRET") == "1" \
+            or not torch.cuda.is_available():
+        k = 1
+    else:
+        programs = n * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
+        k = max(1, min(8, 1024 // max(1, elements))) if programs >= 256 * _c2t_sm_limits()[0] else 1
+    if k == 1 or n >= 2 ** 31 - k:
+        return grid, n, 1
+    return (-(-n // k), *grid[1:]), n, k
 
 
 def _c2t_span(t):
@@ -226,10 +271,17 @@ def add_k(
     dst, dst_shape_0, dst_stride_0,
     c,
     T: tl.constexpr,
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
-    i = tl.program_id(0)
-    t = _c2t_load_1d(src, src_shape_0, src_stride_0, i, T, _C2T_PAD_ZERO, True)
-    _c2t_store_1d(dst, dst_shape_0, dst_stride_0, i, _c2t_add_ct(t, c), True)
+    # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
+    # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
+    # c2t_bid0 is cuTile's ct.bid(0)
+    for c2t_k in tl.static_range(C2T_COARSEN):
+        c2t_bid0 = tl.program_id(0) * C2T_COARSEN + c2t_k
+        if C2T_COARSEN == 1 or c2t_bid0 < c2t_programs:
+            i = c2t_bid0
+            t = _c2t_load_1d(src, src_shape_0, src_stride_0, i, T, _C2T_PAD_ZERO, True)
+            _c2t_store_1d(dst, dst_shape_0, dst_stride_0, i, _c2t_add_ct(t, c), True)
 
 
 def launch_add_k(grid, src, dst, c, T, *, stream=None):
@@ -238,14 +290,16 @@ def launch_add_k(grid, src, dst, c, T, *, stream=None):
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
+        c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, T)
         _c2t_run(
-            add_k, grid, (
+            add_k, c2t_grid, (
                 *_c2t_array(src, 1, "src"),
                 *_c2t_array(dst, 1, "dst"),
                 c,
                 T,
+                c2t_programs, c2t_coarsen,
             ),
-            num_warps=_c2t_num_warps(T, dot=False),
+            num_warps=_c2t_num_warps(T, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 3), (6,))),  # where the pointers and scalars are above
         )
 
@@ -267,16 +321,16 @@ def add_k_batch4(
     slot = tl.program_id(1)
     if slot == 0:
         if pid < c2t_grid_0:
-            add_k(src_0, src_0_shape_0, src_0_stride_0, dst_0, dst_0_shape_0, dst_0_stride_0, c_0, T)
+            add_k(src_0, src_0_shape_0, src_0_stride_0, dst_0, dst_0_shape_0, dst_0_stride_0, c_0, T, c2t_grid_0, 1)
     elif slot == 1:
         if pid < c2t_grid_1:
-            add_k(src_1, src_1_shape_0, src_1_stride_0, dst_1, dst_1_shape_0, dst_1_stride_0, c_1, T)
+            add_k(src_1, src_1_shape_0, src_1_stride_0, dst_1, dst_1_shape_0, dst_1_stride_0, c_1, T, c2t_grid_1, 1)
     elif slot == 2:
         if pid < c2t_grid_2:
-            add_k(src_2, src_2_shape_0, src_2_stride_0, dst_2, dst_2_shape_0, dst_2_stride_0, c_2, T)
+            add_k(src_2, src_2_shape_0, src_2_stride_0, dst_2, dst_2_shape_0, dst_2_stride_0, c_2, T, c2t_grid_2, 1)
     elif slot == 3:
         if pid < c2t_grid_3:
-            add_k(src_3, src_3_shape_0, src_3_stride_0, dst_3, dst_3_shape_0, dst_3_stride_0, c_3, T)
+            add_k(src_3, src_3_shape_0, src_3_stride_0, dst_3, dst_3_shape_0, dst_3_stride_0, c_3, T, c2t_grid_3, 1)
 
 
 def launch_add_k_batch4(launches, *, stream=None):

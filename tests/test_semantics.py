@@ -534,6 +534,69 @@ def run(y):
     torch.testing.assert_close(y[:15], y0[1:])
 
 
+HELPER_ORDER = """
+def reverse_into(dst, src, T: ConstInt):
+    ct.scatter(dst, ct.arange(T, dtype=ct.int32), ct.gather(src, T - 1 - ct.arange(T, dtype=ct.int32)))
+
+def read_back(src, T: ConstInt):
+    return ct.gather(src, T - 1 - ct.arange(T, dtype=ct.int32))
+
+@ct.kernel
+def k(x, y, T: ConstInt):
+    BODY
+
+def run(x, y):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 16))
+"""
+
+
+@pytest.mark.parametrize("body, barrier", [
+    # the kernel loads x, then a helper scatters into x: the helper's write after the block's reads
+    ("t = ct.load(x, index=(0,), shape=(T,))\n    ct.store(y, index=(0,), tile=t)\n    reverse_into(x, y, T)", True),
+    # the kernel stores y, then a helper gathers y: the helper's read after the block's write
+    ("ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)))\n    "
+     "ct.store(x, index=(0,), tile=read_back(y, T) * 2)", True),
+    # a helper that only reads, after loads of the same array: nothing to order
+    ("t = ct.load(x, index=(0,), shape=(T,))\n    ct.store(y, index=(0,), tile=t + read_back(x, T))", False),
+])
+def test_a_helpers_reads_and_writes_are_ordered_against_the_callers(body, barrier, tmp_path):
+    """Array accesses inside a module helper are ordered against the calling block's as the same
+    accesses in the kernel would be (they were not: a kernel that loaded x and then called a
+    helper that stored x got no barrier)."""
+    src = HELPER_ORDER.replace("BODY", body)
+    code = translate(src).code
+    kernel = code.split("def k(")[1].split("\ndef ")[0]
+    assert ("cuTile orders the helper's accesses of the array" in kernel) == barrier
+    mod = build(src, tmp_path)
+    x, y = torch.arange(16.0), torch.zeros(16)
+    x0 = x.clone()
+    mod.run(x, y)
+    if body.endswith("reverse_into(x, y, T)"):
+        assert torch.equal(x, x0.flip(0))
+    elif "read_back(y, T) * 2" in body:
+        assert torch.equal(x, x0.flip(0) * 2)
+    else:
+        assert torch.equal(y, x0 + x0.flip(0))
+
+
+def test_a_helper_that_stores_nothing_does_not_count_as_writing_its_arrays():
+    """A loop's arrays passed to a helper count as written only if the helper (or a function it
+    calls) may store: cuTile's LayerNorm backward sample passes X, W and DY to a reading helper in
+    its loops, and its loads stay barrier-free."""
+    res = translate("""
+    def both(a, i, T: ConstInt):
+        return ct.load(a, index=(i,), shape=(T,))
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        acc = ct.zeros((T,), dtype=ct.float32)
+        for i in range(4):
+            acc += both(x, i, T) + ct.load(x, index=(i,), shape=(T,))
+        ct.store(y, index=(0,), tile=acc)
+    """)
+    assert "debug_barrier" not in res.code.split("def k(")[1]
+
+
 def test_no_barrier_between_different_arrays():
     res = translate("""
     @ct.kernel

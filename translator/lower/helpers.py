@@ -170,6 +170,10 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
             s.add_def(emit_name, lambda _n: code)
     if getattr(plan, "permutes", False):
         lw.permutes_tiles = True
+    for p, a in zip(all_params, all_args):      # the arrays it loads from and stores to, in order
+        if a.kind == T.ARRAY and (p.name in plan.__dict__.get("array_reads", ()) or
+                                  p.name in plan.__dict__.get("array_writes", ())):
+            lw.helper_access(a.array, p.name in plan.array_reads, p.name in plan.array_writes)
     # its dots and reads count where it is called; a loop with dots inside it is one the
     # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
     lw.count_dot(getattr(plan, "dots", 0))
@@ -288,6 +292,8 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     plan.params = out_params
     plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
     plan.dots, plan.reads = sub.n_dots, sub.n_reads
+    plan.array_reads = sub.all_read & set(plan.array_params)
+    plan.array_writes = sub.all_written & set(plan.array_params)
     plan.dot_loops = bool(sub.gemm_loops) or sub.other_dot_loops
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None

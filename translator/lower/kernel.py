@@ -97,6 +97,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.loop_events: list = []     # per enclosing loop: its body's reads, writes and barriers, in order
         self.if_path: list = []         # enclosing if branches: (id of the if, "body"/"else", static test)
         self.all_written: set = set()   # every array the function stores to (batched launches)
+        self.all_read: set = set()      # every array it loads from (a helper's, for its callers)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
@@ -851,10 +852,31 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         see each other's writes, which Triton only guarantees across a barrier."""
         self.count_reads()
         self.read.setdefault(self._root(arr), []).append(region)
+        self.all_read.add(self._root(arr))
         if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
             self._event(("b",))
         self._event(("r", self._root(arr), region))
+
+    def helper_access(self, arr, reads: bool, writes: bool):
+        """A call of a helper that loads from (`reads`) and/or stores to (`writes`) array `arr`:
+        ordered against this block's earlier accesses as a load and a store here would be (with
+        the helper's regions unknown), its own accesses ordered by its own lowering."""
+        root = self._root(arr)
+        if ((writes and self.read.get(root)) or (reads and root in self.written)) \
+                and "tl.debug_barrier()" not in " ".join(self.pre_lines):
+            self.pre_lines.append("tl.debug_barrier()  # cuTile orders the helper's accesses of the array "
+                                  "after the block's earlier ones")
+            self.read.clear()
+            self._event(("b",))
+        if reads:
+            self.read.setdefault(root, []).append(None)
+            self.all_read.add(root)
+            self._event(("r", root, None))
+        if writes:
+            self._event(("w", root, None, False))
+            self.written.add(root)
+            self.all_written.add(root)
 
     def _event(self, e):
         if self.loop_events:
@@ -954,10 +976,37 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 add(n.args[0] if n.args else None)
             elif isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
                 add(n.func.value)
-            elif isinstance(n.func, N.Name) and (n.func.id in self.s.info.functions or n.func.id in self.local_funcs):
+            elif isinstance(n.func, N.Name) and (n.func.id in self.s.info.functions or n.func.id in self.local_funcs) \
+                    and self._may_store(self.s.info.functions.get(n.func.id) or self.local_funcs[n.func.id]):
                 for a in list(n.args) + [k.value for k in n.keywords]:
                     add(a)
         return names
+
+    def _may_store(self, fd, seen=None) -> bool:
+        """Whether function `fd` (or one it calls or is given) may store to an array: its stores,
+        scatters and atomics, those of the module and local functions it names, and any function
+        value it is passed (unknown) count."""
+        from .arrays import walk
+        seen = set() if seen is None else seen
+        if not isinstance(fd, N.FunctionDef) or id(fd) in seen:
+            return not isinstance(fd, N.FunctionDef)
+        seen.add(id(fd))
+        info = self.s.info
+        for n in walk(fd.body):
+            if isinstance(n, N.Call):
+                path = info.ct_path(n.func) or ""
+                if path in ("store", "scatter", "store_advanced_indexing") or path.startswith("atomic_"):
+                    return True
+                if isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
+                    return True
+                if isinstance(n.func, N.Name) and n.func.id not in info.functions and n.func.id not in \
+                        self.local_funcs and n.func.id in {p.name for p in fd.params}:
+                    return True         # a function it is passed: unknown
+            if isinstance(n, N.Name) and n.id != fd.name:
+                callee = info.functions.get(n.id) or self.local_funcs.get(n.id)
+                if callee is not None and self._may_store(callee, seen):
+                    return True
+        return False
 
 
 def walk_names(target):

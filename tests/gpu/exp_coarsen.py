@@ -22,11 +22,11 @@ from triton.testing import do_bench
 
 sys.path.insert(0, ".")
 sys.path.insert(0, "tests/gpu")
-from sweep_tilegym_options import first_tensor, suite_paths  # noqa: E402
+from sweep_tilegym_options import first_tensor, load_op  # noqa: E402
 from translator.harness.bench import graph_time_ms, same_size_copy_gbps  # noqa: E402
 from translator.harness.loading import load_module, load_translated, rebind_cutile_imports, translate  # noqa: E402
 from translator.harness.runner import clone_args  # noqa: E402
-from translator.harness.spec import load_spec, torch_dtype  # noqa: E402
+from translator.harness.spec import torch_dtype  # noqa: E402
 from translator.harness.verify import make_args, set_cuda_allocator  # noqa: E402
 
 SCALE = textwrap.dedent('''
@@ -106,13 +106,8 @@ def main():
                 time_case(f"scale_add N=2**26 TILE={tile} {dname}", orig.run, mods, "run", (x, tile),
                           2 * x.numel() * x.element_size())
     for arg in ns.ops:
-        op, _, which = arg.partition(":")
-        path, spec = suite_paths(op)
-        orig = load_module(path)
-        sp = load_spec(orig, spec)
-        code, _ = translate(path)
+        op, path, orig, sp, code, cases = load_op(arg)
         mods = variants(code, path, ks, ws)
-        cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         for dname in (ns.dtype or sp.dtypes[0]).split(","):
             for case in cases:
                 args = make_args(sp, case, torch_dtype(dname), 0, "cuda")

@@ -241,6 +241,18 @@ def suite_paths(op):
     return f"{SRC}/tilegym/ops/cutile/{op}.py", f"tests/gpu/tilegym/{op}_spec.py"
 
 
+def load_op(arg):
+    """`op:i,j` -> (op, its TileGym file, the cuTile module, its spec, its translation, bench cases
+    i, j of the spec, all when no indices are given)."""
+    op, _, which = arg.partition(":")
+    path, spec = suite_paths(op)
+    orig = load_module(path)
+    sp = load_spec(orig, spec)
+    code, _ = translate(path)
+    cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
+    return op, path, orig, sp, code, cases
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ops", nargs="+")
@@ -276,11 +288,7 @@ def main():
                                   ns.occupancy.split(","), ns.mma.split(","), ns.narrow.split(","),
                                   ns.launch.split(","), ns.index.split(",")))
     for arg in ns.ops:
-        op, _, which = arg.partition(":")
-        path, spec = suite_paths(op)
-        orig = load_module(path)
-        sp = load_spec(orig, spec)
-        code, _ = translate(path)
+        op, path, orig, sp, code, cases = load_op(arg)
         mods = []
         for w, s, t, c, spill, loops, regs, occ, mma, narrow, launch, index in grid:
             m, _ = load_translated(variant_code(code, w, s, t, c, spill, loops, regs, occ, mma, narrow, launch,
@@ -291,7 +299,6 @@ def main():
                          + (f" mma={mma}" if mma != "2d" else "") + (f" narrow={narrow}" if narrow != "on" else "")
                          + (f" launch={launch}" if launch != "fast" else "")
                          + (f" index={index}" if index != "nonneg" else ""), m))
-        cases = sp.bench_cases if not which else [sp.bench_cases[int(i)] for i in which.split(",")]
         dt = torch_dtype(ns.dtype or sp.dtypes[0])
         for case in cases:
             args = make_args(sp, case, dt, 0, "cuda")

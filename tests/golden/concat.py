@@ -250,7 +250,7 @@ class _C2TBatch:
             self.launch_batch(group, stream=self.stream)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def copy_kernel(
     src, src_shape_0, src_stride_0,
     dst, dst_shape_0, dst_stride_0,

@@ -257,7 +257,7 @@ def _c2t_coarsen(grid, elements):
     return (-(-n // k), *grid[1:]), n, k
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def floordiv_kernel(
     x, x_shape_0, x_stride_0,
     y, y_shape_0, y_stride_0,

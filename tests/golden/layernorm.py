@@ -379,7 +379,7 @@ except ImportError:     # another Triton layout: set the allocator on every desc
     _c2t_allocation = None
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def layernorm_fwd_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
     weight, weight_shape_0, weight_stride_0,

@@ -230,7 +230,7 @@ def _c2t_coarsen(grid, elements):
     return (-(-n // k), *grid[1:]), n, k
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def row_sum_argmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
     sums, sums_shape_0, sums_shape_1, sums_stride_0, sums_stride_1,

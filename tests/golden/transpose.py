@@ -332,7 +332,7 @@ except ImportError:     # another Triton layout: set the allocator on every desc
     _c2t_allocation = None
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def transpose_2d_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
     y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
@@ -381,7 +381,7 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
 _c2t_kernel_object(transpose_2d_kernel, launch_transpose_2d_kernel)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def transpose_3d_kernel(
     x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, x_TMA: tl.constexpr,
     y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, y_TMA: tl.constexpr,

@@ -191,7 +191,7 @@ def _c2t_coarsen(grid, elements):
     return (-(-n // k), *grid[1:]), n, k
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def vector_add_kernel(
     a, a_shape_0, a_stride_0,
     b, b_shape_0, b_stride_0,

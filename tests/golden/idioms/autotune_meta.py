@@ -661,7 +661,7 @@ def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, qui
     return result
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def scale(
     x, x_shape_0, x_stride_0,
     y, y_shape_0, y_stride_0,

@@ -97,10 +97,14 @@ def _body_refusal(body, info, *, kernel: bool, found=None) -> tuple:
                 return "it reads ct.bid of an axis that is not a literal", (), (), ()
             continue
         if isinstance(n.func, N.Attr):
-            root = n.func.value
-            if isinstance(root, N.Name) and root.id in info.other_modules:
-                if info.other_modules[root.id] not in _SAFE_MODULES:
-                    return f"it calls `{root.id}.{n.func.attr}` (not looked into)", (), (), ()
+            base = n.func.value
+            while isinstance(base, N.Attr):         # `pkg.mod.f(...)`: the name it starts from
+                base = base.value
+            if isinstance(base, N.Name) and base.id in info.other_modules:
+                if info.other_modules[base.id] not in _SAFE_MODULES:
+                    return f"it calls `{base.id}...{n.func.attr}` (not looked into)", (), (), ()
+            elif isinstance(base, N.Name) and base.id in info.imported:
+                return f"it calls `{base.id}...{n.func.attr}` of an imported name (not looked into)", (), (), ()
             else:
                 methods.add(n.func.attr)
     return "", called, imported, methods

@@ -1000,8 +1000,15 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 if isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
                     return True
                 if isinstance(n.func, N.Name) and n.func.id not in info.functions and n.func.id not in \
-                        self.local_funcs and n.func.id in {p.name for p in fd.params}:
-                    return True         # a function it is passed: unknown
+                        self.local_funcs and (n.func.id in {p.name for p in fd.params} or n.func.id in info.imported):
+                    return True         # a function it is passed, or one from another module: unknown
+                if isinstance(n.func, N.Attr) and info.ct_path(n.func) is None:
+                    base = n.func.value
+                    while isinstance(base, N.Attr):
+                        base = base.value
+                    if isinstance(base, N.Name) and (base.id in info.imported or base.id in info.other_modules
+                                                     and info.other_modules[base.id] not in ("math", "operator")):
+                        return True     # `mod.f(...)` of another module: unknown
             if isinstance(n, N.Name) and n.id != fd.name:
                 callee = info.functions.get(n.id) or self.local_funcs.get(n.id)
                 if callee is not None and self._may_store(callee, seen):

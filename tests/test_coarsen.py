@@ -180,6 +180,7 @@ def test_the_auto_rule(forced, tmp_path, monkeypatch):
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     m._c2t_sm_limits = lambda: (132, 65536, 2048)
+    m._C2T_COARSEN_GPU = None
     many = 256 * 132
     assert m._c2t_coarsen((many,), 256) == ((many // 4,), many, 4)
     assert m._c2t_coarsen((many // 2, 2), 512) == ((many // 4, 2), many // 2, 2)   # all axes count
@@ -189,7 +190,8 @@ def test_the_auto_rule(forced, tmp_path, monkeypatch):
     assert m._c2t_coarsen((many - 1,), 256)[2] == 1             # under 256 programs per SM
     assert m._c2t_coarsen((16384, 1), 512)[2] == 1              # (TileGym rope's B=1 S=16384 case)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    assert m._c2t_coarsen((many * 4,), 256)[2] == 1             # never under the interpreter
+    m._C2T_COARSEN_GPU = None                                   # (looked up at the first launch)
+    assert m._c2t_coarsen((many,), 256)[2] == 1                 # never under the interpreter
     with pytest.raises(TypeError):
         m._c2t_coarsen([4], 256)
 

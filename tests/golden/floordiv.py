@@ -237,17 +237,28 @@ if _C2T_COARSEN != "auto" and not (_C2T_COARSEN.isdigit() and int(_C2T_COARSEN) 
     raise ValueError(f"C2T_COARSEN must be auto or a number of programs (0-64), not {_C2T_COARSEN!r}")
 
 
+_C2T_COARSEN_GPU = None    # whether launches run on a GPU, not the interpreter (looked up once)
+
+
+def _c2t_coarsen_gpu():
+    global _C2T_COARSEN_GPU
+    _C2T_COARSEN_GPU = os.environ.get("TRITON_INTERPRET") != "1" and torch.cuda.is_available()
+    return _C2T_COARSEN_GPU
+
+
 def _c2t_coarsen(grid, elements):
     """(the grid to launch, the programs of `grid` along axis 0, how many of them each program
     runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
     elements (None: not known on the host). See _C2T_COARSEN."""
     if type(grid) is not tuple or not 0 < len(grid) < 4:
         grid = _c2t_grid(grid)      # raises the error
+    global _C2T_COARSEN_GPU
     n = int(grid[0])
     if _C2T_COARSEN != "auto":
         k = max(1, int(_C2T_COARSEN))
-    elif elements is None or elements > 512 or os.environ.get("TRITON_INTERPRET") == "1" \
-            or not torch.cuda.is_available():
+    elif elements is None or elements > 512:
+        k = 1
+    elif not (_C2T_COARSEN_GPU if _C2T_COARSEN_GPU is not None else _c2t_coarsen_gpu()):
         k = 1
     else:
         programs = n * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)

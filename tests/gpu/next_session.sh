@@ -5,7 +5,9 @@
 # kept), launch-option sweeps of the rows below cuTile (none closes them), C2T_NARROW=pad (opt-in:
 # flash decode faster, MLA decoding slower).
 # The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md
-# section 1: all right against cuTile); part 0 is still to run.
+# section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
+# (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening); parts 0
+# and 3 are still to run.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
 #  part 2: every example and construct module verified against cuTile, untimed.
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in

@@ -6,8 +6,9 @@
 # flash decode faster, MLA decoding slower).
 # The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md
 # section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
-# (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening); parts 0
-# and 3 are still to run.
+# (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
+# (its sp=True rows with variants were cut off at 120 s: give that step more time); part 0 is still
+# to run.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
 #  part 2: every example and construct module verified against cuTile, untimed.
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in

@@ -287,6 +287,52 @@ def test_kernel_that_reads_its_grid_is_not_batched_and_says_why(tmp_path):
     assert notes and "ct.num_blocks" in notes[0].message
 
 
+HELPER_BATCH = """
+def add_into(dst, src, i, c, T: ConstInt):
+    ct.store(dst, index=(i,), tile=ct.load(src, index=(i,), shape=(T,), padding_mode=ct.PaddingMode.ZERO) + c)
+
+@ct.kernel
+def add_k(s, d, c: float, T: ConstInt):
+    add_into(d, s, ct.bid(0), c, T)
+
+def run(srcs, dsts, c, tiles):
+    for s, d, t in zip(srcs, dsts, tiles):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(s.shape[0], t),), add_k, (s, d, c, t))
+"""
+
+
+def test_a_kernel_whose_helper_stores_is_batched_with_the_helpers_writes_checked(tmp_path):
+    """The helper's store counts as the kernel's (its arrays' reads and writes are recorded), so
+    launches are grouped and launches whose written memory overlaps are not."""
+    mod = build(HELPER_BATCH, tmp_path)
+    assert mod._c2t_batch_add_k().written == [1]             # (d, the second array, is written)
+    calls = _count_launches(mod)
+    srcs = [torch.randn(n) for n in (5, 130, 64)]
+    dsts = [torch.zeros_like(s) for s in srcs]
+    mod.run(srcs, dsts, 0.5, [16] * 3)
+    assert calls == [3] and all(torch.equal(d, s + 0.5) for s, d in zip(srcs, dsts))
+    calls.clear()
+    x = torch.arange(40, dtype=torch.float32)
+    mod.run([x, x], [x, x], 1.0, [16, 16])                     # each reads what the last wrote
+    assert torch.equal(x, torch.arange(40, dtype=torch.float32) + 2) and calls == [1, 1]
+
+
+def test_a_kernel_that_calls_another_modules_function_is_not_batched():
+    res = translate("""
+    from other_module import other_store
+
+    @ct.kernel
+    def k(x, T: ConstInt):
+        other_store(x, ct.bid(0))
+
+    def run(xs):
+        for x in xs:
+            ct.launch(torch.cuda.current_stream(), (2,), k, (x, 4))
+    """)
+    notes = [d for d in res.diagnostics if d.code == "C2T207"]
+    assert "k_batch4" not in res.code and notes and "of another module" in notes[0].message
+
+
 def test_batched_kernel_compiles_for_sm90(tmp_path):
     out = compile_sm90(BATCH, "run", "([torch.randn(100), torch.randn(50)], [torch.empty(100), torch.empty(50)], "
                                      "1.0, [32, 32])", tmp_path)

@@ -459,7 +459,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 def batch_refusal(plan: KernelPlan, info) -> str:
     """Why launches of this kernel cannot share one launch ("" when they can): the batched twin
     puts the launch index on grid axis 1, so the kernel must be 1-D (bid(0) only, no num_blocks),
-    and it must not call module functions (the stores they make are not tracked)."""
+    and it must not call functions of other modules (the stores they make are not tracked; those
+    of this module's functions are: helpers.py records which of its arrays a helper stores to)."""
     from .arrays import walk
     if not plan.ok:
         return "the kernel did not translate"
@@ -476,8 +477,8 @@ def batch_refusal(plan: KernelPlan, info) -> str:
                 return "it reads ct.num_blocks (the batched grid is wider than each launch's)"
             if path == "bid" and not (n.args and isinstance(n.args[0], N.Const) and n.args[0].value == 0):
                 return "it uses a block index other than ct.bid(0)"
-            if isinstance(n.func, N.Name) and n.func.id in info.functions:
-                return f"it calls `{n.func.id}` (stores made there are not tracked)"
+            if isinstance(n.func, N.Name) and n.func.id in info.imported:
+                return f"it calls `{n.func.id}` of another module (stores made there are not tracked)"
     return ""
 
 

@@ -3,20 +3,22 @@ launchers carries, rendered from templates alike, are left out, so that the gold
 differs between translations and the tree stays small:
 - the launch memo's C source (templates/launch_memo.c, ~30 KB), replaced by a line
   (tests/test_examples_golden.py checks that the full output carries the template unchanged);
-- the launch path's Python side: from the start of templates/host_prelude.py.j2 (stream handling,
-  `_c2t_run`, the dispatch and its retries) through the launch memo (templates/host_memo.py.j2), as
-  rendered (~30 KB), replaced by a line with the SHA-256 of its text: any change to it still
-  changes the golden (that line). The launchers, kernels and the helpers after it (descriptors,
-  config searches, batched launches: the issue's idioms) stay in the goldens as they are.
+- the launchers' common path: templates/host_prelude.py.j2 from its start (stream handling,
+  `_c2t_run`, the dispatch and its retries) through the launch memo (templates/host_memo.py.j2),
+  the array checks, `_c2t_num_warps` and program coarsening's `_c2t_coarsen`, to the line that
+  says where it ends, as rendered (~35 KB), replaced by a line with the SHA-256 of its text: any
+  change to it still changes the golden (that line). The launchers, kernels and the helpers after
+  it (descriptors, config searches, batched launches: the issue's idioms) stay in the goldens as
+  they are.
 Each golden test compares this form."""
 import hashlib
 import re
 
 C_SOURCE = re.compile(r'^_C2T_MEMO_C_SRC = r"""\n.*?"""$', re.S | re.M)
 LEFT_OUT = '_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of golden files (tests/golden_form.py)'
-# host_prelude.py.j2 opens with `_C2T_NO_STREAM`, includes host_memo.py.j2 (to the end of
-# _c2t_scratch), and puts `_c2t_tensor` right after it
-MEMO_PY = re.compile(r"^_C2T_NO_STREAM = contextlib\.nullcontext\(\)\n.*?(?=\n\n\ndef _c2t_tensor\()", re.S | re.M)
+# host_prelude.py.j2 opens with `_C2T_NO_STREAM` and marks where its common path ends
+MEMO_PY = re.compile(r"^_C2T_NO_STREAM = contextlib\.nullcontext\(\)\n.*?"
+                     r"^# \(the launchers' common path ends here: templates/host_prelude\.py\.j2\)$", re.S | re.M)
 
 
 def _memo_line(match) -> str:

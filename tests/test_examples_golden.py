@@ -38,11 +38,13 @@ def test_golden_form_keeps_a_hash_of_the_launch_memo_it_leaves_out():
     assert "def _c2t_memo(" in code and "def _c2t_memo(" not in form
     assert "def _c2t_dispatch(" in code and "def _c2t_dispatch(" not in form      # the launch path too
     assert form.count("templates/host_memo.py.j2 as rendered (sha256 ") == 1
-    for part in ("def _c2t_memo(", "def _c2t_dispatch("):
+    for part in ("def _c2t_memo(", "def _c2t_dispatch(", "def _c2t_tensor(", "def _c2t_num_warps(",
+                 "def _c2t_coarsen("):        # (the array checks, warps and coarsening too)
+        assert part in code and part not in form
         changed = golden_form(code.replace(part, part + " "))
         assert changed != form and len(changed.splitlines()) == len(form.splitlines())
     kept = form.split("templates/host_memo.py.j2 as rendered")
-    assert code.startswith(kept[0].rsplit("\n", 1)[0]) and "def _c2t_tensor(" in kept[1]
+    assert code.startswith(kept[0].rsplit("\n", 1)[0]) and "def launch_copy_kernel(" in kept[1]      # (concat.py)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)

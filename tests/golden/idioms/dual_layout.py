@@ -76,71 +76,8 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 98c4387a2338abc4),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 146c52aea0cc2816),
 # left out of golden files (tests/golden_form.py)
-
-
-def _c2t_tensor(a, name):
-    """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
-    if not isinstance(a, torch.Tensor):
-        if hasattr(a, "__dlpack__"):
-            a = torch.from_dlpack(a)
-        elif hasattr(a, "__cuda_array_interface__"):
-            a = torch.as_tensor(a, device="cuda")
-        else:
-            raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
-                            f"interface object), got {type(a).__name__}")
-    return a
-
-
-def _c2t_array(a, rank, name, tma=None, grid=None, looped=True, gemm=False):
-    """An Array argument as pointer, extents and strides (in elements); with `tma` (the
-    block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
-    the launch's grid, None when not known here; `looped`: whether the kernel moves tiles of it
-    inside a loop; `gemm`: whether the kernel has a GEMM loop)."""
-    if type(a) is not torch.Tensor:
-        a = _c2t_tensor(a, name)
-    if rank is None:        # the kernel uses only the pointer (e.g. get_raw_memory): any rank
-        return (a,)
-    if a.dim() != rank:
-        raise ValueError(f"argument `{name}` must be a {rank}-D array, got {a.dim()}-D")
-    if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid, looped, gemm))
-    return (a, *a.shape, *a.stride())
-
-
-def _c2t_launch(stream, grid, kernel, args):
-    """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
-    launcher = getattr(kernel, "c2t_launch", None)
-    if launcher is None:
-        raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
-    return launcher(grid, *args, stream=stream)
-
-
-def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
-    """Give a translated kernel what host code used on the cuTile kernel object."""
-    kernel.c2t_launch = launcher
-    if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
-        kernel.c2t_meta = meta
-        kernel.c2t_tile_params = tiles      # its Constant parameters that are tile dimensions
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; this module passes no hints,
-    # so it returns the same kernel
-    kernel.replace_hints = lambda **hints: kernel
-    return kernel
-
-
-def _c2t_num_warps(elements, dot=False, coarsen=1):
-    """Warps per program for a kernel whose largest tile has `elements` elements (`coarsen`: how
-    many programs of its grid each program runs, see _c2t_coarsen)."""
-    if dot:
-        # measured on the H200 (docs/gpu-runs/sweep-2026-11-29.md): 128x128 fp16/bf16 tiles run
-        # 5-20% faster with 4 warps than with 8; 8 pays off from 128x256 up
-        return 8 if elements >= 128 * 256 else 4
-    if coarsen > 1:
-        # grouped programs of 512-element tiles ran 4-5% faster with 1 or 2 warps than with 4, and
-        # 256-element ones best with 2 (docs/gpu-runs/coarsen-2026-12-01.md)
-        return 1 if elements < 256 else 2
-    return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
 
 
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):

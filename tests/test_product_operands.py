@@ -1,7 +1,7 @@
 """Which products may be in a chain where one product's result is another's B operand
 (translator/lower/product_operands.py): the lowering marks the others `CHAINED=False`, and with
 C2T_NARROW=products _c2t_mma keeps Triton's warpgroup MMA for those narrow products
-(docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md)."""
+(docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md)."""
 import re
 
 import pytest

@@ -174,7 +174,7 @@ def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
         return tl.sum(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 483fa282fcf9c237),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 806a185b8df85748),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -185,9 +185,9 @@ def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
 #   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
-#   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   docs/gpu-runs/earlier-runs.tar.xz: sweep-2026-11-29.md), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other

@@ -97,7 +97,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # with B widened by zero columns to N = 64 (chained products at N = 64 were right on the H200), not
 # transposed (mma.sync). Opt-in: on the H200 it took TileGym's flash decode at 16 query heads per KV
 # head from 0.90 to 0.97 of cuTile but its MLA decoding rows from 0.88-1.39 to 0.60-0.93 (graph
-# replay; docs/gpu-runs/pad-and-variants-2026-12-01.md).
+# replay; docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
 if _C2T_NARROW not in ("all", "products", "pad"):
     raise ValueError(f"C2T_NARROW must be all, products or pad, not {_C2T_NARROW!r}")
@@ -184,7 +184,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
         # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
         # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
-        # (docs/gpu-runs/sync-wgmma-2026-11-30.md); a single product was wrong only with B or A
+        # (docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md); a single product was wrong only with B or A
         # another product's result (CHAINED: see _C2T_NARROW). Not N=8 (Triton takes mma.sync
         # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76). fp8 products
         # in a chain also at N = 64: the pattern in fp8 with G = 64 and one 64-key tile was wrong
@@ -198,7 +198,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 6a8f6b957c7404cb),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 d1cda26fe4bd4f36),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -209,9 +209,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
 #   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
-#   docs/gpu-runs/sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   docs/gpu-runs/earlier-runs.tar.xz: sweep-2026-11-29.md), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other

@@ -17,7 +17,7 @@ mode takes for its 32-program launch, which CPU tensors never get otherwise) com
 split-KV MLA decoding kernel at B=1 instead, `... cutile_sass.py geglu` TileGym's fp16 GEGLU
 (docs/gpu-runs/earlier-runs.tar.xz: no-gpu-session-2026-11-30.md). Without
 an argument it compares TileGym's prefill attention with sinks (tg_attention_sink, 0.84-0.92 of cuTile in the
-nineteenth session) at the configs both sides' searches picked: docs/gpu-runs/sync-wgmma-2026-11-30.md
+nineteenth session) at the configs both sides' searches picked: docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md
 section 3.
 """
 import importlib

@@ -1,7 +1,7 @@
 """GPU experiment (not part of the product): TileGym's tiled matmul (sp=False) translated, on
 M=128 N=8192 K=8192, with one-config lists in place of the source's (_matmul_autotune_configs
 replaced in the translated module), next to cuTile's original and torch.matmul: which tiling, if
-any, reaches torch? (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md section 2)
+any, reaches torch? (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md section 2)
 
     python tests/gpu/exp_skinny_tilings.py       (GPU, after source .gpu/setup.sh; TileGym in .corpus/src)"""
 import sys

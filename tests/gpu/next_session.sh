@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # GPU run (not part of the product): what the next session should measure first, in calls of at
 # most ~10 minutes each (step limits add up to under 590 s per part). The twenty-third session ran
-# the former parts 0-2 (docs/gpu-runs/pad-and-variants-2026-12-01.md): tile variants timed (opt-in
+# the former parts 0-2 (docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md): tile variants timed (opt-in
 # kept), launch-option sweeps of the rows below cuTile (none closes them), C2T_NARROW=pad (opt-in:
 # flash decode faster, MLA decoding slower).
-# The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md
+# The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md
 # section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
 # (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
 # (its sp=True rows with variants were cut off at 120 s: give that step more time); part 0 is still

@@ -17,7 +17,7 @@ with `--b dot` (synchronous, N = 16 or 32: wrong or an illegal memory access).
     python tests/gpu/probe_sync_dots.py [--dtypes float16,float8_e4m3fn] [--b mem,reg,dot]
 
 Jobs run in child processes (probe_entries.jobs_in_children): a faulting MMA kills the CUDA context.
-Results: docs/gpu-runs/sync-wgmma-2026-11-30.md.
+Results: docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md.
 """
 import itertools
 import sys

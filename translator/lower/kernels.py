@@ -83,7 +83,7 @@ class KernelPlan:
     # (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
     # ... and Triton 3.6 computed wrong results with num_ctas=4 for TileGym's persistent matmul
     # with transposed operands (tl.trans of loaded tiles; 333x2050x1500: 679717 of 682650 elements
-    # wrong) while the same config without transposes was exact (docs/gpu-runs/host-tma-2026-11-29.md
+    # wrong) while the same config without transposes was exact (docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md
     # section 5): kernels (or dual-kernel variants) that transpose or permute tiles get no clusters
     clusters: bool = True
     no_clusters_why: str = ""

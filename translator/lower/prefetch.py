@@ -11,7 +11,7 @@ A load qualifies when moving it one iteration earlier cannot change what it read
 - the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), or any
   `range` loop inside a grid-stride loop (a persistent kernel's walk over one row's column tiles:
   examples/scale_rows went from 63% to 75% of the copy bandwidth in fp16, 2669 -> 3166 GB/s,
-  docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md), without nested loops or matrix products
+  docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md), without nested loops or matrix products
   (Triton pipelines dot loops itself);
 - the statement is `name = ct.load(array, ...)` or `name = ct.gather(array, indices, ...)` at
   the top of the loop body (a gather's tile shape is the broadcast of its index tiles' shapes;
@@ -129,7 +129,7 @@ def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
     """Before the loop: the constexpr switch and each prefetched load's first-iteration tile. The
     switch counts the elements of all the loop's prefetched tiles together (TileGym's RMSNorm
     backward prefetching two 4x4096 tiles ran at 0.79-0.82 of cuTile where it was at 1.34-1.36
-    without: docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md). Returns {id(statement):
+    without: docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md). Returns {id(statement):
     Prefetch} for the loop body's lowering."""
     firsts = []
     for s in loads:

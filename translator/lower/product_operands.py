@@ -3,7 +3,7 @@
 `_c2t_mma` computes narrow 16-bit and fp8 products (N = 16 or 32) transposed where Triton 3.6 may
 miscompile them on sm_90 as synchronous warpgroup MMAs. The nineteenth and twentieth sessions
 reduced the bug to a product with an operand (B, or A) from another product's result
-(docs/gpu-runs/sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md): operands loaded or
+(docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md): operands loaded or
 computed otherwise were right. Where this analysis proves that a product is in no chain
 (neither operand comes from a product, and its result does not reach another product's B operand),
 the lowering tells `_c2t_mma` so (`CHAINED=False`), and by default (C2T_NARROW=products) such

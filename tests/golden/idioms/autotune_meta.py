@@ -86,7 +86,7 @@ def _c2t_mul_ct(x, y):
     return x * y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 13bbb0cd5850efb0),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 28bc7ba6c56e955b),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -169,7 +169,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
 # for another GPU can leave this one idle: TileGym's matmul gives sm_90 its Blackwell list, whose
 # smallest tile (128x128x32) makes 64 programs of M=128 N=8192 on the H200's 132 SMs; 64x128x64
 # runs 128 programs and reached 0.96-0.97 of torch.matmul where the list's best reached 0.76-0.78
-# (docs/gpu-runs/skinny-and-inner-loops-2026-12-01.md).
+# (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md).
 #   auto (the default): on a GPU, a config whose launch has fewer programs than the GPU has SMs
 #        gets the variants that spread its work: one tile size halved where that makes more
 #        programs, alone and with another tile size doubled that the grid does not depend on (the

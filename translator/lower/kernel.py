@@ -971,10 +971,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         for n in walk(body):
             if not isinstance(n, N.Call):
                 continue
-            path = self.s.info.ct_path(n.func) or ""
-            if path in ("store", "scatter", "store_advanced_indexing") or path.startswith("atomic_"):
+            kind = _store_kind(n, self.s.info)
+            if kind == "ct":
                 add(n.args[0] if n.args else None)
-            elif isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
+            elif kind == "method":
                 add(n.func.value)
             elif isinstance(n.func, N.Name) and (n.func.id in self.s.info.functions or n.func.id in self.local_funcs) \
                     and self._may_store(self.s.info.functions.get(n.func.id) or self.local_funcs[n.func.id]):
@@ -994,10 +994,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         info = self.s.info
         for n in walk(fd.body):
             if isinstance(n, N.Call):
-                path = info.ct_path(n.func) or ""
-                if path in ("store", "scatter", "store_advanced_indexing") or path.startswith("atomic_"):
-                    return True
-                if isinstance(n.func, N.Attr) and (n.func.attr == "store" or n.func.attr.startswith("atomic_")):
+                if _store_kind(n, info):
                     return True
                 if isinstance(n.func, N.Name) and n.func.id not in info.functions and n.func.id not in \
                         self.local_funcs and (n.func.id in {p.name for p in fd.params} or n.func.id in info.imported):
@@ -1014,6 +1011,17 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 if callee is not None and self._may_store(callee, seen):
                     return True
         return False
+
+
+def _store_kind(call: N.Call, info) -> str:
+    """How `call` may store to an array: "ct" (ct.store/scatter/atomics, the array first), "method"
+    (`view.store(...)`, `view.atomic_*(...)`), or ""."""
+    path = info.ct_path(call.func) or ""
+    if path in ("store", "scatter", "store_advanced_indexing") or path.startswith("atomic_"):
+        return "ct"
+    if isinstance(call.func, N.Attr) and (call.func.attr == "store" or call.func.attr.startswith("atomic_")):
+        return "method"
+    return ""
 
 
 def walk_names(target):

@@ -8,13 +8,18 @@
 # section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
 # (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
 # (its sp=True rows with variants were cut off at 120 s: give that step more time); part 0 is still
-# to run.
+# to run. The twenty-seventh ran part 5.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
 #  part 2: every example and construct module verified against cuTile, untimed.
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in
 #          the twenty-fifth session) in both dtypes, and bmm, with C2T_TILE_VARIANTS=0 beside.
 #  part 4: program coarsening (the twenty-sixth session): geglu and rope benched with it, rope
 #          without it beside, and the rule's untimed corners (docs/gpu-runs/coarsen-2026-12-01.md).
+#  part 5: Nsight Compute counters of the memory-bound rows under 85% of the copy (the twenty-
+#          seventh session ran it: docs/gpu-runs/ncu-short-rows-2026-12-01.md); needs the merged
+#          table's bench.json at tests/gpu/s26_bench.json (docs/gpu-runs/reports.md's merge command
+#          writes /tmp/MERGED/bench.json; carry it to the device, e.g. listed in .git/info/exclude
+#          and named in the device call's carry).
 #  part 0: the decode entries with C2T_NARROW=pad next to the default in one call (the
 #          twenty-third session did that for flash decode only; MLA and the sink decoder were
 #          timed with pad and without it in different calls), after the negation probe.
@@ -52,6 +57,21 @@ if [ "$part" = 4 ]; then
   step 90 "rope, C2T_COARSEN=1" "${bench[@]}" --only tg_rope --timeout 80 --env C2T_COARSEN=1 --out "$out/nocoarsen"
   step 60 "64- and 128-element tiles, 8 and 16 in one" python tests/gpu/exp_coarsen.py --tiles 64,128 --k auto,8,16 --warps 0
   step 80 "rope case 1 (512-element tiles)" python tests/gpu/exp_coarsen.py rope:1 --k auto,1,2,4 --warps 0,1,2,4 --dtype bfloat16,float16
+fi
+if [ "$part" = 5 ]; then
+  command -v ncu >/dev/null || export PATH="$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -1)"
+  ncu_rows() {    # ncu_rows GROUP ENTRIES...: one Nsight Compute run (rows left after 150 s are skipped)
+    local g=$1; shift
+    C2T_NCU_SECONDS=150 ncu --clock-control none --profile-from-start off --csv --print-units base \
+      --metrics "$(python tests/gpu/ncu_rows.py --metrics)" python tests/gpu/ncu_rows.py tests/gpu/s26_bench.json "$@" \
+      > "$out/ncu_$g.csv" 2> "$out/ncu_$g.log"
+    echo "ncu exit $?, $(grep -c '^C2T-RANGE' "$out/ncu_$g.log") ranges"; grep "^C2T-\(FAILED\|SKIPPED\)" "$out/ncu_$g.log"
+    python tests/gpu/ncu_rows.py --table "$out/ncu_$g.csv" "$out/ncu_$g.log"
+  }
+  export -f ncu_rows; export out
+  step 190 "ncu: examples and tg_softmax" bash -c 'ncu_rows 1 ex_vector_add ex_softmax ex_layernorm ex_scale_rows ex_transpose ex_reduce_argmax ex_concat tg_softmax'
+  step 190 "ncu: norms, rope, dropout, decode, activations" bash -c 'ncu_rows 2 tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout tg_flash_decode tg_mla_decoding tg_silu_and_mul tg_gelu'
+  step 190 "ncu: split-KV reduce, MLA split-KV, sink decode" bash -c 'ncu_rows 3 tg_splitk_reduce tg_mla_decoding_split_kv tg_attention_sink_decode'
 fi
 if [ "$part" = 2 ]; then
   # correctness of every example and construct module against cuTile after the twenty-fourth

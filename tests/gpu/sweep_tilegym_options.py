@@ -109,7 +109,8 @@ _NARROW = ("M >= 64 \\\n            and (N == 16 or N == 32) and (CHAINED or _C2
 def narrow_variant(code, narrow):
     """_c2t_mma's narrow 16-bit and fp8 products (M >= 64, N = 16 or 32) computed transposed
     (mma.sync): on (as translated: C2T_NARROW's default, products), products (only those that may be
-    in a chain of products: CHAINED), all (every one: the default before the twentieth session) or
+    in a chain of products: CHAINED), all (every one: the default before the twentieth session), pad
+    (C2T_NARROW=pad: warpgroup MMAs with B widened to N = 64) or
     off (tl.dot as written: Triton 3.6's wgmma, which computed TileGym's decode attention wrongly at
     those shapes; for timing and checking only)."""
     if narrow == "off":
@@ -117,6 +118,8 @@ def narrow_variant(code, narrow):
         code = code.replace(_NARROW, "M >= 64 and False:")
     elif narrow in ("products", "all"):
         code += f"\n_C2T_NARROW_ALL = tl.constexpr({narrow == 'all'})\n"
+    elif narrow == "pad":         # as C2T_NARROW=pad: B widened by zero columns to N = 64
+        code += "\n_C2T_NARROW_PAD = tl.constexpr(True)\n"
     return code
 
 
@@ -272,8 +275,8 @@ def main():
                     "without dots, where it does not spill (on/off)")
     ap.add_argument("--mma", default="2d", help="fp32 one-row ct.mma products: 2d (the translator's), 3d, dot")
     ap.add_argument("--narrow", default="on", help="16-bit/fp8 products of N = 16 or 32 computed transposed: "
-                    "on (as translated), products (only products in a chain of products), all (every one) "
-                    "or off (wgmma; wrong on decode attention, for timing)")
+                    "on (as translated), products (only products in a chain of products), all (every one), "
+                    "pad (C2T_NARROW=pad) or off (wgmma; wrong on decode attention, for timing)")
     ap.add_argument("--index", default="nonneg", help="`//` and `%` of indices proved >= 0: nonneg (the "
                     "plain operators, as translated) or python (the floor helpers, as before)")
     ap.add_argument("--launch", default="fast", help="fast (the translator's launch memo and fast dispatch) or "

@@ -42,8 +42,8 @@ def run(q, kt, v):
 def test_a_chain_through_b_is_unmarked_at_both_ends():
     """The decode pattern's first product (B loaded) feeds the second's B: neither is marked."""
     calls = _calls(translate(DECODE).code)
-    assert calls == ['_c2t_mma(kt, q, tl.zeros([N, G], tl.float32), "ieee")',
-                     '_c2t_mma(vt, p.to(V.dtype.element_ty), tl.zeros([D, G], tl.float32), "ieee")'], calls
+    assert calls == ['_c2t_mma(kt, q, tl.zeros([N, G], tl.float32), "ieee", PAD=C2T_PAD)',
+                     '_c2t_mma(vt, p.to(V.dtype.element_ty), tl.zeros([D, G], tl.float32), "ieee", PAD=C2T_PAD)'], calls
 
 
 def test_a_product_feeding_an_a_operand_only_stays_marked():
@@ -51,7 +51,7 @@ def test_a_product_feeding_an_a_operand_only_stays_marked():
     warpgroup MMA with A from a product has not run on the H200)."""
     calls = _calls(translate(PREFILL).code)
     assert calls == ['_c2t_mma(q, kt, tl.zeros([M, N], tl.float32), "ieee", CHAINED=False)',
-                     '_c2t_mma(p.to(V.dtype.element_ty), v, tl.zeros([M, D], tl.float32), "ieee")'], calls
+                     '_c2t_mma(p.to(V.dtype.element_ty), v, tl.zeros([M, D], tl.float32), "ieee", PAD=C2T_PAD)'], calls
 
 
 def _loop_kernel_call(loop_body: str, call_prefix: str) -> str:
@@ -125,9 +125,9 @@ def test_local_functions_are_not_followed():
     """
     res = translate(src)
     assert res.ok, [d.format() for d in res.diagnostics]
-    for call in ('_c2t_matmul(x, y, "ieee")',      # x @ y: y loaded, its result passed to g
-                 'return _c2t_mma(x, t, tl.zeros([M, N], tl.float32), "ieee")\n',     # g, hoisted
-                 '_c2t_mma(x, _k_f(y), tl.zeros([M, N], tl.float32), "ieee")\n'):
+    for call in ('_c2t_matmul(x, y, "ieee", PAD=C2T_PAD)',      # x @ y: y loaded, its result passed to g
+                 'return _c2t_mma(x, t, tl.zeros([M, N], tl.float32), "ieee", PAD=C2T_PAD)\n',     # g, hoisted
+                 '_c2t_mma(x, _k_f(y), tl.zeros([M, N], tl.float32), "ieee", PAD=C2T_PAD)\n'):
         assert call in res.code, call
 
 
@@ -147,7 +147,7 @@ def test_device_function_parameters_may_be_products_but_constants_are_not():
     assert res.ok, [d.format() for d in res.diagnostics]
     line = next(ln for ln in res.code.splitlines() if "_c2t_mma(u" in ln)
     calls = line.split(" + ")
-    assert len(calls) == 2 and calls[0].endswith('"ieee", CHAINED=False)') and calls[1].endswith('"ieee")'), line
+    assert len(calls) == 2 and calls[0].endswith('"ieee", CHAINED=False)') and calls[1].endswith('"ieee", PAD=C2T_PAD)'), line
 
 
 @pytest.mark.parametrize("mode", ["all", "products", "pad"])
@@ -277,3 +277,74 @@ def test_narrow_mode_is_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("C2T_NARROW", "some")
     with pytest.raises(ValueError, match="C2T_NARROW must be all, products or pad"):
         build(DECODE, tmp_path)
+
+
+# the decode pattern's products in a module-level helper the kernel calls (TileGym's flash decode
+# keeps its body in `attention_decode_kernel_grouped_impl`)
+DECODE_IN_HELPER = """
+def body(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
+    q = ct.load(Q, index=(0, 0), shape=(D, G))
+    kt = ct.load(K, index=(0, 0), shape=(N, D))
+    qk = ct.mma(kt, q, ct.zeros((N, G), dtype=ct.float32))
+    p = ct.exp(qk - ct.max(qk, axis=0, keepdims=True))
+    vt = ct.load(V, index=(0, 0), shape=(D, N))
+    acc = ct.mma(vt, p.astype(V.dtype), ct.zeros((D, G), dtype=ct.float32))
+    ct.store(O, index=(0, 0), tile=acc / ct.sum(p, axis=0, keepdims=True))
+
+@ct.kernel
+def k(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
+    body(Q, K, V, O, G, D, N)
+
+def run(q, kk, v):
+    o = torch.empty((v.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (q, kk, v, o, q.shape[1], q.shape[0], kk.shape[0]))
+    return o
+"""
+
+
+def test_kernels_with_chained_products_take_the_launchers_pad_choice():
+    """A kernel whose products may be in a chain takes the constexpr C2T_PAD, passed to each such
+    product and to the helpers that have one (a helper's own parameter defaults to the plain form,
+    for callers from other modules); its launcher passes _C2T_PAD (True only with C2T_NARROW=pad)."""
+    for src in (DECODE, DECODE_IN_HELPER):
+        res = translate(src)
+        assert res.ok, [d.format() for d in res.diagnostics]
+        kernel = res.code[res.code.index("\ndef k("):res.code.index("\ndef launch_k(")]
+        assert "    C2T_PAD: tl.constexpr,  # narrow products padded" in kernel
+        launcher = res.code[res.code.index("\ndef launch_k("):]
+        assert "\n                _C2T_PAD,\n            )," in launcher
+    helper = res.code[res.code.index("\ndef body("):res.code.index("\ndef k(")]
+    assert helper.startswith("\ndef body(") and ", C2T_PAD: tl.constexpr = False):" in helper.splitlines()[1]
+    assert helper.count("PAD=C2T_PAD)") == 2
+    call = next(ln for ln in kernel.splitlines() if ln.startswith("    body(Q, "))
+    assert call.endswith(", G, D, N, C2T_PAD=C2T_PAD)"), call
+    # a kernel whose only product is proved outside any chain takes none
+    res = translate("""
+    @ct.kernel
+    def m(A, B, C, T: ConstInt):
+        acc = ct.mma(ct.load(A, index=(0, 0), shape=(T, T)), ct.load(B, index=(0, 0), shape=(T, T)),
+                     ct.zeros((T, T), dtype=ct.float32))
+        ct.store(C, index=(0, 0), tile=acc)
+    """)
+    assert res.ok
+    tail = res.code[res.code.index("\ndef m("):]
+    assert not re.search(r"\b_?C2T_PAD\b", tail) and "_c2t_mma(" in tail
+
+
+@pytest.mark.parametrize("src", [DECODE, DECODE_IN_HELPER], ids=["kernel", "helper"])
+def test_launch_with_padded_products_computes_the_same(tmp_path, monkeypatch, src):
+    """Interpreter: the kernel launched with C2T_PAD True (what the spill retry compiles; the module's
+    _C2T_PAD, which its launcher passes) gives the plain form's results, in the kernel and in a helper."""
+    monkeypatch.delenv("C2T_NARROW", raising=False)
+    mod = build(src, tmp_path)
+    assert mod._C2T_PAD is False
+    g = torch.Generator().manual_seed(3)
+    q, kk, v = (torch.randn(*s, generator=g).half() for s in ((64, 16), (64, 64), (64, 64)))
+    plain = mod.run(q, kk, v.t().contiguous())
+    monkeypatch.setattr(mod, "_C2T_PAD", True)
+    padded = mod.run(q, kk, v.t().contiguous())
+    qk = kk.double() @ q.double()
+    p = torch.exp(qk - qk.max(0, keepdim=True).values)
+    want = (v.double().t() @ p.half().double()) / p.sum(0, keepdim=True)
+    torch.testing.assert_close(padded.double(), want, rtol=2e-3, atol=2e-3)
+    torch.testing.assert_close(padded, plain, rtol=1e-5, atol=1e-5)

@@ -1,5 +1,6 @@
-"""Dot kernels that spill registers are compiled again with twice the warps, then with one stage
-less, and the cached launch path runs the first variant that does not spill
+"""Dot kernels that spill registers are compiled again (with their narrow products padded, where
+they take C2T_PAD), with twice the warps, then with one stage less, and the cached launch path runs
+the first variant that does not spill
 (_c2t_leaner_if_spilling). No GPU: a real (non-interpreted) JITFunction gets a stand-in dispatch
 whose compiled kernels report spills by (num_warps, num_stages)."""
 
@@ -97,6 +98,75 @@ def test_variants_that_fail_to_compile_are_skipped(tmp_path, monkeypatch):
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 352, (4, 2): 0})    # (8, 3): KeyError in the stand-in
     _launch(mod)
     assert log == [("triton", (4, 3)), ("warmup", (8, 3)), ("warmup", (4, 2)), ("fast", (4, 2)), ("fast", (4, 2))]
+
+
+# --- a kernel whose products may be in a chain takes C2T_PAD: its padded form is tried first ---
+
+CHAIN = """
+@ct.kernel
+def chain(q, k, v, o, T: ConstInt):
+    s = ct.mma(ct.load(k, index=(0, 0), shape=(T, T)), ct.load(q, index=(0, 0), shape=(T, T)),
+               ct.zeros((T, T), dtype=ct.float32))
+    acc = ct.mma(ct.load(v, index=(0, 0), shape=(T, T)), ct.astype(s, ct.float16),
+                 ct.zeros((T, T), dtype=ct.float32))
+    ct.store(o, index=(0, 0), tile=acc)
+
+def run(a, o, t):
+    ct.launch(torch.cuda.current_stream(), (1,), chain, (a, a, a, o, t))
+"""
+
+
+def _setup_chain(tmp_path, monkeypatch, spills):
+    """As _setup, for CHAIN; spills: {(num_warps, num_stages, C2T_PAD): bytes}."""
+    mod = build(CHAIN, tmp_path)
+    log = []
+    kernel = JITFunction(mod.chain.fn)
+    at = kernel.arg_names.index("C2T_PAD")
+
+    def dispatch(*args, grid, warmup, **kw):
+        variant = (kw["num_warps"], kw["num_stages"], args[at])
+        log.append(("warmup" if warmup else "triton", variant))
+        return StandInCompiled(log, variant, spills[variant])
+    kernel.run = dispatch
+    monkeypatch.setattr(mod, "chain", kernel)
+    stand_in_driver(monkeypatch)
+    mod._C2T_COMPILED.clear()
+    mod._C2T_STAGES.clear()
+    return mod, log
+
+
+def _launch_chain(mod, n=3):
+    a, o = torch.zeros(16, 16, dtype=torch.float16), torch.zeros(16, 16)
+    for _ in range(n):
+        mod.run(a, o, 16)
+
+
+def test_spilling_chained_kernel_takes_its_padded_products_first(tmp_path, monkeypatch):
+    """TileGym's flash decode, 16 query heads per KV head: 48 B spilled as translated, none padded
+    (167 registers); the padded form ran at 0.97 of cuTile on the H200, 8 warps at 0.88."""
+    mod, log = _setup_chain(tmp_path, monkeypatch, {(4, 3, False): 48, (4, 3, True): 0, (8, 3, False): 0})
+    _launch_chain(mod)
+    assert log == [("triton", (4, 3, False)), ("warmup", (4, 3, True)), ("fast", (4, 3, True)),
+                   ("fast", (4, 3, True))]
+
+
+def test_padded_form_that_still_spills_gives_way_to_more_warps(tmp_path, monkeypatch):
+    mod, log = _setup_chain(tmp_path, monkeypatch, {(4, 3, False): 48, (4, 3, True): 64, (8, 3, False): 0})
+    _launch_chain(mod)
+    assert log == [("triton", (4, 3, False)), ("warmup", (4, 3, True)), ("warmup", (8, 3, False)),
+                   ("fast", (8, 3, False)), ("fast", (8, 3, False))]
+
+
+def test_no_padded_variant_when_the_launch_pads_already_or_does_not_spill(tmp_path, monkeypatch):
+    """C2T_NARROW=pad makes every launch pass True (_C2T_PAD); a compile that does not spill is kept."""
+    mod, log = _setup_chain(tmp_path, monkeypatch, {(4, 3, True): 48, (8, 3, True): 0})
+    monkeypatch.setattr(mod, "_C2T_PAD", True)
+    _launch_chain(mod)
+    assert log == [("triton", (4, 3, True)), ("warmup", (8, 3, True)), ("fast", (8, 3, True)),
+                   ("fast", (8, 3, True))]
+    mod, log = _setup_chain(tmp_path, monkeypatch, {(4, 3, False): 0})
+    _launch_chain(mod, 2)
+    assert log == [("triton", (4, 3, False)), ("fast", (4, 3, False))]
 
 
 # --- exhaustive_search times each config as its launch runs it (with the leaner variant) ---

@@ -95,14 +95,19 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # 2026-11-30.md, narrow-products-2026-11-30.md); "products" spares cutile-python's FMHA sample's
 # 32-key q @ k (217 against 339 us). "pad": as "products", but those 16-bit ones are warpgroup MMAs
 # with B widened by zero columns to N = 64 (chained products at N = 64 were right on the H200), not
-# transposed (mma.sync). Opt-in: on the H200 it took TileGym's flash decode at 16 query heads per KV
-# head from 0.90 to 0.97 of cuTile but its MLA decoding rows from 0.88-1.39 to 0.60-0.93 (graph
-# replay; docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md).
+# transposed (mma.sync). For every kernel it is opt-in: on the H200 it took TileGym's flash decode at
+# 16 query heads per KV head from 0.90 to 0.97 of cuTile but its MLA decoding rows from 0.88-1.39 to
+# 0.60-0.93 (graph replay; docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md). Per
+# launch it is the first retry of a compile that spills registers (C2T_PAD, below).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
 if _C2T_NARROW not in ("all", "products", "pad"):
     raise ValueError(f"C2T_NARROW must be all, products or pad, not {_C2T_NARROW!r}")
 _C2T_NARROW_ALL = tl.constexpr(_C2T_NARROW == "all")
 _C2T_NARROW_PAD = tl.constexpr(_C2T_NARROW == "pad")
+# what launchers pass as C2T_PAD, the per-kernel form of "pad" (kernels with products that may be in
+# a chain take it): False unless C2T_NARROW=pad; a launch whose first compile spills registers
+# tries True first (_c2t_leaner_if_spilling)
+_C2T_PAD = _C2T_NARROW == "pad"
 
 
 @triton.jit
@@ -128,7 +133,7 @@ def _c2t_narrow64(r, N: tl.constexpr):
 
 
 @triton.jit
-def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
+def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, PAD: tl.constexpr = False):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
@@ -138,7 +143,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
     ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
     CHAINED: whether a or b may be another product's result, or this result another product's b
-    (False where the translator proved none of it); read by the narrow-product rule below.
+    (False where the translator proved none of it); read by the narrow-product rule below. PAD: those
+    narrow products padded (as C2T_NARROW=pad does for all), the kernel's C2T_PAD.
     A 2-D operand with a 3-D one, or a batch of one, is broadcast over the batch, as cuTile does."""
     if len(acc.shape) == 3:
         if len(a.shape) == 2:
@@ -159,7 +165,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # products' sums are corrected for that exactly in int32 (row sums of a, column sums of b)
         sa = (a.to(tl.int32) - 128).to(tl.int8) if a.dtype == tl.uint8 else a
         sb = (b.to(tl.int32) - 128).to(tl.int8) if b.dtype == tl.uint8 else b
-        acc = _c2t_mma(sa, sb, acc, PRECISION, CHAINED)
+        acc = _c2t_mma(sa, sb, acc, PRECISION, CHAINED, PAD)
         if b.dtype == tl.uint8:
             acc += 128 * tl.sum(a.to(tl.int32), axis=len(a.shape) - 1, keep_dims=True)
         if a.dtype == tl.uint8:
@@ -189,7 +195,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76). fp8 products
         # in a chain also at N = 64: the pattern in fp8 with G = 64 and one 64-key tile was wrong
         # (max difference 1.35-2.77) and right transposed, as here (narrow-products-2026-11-30.md).
-        if _C2T_NARROW_PAD and a.dtype.primitive_bitwidth == 16 and N != 64:
+        if (_C2T_NARROW_PAD or PAD) and a.dtype.primitive_bitwidth == 16 and N != 64:
             return acc + _c2t_narrow64(tl.dot(a, _c2t_widen64(b, N), out_dtype=acc.dtype), N)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
     elif a.dtype == tl.float32:
@@ -198,7 +204,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True):
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 d1cda26fe4bd4f36),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 bc073b7d991deee4),
 # left out of golden files (tests/golden_form.py)
 
 

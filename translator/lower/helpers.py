@@ -186,6 +186,9 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
             continue
         flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
+    if getattr(plan, "pad", False):     # its products take the caller's C2T_PAD (ops._chain_flag)
+        lw.pad_products = True
+        flat.append("C2T_PAD=C2T_PAD")
     code = f"{plan.emit_name}({', '.join(flat)})"
     if ret.kind == T.TUPLE and ret.elts and all(e.kind in (T.TILE, T.SCALAR, T.STATIC, T.UNKNOWN) for e in ret.elts):
         # a returned tuple of tiles and scalars: its elements can be indexed (`r = f(t); r[0]`)
@@ -289,6 +292,9 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
         plan.lines = sub.lower_body()
     finally:
         s._helper_depth = depth
+    plan.pad = sub.pad_products
+    if plan.pad:        # (callers from other modules, which do not pass it, get the plain form)
+        out_params.append("C2T_PAD: tl.constexpr = False")
     plan.params = out_params
     plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
     plan.dots, plan.reads = sub.n_dots, sub.n_reads

@@ -116,6 +116,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.aliases: dict = {}         # array parameter -> [array parameters its loads may reuse]
         self.fd_is_kernel = False       # set for kernel bodies (helpers take no alias flags)
         self.coarsen = False            # a coarsened kernel body: ct.bid(0) is `c2t_bid0` (coarsen.py)
+        # it has (or calls a helper with) a product that may be in a chain of products: it takes
+        # the constexpr C2T_PAD and passes it on (ops._chain_flag)
+        self.pad_products = False
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)

@@ -75,6 +75,9 @@ class KernelPlan:
     # runs C2T_COARSEN programs of its grid per Triton program (lower/coarsen.py): takes the
     # trailing parameters `c2t_programs, C2T_COARSEN`, which the launcher picks (_c2t_coarsen)
     coarsen: bool = False
+    # it has products that may be in a chain of products (ops._chain_flag): takes the trailing
+    # constexpr `C2T_PAD`, which the launcher passes (_C2T_PAD) and its spill retry may set
+    pad: bool = False
     tile_elements: str = ""     # host expression: elements of its largest tile ("" = not known there)
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
     # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
@@ -388,6 +391,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         shared.reporter.items.append(e.diag)
         return ["    pass"]
     plan.written |= lw.all_written
+    plan.pad = plan.pad or lw.pad_products
     if plan.rank_choice:        # branches these ranks could or could not lower (_plan_rank_variants)
         for key, diags in lw.rank_dead.items():
             plan.rank_dead.setdefault(key, diags)

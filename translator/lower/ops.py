@@ -148,8 +148,13 @@ def _matmul_rank(ra, rb):
 def _chain_flag(lw, node) -> str:
     """`, CHAINED=False` for a product (`node`: the `@`, ct.matmul or ct.mma) whose operands provably
     do not come from another product and whose result provably does not reach another product's B
-    operand (see product_operands), else nothing."""
-    return ", CHAINED=False" if lw.product_operands().unchained(node) else ""
+    operand (see product_operands); else `, PAD=C2T_PAD`: the function then takes the constexpr
+    C2T_PAD (the launcher's choice of _c2t_mma's padded narrow form, see _c2t_leaner_if_spilling),
+    and so does every function that calls it (helpers.py)."""
+    if lw.product_operands().unchained(node):
+        return ", CHAINED=False"
+    lw.pad_products = True
+    return ", PAD=C2T_PAD"
 
 
 # ---------------------------------------------------------------- argument binding

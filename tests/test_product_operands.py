@@ -348,3 +348,57 @@ def test_launch_with_padded_products_computes_the_same(tmp_path, monkeypatch, sr
     want = (v.double().t() @ p.half().double()) / p.sum(0, keepdim=True)
     torch.testing.assert_close(padded.double(), want, rtol=2e-3, atol=2e-3)
     torch.testing.assert_close(padded, plain, rtol=1e-5, atol=1e-5)
+
+
+# the decode chain searched over (exhaustive_search: Constant arguments from META) and launched from
+# a host loop (batched launches): both take the kernel's C2T_PAD
+DECODE_SEARCHED_AND_LOOPED = """
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+""" + DECODE + """
+
+def search(q, kk, v, o):
+    configs = [SimpleNamespace(N=64), SimpleNamespace(N=32)]
+    return exhaustive_search(configs, torch.cuda.current_stream(), lambda cfg: (1,), k,
+                             lambda cfg: (q, kk, v, o, q.shape[1], q.shape[0], cfg.N), quiet=True)
+
+def run_each(qs, kk, v, outs):
+    for q, o in zip(qs, outs):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (q, kk, v, o, q.shape[1], q.shape[0], kk.shape[0]))
+"""
+
+
+def _decode_want(q, kk, v, n):
+    qk = kk[:n].double() @ q.double()
+    p = torch.exp(qk - qk.max(0, keepdim=True).values)
+    return (v[:n].double().t() @ p.half().double()) / p.sum(0, keepdim=True)
+
+
+@pytest.mark.parametrize("pad", [False, True])
+def test_chained_products_in_a_search_and_in_batched_launches(tmp_path, monkeypatch, pad):
+    """Interpreter: exhaustive_search's configs pass C2T_PAD among their META (the launcher's value),
+    and the batched twin passes the module's C2T_NARROW=pad choice; both compute the chain right
+    either way (`pad`: the launchers' _C2T_PAD, as C2T_NARROW=pad sets it)."""
+    monkeypatch.delenv("C2T_NARROW", raising=False)
+    mod = build(DECODE_SEARCHED_AND_LOOPED, tmp_path)
+    code = open(mod.__file__).read()
+    assert '"C2T_PAD": _C2T_PAD}' in code and "def k_batch4(" in code and ", _C2T_NARROW_PAD)" in code
+    monkeypatch.setattr(mod, "_C2T_PAD", pad)
+    seen, real = [], mod.triton.autotune
+
+    def spy(configs, key, **kw):
+        seen.append([c.kwargs.get("C2T_PAD") for c in configs])
+        return real(configs, key, **kw)
+    monkeypatch.setattr(mod.triton, "autotune", spy)
+    g = torch.Generator().manual_seed(5)
+    q, kk, v = (torch.randn(*s, generator=g).half() for s in ((64, 16), (64, 64), (64, 64)))
+    vt = v.t().contiguous()
+    o = torch.empty(64, 16)
+    res = mod.search(q, kk, vt, o)
+    assert seen == [[pad, pad]] and not res.failures
+    torch.testing.assert_close(o.double(), _decode_want(q, kk, v, res.best.config.N), rtol=2e-3, atol=2e-3)
+    qs = [torch.randn(64, 16, generator=g).half() for _ in range(5)]
+    outs = [torch.empty(64, 16) for _ in qs]
+    mod.run_each(qs, kk, vt, outs)
+    for qq, oo in zip(qs, outs):
+        torch.testing.assert_close(oo.double(), _decode_want(qq, kk, v, 64), rtol=2e-3, atol=2e-3)

@@ -609,6 +609,37 @@ def test_a_helper_that_stores_nothing_does_not_count_as_writing_its_arrays(helpe
         assert "debug_barrier" not in kernel
 
 
+def test_a_function_of_another_module_counts_as_reading_and_writing_its_arrays():
+    """Its body is not here (it is called as that module's translation): the block's accesses of an
+    array passed to it are ordered against it as against a load and a store of the array (there
+    was no barrier before the twenty-seventh session)."""
+    res = translate("""
+    from other_module import imported_update
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        imported_update(x, T)
+        u = ct.load(x, index=(0,), shape=(T,))
+        ct.store(y, index=(0,), tile=t + u)
+    """)
+    kernel = res.code.split("def k(")[1].split("\ndef ")[0]
+    lines = [ln.strip() for ln in kernel.splitlines()]
+    call = next(i for i, ln in enumerate(lines) if ln.startswith("imported_update(x, "))
+    assert lines[call - 1].startswith("tl.debug_barrier()  # cuTile orders the helper's accesses of the array")
+    assert lines[call + 1].startswith("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
+    other = translate("""
+    from other_module import imported_update
+
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        imported_update(y, T)
+        ct.store(x, index=(0,), tile=t * 2)
+    """).code.split("def k(")[1].split("\ndef ")[0]
+    assert "debug_barrier" not in other        # the kernel does not touch the array it passes
+
+
 def test_no_barrier_between_different_arrays():
     res = translate("""
     @ct.kernel

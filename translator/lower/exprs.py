@@ -15,6 +15,13 @@ from .types import V, paren
 _UNKNOWN = object()     # ExpressionLowering._known_value: no value at translation time
 
 
+
+def imported_helper(info, name: str) -> bool:
+    """Whether `name` is a function imported from another (cuTile) module, not a library's: kernel
+    code calls it as that module's translation (ops.imported_call)."""
+    return name in info.imported and name not in info.ct_names and info.imported[name].split(".")[0] not in (
+        "math", "torch", "numpy", "operator", "functools", "typing", "dataclasses", "enum")
+
 class ExpressionLowering:
     node_values: dict = None    # id(node) -> V: nodes lowered already, returned as they are (prefetch.py)
 
@@ -45,8 +52,7 @@ class ExpressionLowering:
             return self.ct_object(path, e)
         if nm in info.functions and nm not in info.kernels:
             return V(nm, T.HELPER, value=nm)
-        if nm in info.imported and nm not in info.ct_names and info.imported[nm].split(".")[0] not in (
-                "math", "torch", "numpy", "operator", "functools", "typing", "dataclasses", "enum"):
+        if imported_helper(info, nm):
             return V(nm, T.HELPER, value=("imported", nm))
         if nm in info.other_modules:
             return V(nm, T.MODULE, value=info.other_modules[nm])

@@ -934,8 +934,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         and a load of them may not move (prefetch) nor be shared (aliased-load reuse). Counted:
         ct.store/scatter/atomics (their array comes first), `view.store(...)` and
         `view.atomic_*(...)` of a tiled view, and, not knowing what they do, every array passed to
-        a module or local function."""
+        a module or local function that may store, or to a function imported from another module."""
         from .arrays import static_iter_members, walk
+        from .exprs import imported_helper
         names = set()
         # names bound in `body` (not yet in env while a loop header is lowered): a view made there
         # (`v = A.tiled_view(...)`) stands for its array
@@ -980,7 +981,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             elif kind == "method":
                 add(n.func.value)
             elif isinstance(n.func, N.Name) and (n.func.id in self.s.info.functions or n.func.id in self.local_funcs) \
-                    and self._may_store(self.s.info.functions.get(n.func.id) or self.local_funcs[n.func.id]):
+                    and self._may_store(self.s.info.functions.get(n.func.id) or self.local_funcs[n.func.id]) \
+                    or isinstance(n.func, N.Name) and n.func.id not in self.env and n.func.id not in self.local_funcs \
+                    and imported_helper(self.s.info, n.func.id):     # another module's: it may store
                 for a in list(n.args) + [k.value for k in n.keywords]:
                     add(a)
         return names

@@ -822,6 +822,8 @@ def imported_call(lw, name: str, e: N.Call) -> V:
     for a in (lw.expr(x) for x in e.args):
         if a.kind in (T.CTFUNC, T.CTMOD, T.MODULE, T.ENUM, T.HELPER):
             lw.fail("C2T101", f"passing `{a.code}` to imported `{name}` is not supported", e)
+        if a.kind == T.ARRAY:       # its body is not here: it may load from and store to the array
+            lw.helper_access(a.array, reads=True, writes=True)
         flat.extend(a.array.flat() if a.kind == T.ARRAY else [a.code])
     lw.note("C2T205", f"`{name}` comes from `{lw.s.info.imported[name]}`: the call assumes that module "
                       "is translated too", e)

@@ -281,25 +281,10 @@ def test_narrow_mode_is_checked(tmp_path, monkeypatch):
 
 # the decode pattern's products in a module-level helper the kernel calls (TileGym's flash decode
 # keeps its body in `attention_decode_kernel_grouped_impl`)
-DECODE_IN_HELPER = """
-def body(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
-    q = ct.load(Q, index=(0, 0), shape=(D, G))
-    kt = ct.load(K, index=(0, 0), shape=(N, D))
-    qk = ct.mma(kt, q, ct.zeros((N, G), dtype=ct.float32))
-    p = ct.exp(qk - ct.max(qk, axis=0, keepdims=True))
-    vt = ct.load(V, index=(0, 0), shape=(D, N))
-    acc = ct.mma(vt, p.astype(V.dtype), ct.zeros((D, G), dtype=ct.float32))
-    ct.store(O, index=(0, 0), tile=acc / ct.sum(p, axis=0, keepdims=True))
-
-@ct.kernel
-def k(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):
-    body(Q, K, V, O, G, D, N)
-
-def run(q, kk, v):
-    o = torch.empty((v.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
-    ct.launch(torch.cuda.current_stream(), (1,), k, (q, kk, v, o, q.shape[1], q.shape[0], kk.shape[0]))
-    return o
-"""
+_DECODE_HEAD = "@ct.kernel\ndef k(Q, K, V, O, G: ConstInt, D: ConstInt, N: ConstInt):"
+DECODE_IN_HELPER = DECODE.replace(_DECODE_HEAD, _DECODE_HEAD.replace("@ct.kernel\ndef k(", "def body(")).replace(
+    "\ndef run(", "\n" + _DECODE_HEAD + "\n    body(Q, K, V, O, G, D, N)\n\ndef run(")
+assert DECODE_IN_HELPER.count("def body(") == 1 and DECODE_IN_HELPER.count("    body(Q, K, V, O, G, D, N)") == 1
 
 
 def test_kernels_with_chained_products_take_the_launchers_pad_choice():

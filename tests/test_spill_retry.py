@@ -23,19 +23,21 @@ def run(a, b, c, t):
 """
 
 
-def _setup(tmp_path, monkeypatch, spills, regs=None):
-    """spills: {(num_warps, num_stages): bytes}; a variant missing there fails to compile.
-    regs: {(num_warps, num_stages): registers per thread} (0 where missing)."""
-    mod = build(SRC, tmp_path)
+def _setup(tmp_path, monkeypatch, spills, regs=None, src=SRC, name="mm"):
+    """spills: {(num_warps, num_stages): bytes}, with the C2T_PAD argument last in the key for a
+    kernel that takes it; a variant missing there fails to compile. regs: {(num_warps,
+    num_stages): registers per thread} (0 where missing)."""
+    mod = build(src, tmp_path)
     log = []
-    kernel = JITFunction(mod.mm.fn)
+    kernel = JITFunction(getattr(mod, name).fn)
+    pad_at = kernel.arg_names.index("C2T_PAD") if "C2T_PAD" in kernel.arg_names else None
 
     def dispatch(*args, grid, warmup, **kw):
-        variant = (kw["num_warps"], kw["num_stages"])
+        variant = (kw["num_warps"], kw["num_stages"]) + (() if pad_at is None else (args[pad_at],))
         log.append(("warmup" if warmup else "triton", variant))
         return StandInCompiled(log, variant, spills[variant], (regs or {}).get(variant, 0))
     kernel.run = dispatch
-    monkeypatch.setattr(mod, "mm", kernel)
+    monkeypatch.setattr(mod, name, kernel)
     stand_in_driver(monkeypatch)
     mod._C2T_COMPILED.clear()
     mod._C2T_STAGES.clear()
@@ -118,21 +120,7 @@ def run(a, o, t):
 
 def _setup_chain(tmp_path, monkeypatch, spills):
     """As _setup, for CHAIN; spills: {(num_warps, num_stages, C2T_PAD): bytes}."""
-    mod = build(CHAIN, tmp_path)
-    log = []
-    kernel = JITFunction(mod.chain.fn)
-    at = kernel.arg_names.index("C2T_PAD")
-
-    def dispatch(*args, grid, warmup, **kw):
-        variant = (kw["num_warps"], kw["num_stages"], args[at])
-        log.append(("warmup" if warmup else "triton", variant))
-        return StandInCompiled(log, variant, spills[variant])
-    kernel.run = dispatch
-    monkeypatch.setattr(mod, "chain", kernel)
-    stand_in_driver(monkeypatch)
-    mod._C2T_COMPILED.clear()
-    mod._C2T_STAGES.clear()
-    return mod, log
+    return _setup(tmp_path, monkeypatch, spills, src=CHAIN, name="chain")
 
 
 def _launch_chain(mod, n=3):

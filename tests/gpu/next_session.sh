@@ -6,7 +6,7 @@
 # flash decode faster, MLA decoding slower).
 # The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md
 # section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
-# (docs/gpu-runs/coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
+# (docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
 # (its sp=True rows with variants were cut off at 120 s: give that step more time); part 0 is still
 # to run. The twenty-seventh ran part 5.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
@@ -14,7 +14,7 @@
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in
 #          the twenty-fifth session) in both dtypes, and bmm, with C2T_TILE_VARIANTS=0 beside.
 #  part 4: program coarsening (the twenty-sixth session): geglu and rope benched with it, rope
-#          without it beside, and the rule's untimed corners (docs/gpu-runs/coarsen-2026-12-01.md).
+#          without it beside, and the rule's untimed corners (docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md).
 #  part 5: Nsight Compute counters of the memory-bound rows under 85% of the copy (the twenty-
 #          seventh session ran it: docs/gpu-runs/ncu-short-rows-2026-12-01.md); needs the merged
 #          table's bench.json at tests/gpu/s26_bench.json (docs/gpu-runs/reports.md's merge command

@@ -107,13 +107,17 @@ def test_entry_picks_bench_cases_and_seeds(tmp_path, monkeypatch):
     assert seen[1][seen[1].index("--seeds") + 1:][:2] == ["0", "1"]
 
 
-def test_graph_replay_ratios_get_their_own_table():
+def test_graph_replay_ratios_get_a_column_and_a_summary():
+    """Each row's graph-replay ratio stands next to its do_bench ratio in the timing table ("-" where
+    not timed); a section sums them up."""
     reps = [_rep("copy", "memory", [("N=1", 1.0, 2.0, 3900.0, {}), ("N=2", 1.0, 1.0, 3900.0, {})])]
     reps[0]["timings"][0]["ratio_graph"] = 1.5
     rows = suite.rows_of(reps)
     md = suite.render_markdown(reps, rows, "cutile2triton bench x.py")
     assert "## Device time alone (CUDA-graph replays; not an acceptance check)" in md
-    assert "| copy | N=1 | float16 | 0.5 | 1.5 |" in md and "geometric mean over 1 rows: 1.500" in md
+    assert "| copy | N=1 | float16 | 1 | 2 | **0.5** | 1.5 | - / 3900 GB/s |" in md
+    assert "| copy | N=2 | float16 | 1 | 1 | **1** | - | - / 3900 GB/s |" in md
+    assert "geometric mean over 1 rows: 1.500" in md
     assert "or the row was timed by an older harness): 1" in md          # N=2 has no graph timing
     # the acceptance checks still use the do_bench ratio; rows whose device time reaches it are named
     assert ("- [ ] no kernel below 0.85: copy N=1 float16 0.50 (graph 1.50); 1 of these 1 reach 0.85 by "
@@ -272,16 +276,32 @@ def test_memory_check_says_where_cutile_falls_short_too():
                                           "on 1 of these 2 rows too")
 
 
-def test_short_rows_host_times_get_their_own_section():
-    """Rows timed with each side's host time per call are listed with it, the do_bench and graph
-    ratios next to it; a table without such rows has no such section."""
+def test_a_long_list_of_memory_bound_rows_is_counted_in_the_check():
+    """More rows under the copy share than the check names (LIST_MAX) are counted there; the section
+    on memory-bound rows lists each."""
+    timings = [(f"N={i}", 1.0, 1.0, 1000.0, {}) for i in range(suite.LIST_MAX + 1)]
+    rep = _rep("k", "memory", timings)
+    res = {name.split(" ")[0]: (ok, detail) for name, ok, detail in suite.checks(suite.rows_of([rep]))}
+    assert res["memory-bound"] == (False, f"{suite.LIST_MAX + 1} of {suite.LIST_MAX + 1} rows under it (each "
+                                          "with its share in the section on memory-bound rows below)")
+    timings.pop()
+    res = {name.split(" ")[0]: (ok, detail) for name, ok, detail in suite.checks(suite.rows_of([_rep("k", "memory", timings)]))}
+    assert res["memory-bound"][1].startswith("k N=0 float16 25%, k N=1 float16 25%")
+
+
+def test_short_rows_host_times_get_a_column_and_a_section():
+    """Rows timed with each side's host time per call show it in the timing table, next to the
+    do_bench and graph ratios ("-" on rows without); a section explains and sums them up, and a
+    table without such rows has no such section."""
     rep = _rep("k", "memory", [("N=1", 0.04, 0.05, 1000.0, {}), ("N=2", 1.0, 1.0, 3900.0, {})])
     rep["timings"][0].update(host_us_cutile=72.6, host_us_triton=86.5, ratio_graph=1.19)
     rows = suite.rows_of([rep])
     md = suite.render_markdown([rep], rows, "cutile2triton bench x.py")
     assert "## Host time per call" in md
-    assert "| k | N=1 | float16 | 0.8 | 1.19 | 72.6 / 86.5 | 0.839 |" in md
-    assert "| k | N=2 |" not in md.split("## Host time per call")[1]
+    assert "| k | N=1 | float16 | 0.04 | 0.05 | **0.8** | 1.19 | - / 1000 GB/s | 25% | - | 72.6 / 86.5 | - |" in md
+    assert "| k | N=2 | float16 | 1 | 1 | **1** | - | - / 3900 GB/s | 98% | - | - | - |" in md
+    assert ("- rows with host times: 1; the translation's host is the faster on 0; geometric mean of "
+            "cuTile's host time over the translation's: 0.839") in md.split("## Host time per call")[1]
     rep["timings"][0].update(host_us_cutile=None, host_us_triton=None)
     assert "## Host time per call" not in suite.render_markdown([rep], suite.rows_of([rep]), "x")
 

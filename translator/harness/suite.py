@@ -163,8 +163,9 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
          (", ".join(f"{lab(r)} {r['ratio']:.2f}" + _low_row_detail(r) for r in low) + _host_bound_note(low))
          or "none below"),
         (f"memory-bound rows at >= {MIN_COPY_SHARE:.0%} of the copy bandwidth", bool(mem) and not mem_low,
-         (", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) + _cutile_share_note(mem_low))
-         or f"all {len(mem)} rows"),
+         ((", ".join(f"{lab(r)} {r['copy_share']:.0%}" for r in mem_low) if len(mem_low) <= LIST_MAX else
+           f"{len(mem_low)} of {len(mem)} rows under it (each with its share in the section on memory-bound "
+           "rows below)") + _cutile_share_note(mem_low)) or f"all {len(mem)} rows"),
         (f"matmul within {MATMUL_SLACK:.0%} of torch.matmul", bool(mm) and not mm_low,
          ", ".join(f"{lab(r)} t_torch/t_Triton {p['ratio']:.2f}" for r, p in mm_low) or
          (f"all {len(mm)} rows" if mm else "no torch.matmul peer timed")),
@@ -228,6 +229,7 @@ def _same_size_copy_section(rows: list[dict]) -> list[str]:
 
 
 CUTILE_SHARE_SLACK = 0.05   # a row within 5% of cuTile's rate is "at cuTile's rate" (run-to-run noise)
+LIST_MAX = 12               # an acceptance check names at most this many rows; more are counted
 
 
 def _short_because(r: dict) -> str:
@@ -261,10 +263,12 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
     out += ["", "## Timing (median of do_bench; ratio = t_cuTile / t_Triton, > 1: Triton faster)", "",
             f"Rows where a side takes under {SHORT_MS} ms (0.1 ms in runs before 2026-11-30's eleventh "
             "session) are timed 5 times per side, the sides alternating; the medians are shown, and the "
-            "range of the 5 paired ratios after the ratio (host-bound rows vary from run to run).", "",
-            "| kernel | case | dtype | cuTile ms | Triton ms | ratio | cuTile / Triton rate | % copy BW | "
-            "% same-size copy | peers: t_peer / t_Triton |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "range of the 5 paired ratios after the ratio (host-bound rows vary from run to run). "
+            "\"graph\": the ratio by CUDA-graph replay (device time alone, below); \"host us\": each side's "
+            "host microseconds per call, on short rows (below).", "",
+            "| kernel | case | dtype | cuTile ms | Triton ms | ratio | graph | cuTile / Triton rate | % copy BW | "
+            "% same-size copy | host us cuTile / Triton | peers: t_peer / t_Triton |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rate = (f"{_g(r['tflops_cutile'])} / {_g(r['tflops_triton'])} TFLOP/s" if r["tflops_triton"] is not None
                 else f"{_g(r['gbps_cutile'], 4)} / {_g(r['gbps_triton'], 4)} GB/s" if r["gbps_triton"] is not None
@@ -275,8 +279,11 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
                           for k, p in r["peers"].items()) or "-"
         spread = r.get("ratio_spread")
         rng = f" ({spread[0]:.2f}-{spread[1]:.2f})" if spread else ""
+        host = (f"{r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f}"
+                if r.get("host_us_cutile") and r.get("host_us_triton") else "-")
         out.append(f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['t_cutile_ms'])} | {_g(r['t_triton_ms'])} "
-                   f"| **{_g(r['ratio'])}**{rng} | {rate} | {share} | {same} | {peers} |")
+                   f"| **{_g(r['ratio'])}**{rng} | {_g(r.get('ratio_graph'))} | {rate} | {share} | {same} | {host} "
+                   f"| {peers} |")
     out += _per_entry_section(rows)
     out += ["", "## Acceptance checks", ""]
     out += [f"- [{'x' if ok else ' '}] {what}: {detail}" for what, ok, detail in checks(rows)]
@@ -286,15 +293,13 @@ def render_markdown(reports: list[dict], rows: list[dict], cmd: str) -> str:
         low = [r for r in graph if r["ratio_graph"] < MIN_RATIO]
         out += ["", "## Device time alone (CUDA-graph replays; not an acceptance check)", "",
                 "The ratios above include the host's launch work wherever it is longer than the kernel "
-                "(short rows). Replaying each call from a captured CUDA graph times the device work alone:",
+                "(short rows). Replaying each call from a captured CUDA graph times the device work alone "
+                "(the timing table's \"graph\" column):",
                 "", f"- geometric mean over {len(graph)} rows: {geomean(r['ratio_graph'] for r in graph):.3f}",
                 f"- rows without it (a side could not be captured in a CUDA graph, or the row was timed "
                 f"by an older harness): {sum(1 for r in rows if r['ratio'] and not r.get('ratio_graph'))}",
                 "- below " + str(MIN_RATIO) + ": " + (", ".join(f"{r['kernel']} {r['case']} {r['dtype']} "
-                                                                f"{r['ratio_graph']:.2f}" for r in low) or "none"),
-                "", "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) |", "|---|---|---|---|---|"]
-        out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r['ratio_graph'])} |"
-                for r in graph]
+                                                                f"{r['ratio_graph']:.2f}" for r in low) or "none")]
     out += _host_time_section(rows)
     return "\n".join(out) + "\n"
 
@@ -319,23 +324,22 @@ def _per_entry_section(rows: list[dict]) -> list[str]:
 
 
 def _host_time_section(rows: list[dict]) -> list[str]:
-    """Short rows' host time per call, each side: where do_bench's ratio is the hosts' rather than
-    the kernels' (it times the host whenever the host falls behind the GPU's flush + call)."""
+    """Short rows' host time per call, each side (the timing table's "host us" column): where
+    do_bench's ratio is the hosts' rather than the kernels' (it times the host whenever the host
+    falls behind the GPU's flush + call)."""
     host = [r for r in rows if r.get("host_us_cutile") and r.get("host_us_triton")]
     if not host:
         return []
-    out = ["", "## Host time per call (short rows; not an acceptance check)", "",
-           "Each side's host microseconds per call (calls in a loop without synchronizing, the lowest of "
-           "3 runs). do_bench flushes the L2 cache before each timed call (about 61 us of device time on "
-           "the H200) and times the device while the host keeps ahead of that, the host when it falls "
-           "behind: rows whose host time is near the flush plus the call swing between the two "
-           "(docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md).", "",
-           "| kernel | case | dtype | ratio (do_bench) | ratio (graph replay) | host us cuTile / Triton | "
-           "host ratio |", "|---|---|---|---|---|---|---|"]
-    out += [f"| {r['kernel']} | {r['case']} | {r['dtype']} | {_g(r['ratio'])} | {_g(r.get('ratio_graph'))} | "
-            f"{r['host_us_cutile']:.1f} / {r['host_us_triton']:.1f} | "
-            f"{_g(r['host_us_cutile'] / r['host_us_triton'])} |" for r in host]
-    return out
+    faster = sum(1 for r in host if r["host_us_triton"] < r["host_us_cutile"])
+    return ["", "## Host time per call (short rows; not an acceptance check)", "",
+            "Each side's host microseconds per call (the timing table's \"host us\" column: calls in a loop "
+            "without synchronizing, the lowest of 3 runs). do_bench flushes the L2 cache before each timed "
+            "call (about 61 us of device time on the H200) and times the device while the host keeps ahead "
+            "of that, the host when it falls behind: rows whose host time is near the flush plus the call "
+            "swing between the two (docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md).", "",
+            f"- rows with host times: {len(host)}; the translation's host is the faster on {faster}; "
+            f"geometric mean of cuTile's host time over the translation's: "
+            f"{geomean(r['host_us_cutile'] / r['host_us_triton'] for r in host):.3f}"]
 
 
 def merge(entries: list[dict], folders: list[str], out: Path, cmd: str) -> int:

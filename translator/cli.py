@@ -70,7 +70,7 @@ def main(argv=None) -> int:
         if not args.quiet or d.severity == "error":
             print(d.format(), file=sys.stderr)
     if args.json:
-        Path(args.json).write_text(json.dumps(res.as_dict(), indent=2) + "\n")
+        _write(Path(args.json), json.dumps(res.as_dict(), indent=2) + "\n")
     if res.code is None:
         print(f"cutile2triton: {args.input}: not translated "
               f"({sum(d.severity == 'error' for d in res.diagnostics)} error(s))", file=sys.stderr)
@@ -85,17 +85,24 @@ def main(argv=None) -> int:
                 old.splitlines(keepends=True), res.code.splitlines(keepends=True),
                 fromfile=str(out), tofile=f"{out} (fresh translation)"))
         else:
-            print(f"cutile2triton: {out} is out of date; regenerate it with "
-                  f"`cutile2triton {args.input} -o {out}`", file=sys.stderr)
+            print(f"cutile2triton: {out} {'is out of date' if out.exists() else 'does not exist'}; "
+                  f"{'regenerate' if out.exists() else 'generate'} it with `cutile2triton {args.input} -o {out}`",
+                  file=sys.stderr)
         return 1
     if args.output:
-        Path(args.output).write_text(res.code)
+        _write(Path(args.output), res.code)
         if not args.quiet:
             n = len(res.kernels)
             print(f"cutile2triton: wrote {args.output} ({n} kernel{'s' if n != 1 else ''})", file=sys.stderr)
     else:
         sys.stdout.write(res.code)
     return res.exit_code(args.strict)
+
+
+def _write(path: Path, text: str):
+    """Write an output file, making the folders it is in (an -o path into a folder not made yet)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
+# the translation check (translator/check.py) is the default for users; the tests that are about
+# it (tests/test_compile_check.py) ask for it with Options(check=True), the others translate
+# without it so that the suite does not compile every test kernel once more
+os.environ.setdefault("C2T_CHECK", "0")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))

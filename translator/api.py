@@ -27,6 +27,9 @@ class Options:
     """Translation options. `strict`: warnings count as failures for the exit status."""
     strict: bool = False
     source_name: Optional[str] = None     # name written in the header (defaults to the filename)
+    # check the translation before claiming it (translator/check.py): None = where triton is
+    # importable, unless $C2T_CHECK is 0; "full" also compiles each kernel to a cubin (ptxas)
+    check: object = None
 
 
 @dataclass
@@ -198,7 +201,71 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
             hints=dict(plan.hints), diagnostics=len(kdiags)))
     if rep.has_errors:
         return Result(None, diags, kernels, filename)
+    if _check_wanted(options):
+        _check(code, info, plans, rep, options, source=(parsed.text, filename))
+        if rep.has_errors:
+            return Result(None, rep.sorted(), _mark_checked(kernels, rep), filename)
+        diags = rep.sorted()
     return Result(code, diags, kernels, filename)
+
+
+def _check_wanted(options: Options) -> bool:
+    import os
+    if options.check is None:
+        from .check import triton_available
+        return os.environ.get("C2T_CHECK", "1") != "0" and triton_available()
+    return bool(options.check)
+
+
+_CHECK_CODES = ("C2T005", "C2T110", "C2T215", "C2T216")
+
+
+def _check(code: str, info, plans: dict, rep: Reporter, options: Options, source=None):
+    """Run the translation check and report what it found (C2T005/C2T110 errors, C2T215/C2T216)."""
+    from .check import check_module, interpreted, triton_available
+    from .check_inputs import kernel_checks
+    from .diagnostics import Span
+    if not triton_available():
+        rep.add("C2T216", "the translation was not checked: triton is not installed "
+                          "(pip install 'cutile2triton[test]', or translate with --no-compile-check)")
+        return
+    if interpreted() and source is not None:
+        # (triton imported under TRITON_INTERPRET=1 cannot compile: the check runs in a process
+        # without it, on the same input)
+        for d in _check_elsewhere(*source, options):
+            rep.add(d["code"], d["message"], Span(d["line"], d["col"]), d["hint"])
+        return
+    for f in check_module(code, kernel_checks(info, plans), full=options.check == "full"):
+        rep.add(f.code, f.message, Span(f.line, f.col), f.hint)
+
+
+def _check_elsewhere(text: str, filename: str, options: Options) -> list:
+    import json
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "C2T_CHECK")}
+    prog = ("import json, sys, translator\n"
+            "a = json.load(sys.stdin)\n"
+            "r = translator.translate_source(a['text'], a['file'], translator.Options(check=a['check'] or True))\n"
+            "json.dump([d.as_dict() for d in r.diagnostics if d.code in %r], sys.stdout)\n" % (_CHECK_CODES,))
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    r = subprocess.run([sys.executable, "-c", prog], input=json.dumps(
+        {"text": text, "file": filename, "check": options.check if options.check == "full" else True}),
+        capture_output=True, text=True, env=env, timeout=1800)
+    if r.returncode != 0:
+        return [{"code": "C2T216", "message": "the translation was not checked: the check's process failed: "
+                 + (r.stderr.strip().splitlines() or ["?"])[-1][:300], "line": 1, "col": 1, "hint": ""}]
+    return json.loads(r.stdout)
+
+
+def _mark_checked(kernels: list, rep: Reporter) -> list:
+    bad = {d.message.split("`")[1] for d in rep.items if d.code == "C2T110" and "`" in d.message}
+    for k in kernels:
+        if k.name in bad:
+            k.translated = False
+    return kernels
 
 
 def _drop_ct_aliases(info, uses: dict, text: str, rep) -> list:

@@ -37,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--diff", action="store_true",
                    help="do not write; print a unified diff of OUTPUT against a fresh translation")
     p.add_argument("--strict", action="store_true", help="exit 1 when there are warnings")
+    c = p.add_mutually_exclusive_group()
+    c.add_argument("--no-compile-check", dest="compile_check", action="store_const", const=False, default=None,
+                   help="do not check the translation with Triton's front end (by default every kernel is "
+                        "compiled to TTIR for sm_90 where triton is installed; C2T110 when Triton rejects one)")
+    c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
+                   help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
     p.add_argument("--json", metavar="REPORT", help="write diagnostics and the per-kernel summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
@@ -64,8 +70,8 @@ def main(argv=None) -> int:
             return 2
         from .package import translate_tree
         return translate_tree(Path(args.input), Path(args.output), strict=args.strict, quiet=args.quiet,
-                              check=args.check, report=args.json)
-    res = translate_file(args.input, Options(strict=args.strict, source_name=args.input))
+                              check=args.check, report=args.json, compile_check=args.compile_check)
+    res = translate_file(args.input, Options(strict=args.strict, source_name=args.input, check=args.compile_check))
     for d in res.diagnostics:
         if not args.quiet or d.severity == "error":
             print(d.format(), file=sys.stderr)

@@ -20,6 +20,10 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "C2T003": (ERROR, "internal translator error",
                "please report this with the input file; no output was produced"),
     "C2T004": (ERROR, "cannot read input", "check the path and that the file is UTF-8 text"),
+    "C2T005": (ERROR, "the translation is not valid Python",
+               "a translator bug: please report it with the input file"),
+    "C2T110": (ERROR, "Triton rejects a translated kernel",
+               "a translator bug or a construct lowered wrongly: please report it; --no-compile-check writes the module as it is"),
     "C2T101": (ERROR, "cuTile operation not supported yet",
                "rewrite this part with supported operations, or keep this kernel in cuTile"),
     "C2T102": (ERROR, "unknown cuda.tile name",
@@ -77,6 +81,10 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "with one tile size halved (alone and with another doubled), each kept only where its "
                "launch writes what the listed config writes; C2T_TILE_VARIANTS=0 times the listed "
                "configs only"),
+    "C2T215": (WARNING, "a translated kernel compiles for some argument types and not others",
+               "if the host passes the rejected types the launch fails; cuTile may reject them too"),
+    "C2T216": (WARNING, "a translated kernel was not checked",
+               "the check compiles only what it can know without running the module"),
     "C2T205": (WARNING, "call of a function imported from another module",
                "translate that module too (e.g. the whole package), so the name is a Triton function"),
 }

@@ -21,7 +21,7 @@ def python_files(root: Path) -> list:
 
 
 def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = False, check: bool = False,
-                   report: str | None = None) -> int:
+                   report: str | None = None, compile_check=None) -> int:
     """Translate (or with `check`, compare) every file; returns the exit status: 2 when a file was
     refused, 1 when --check found a difference or --strict a warning, else 0."""
     files = python_files(src)
@@ -31,7 +31,7 @@ def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = 
     refused, stale, warned, kernels, results = [], [], 0, 0, []
     for i, path in enumerate(files, 1):
         rel = path.relative_to(src)
-        res = translate_file(path, Options(strict=strict, source_name=str(path)))
+        res = translate_file(path, Options(strict=strict, source_name=str(path), check=compile_check))
         results.append(res.as_dict())
         for d in res.diagnostics:
             if not quiet or d.severity == "error":

@@ -11,6 +11,7 @@ from ..ir import nodes as N
 from . import registry
 from . import types as T
 from .exprs import ExpressionLowering
+from .types import SrcLine
 from .gemm_loops import GemmLoops
 from .dtype_facts import facts_of
 from .types import V
@@ -82,6 +83,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         # Constant parameters (compile-time in Triton too): V.nonneg conditions may name them
         self.constexpr_params = {k for k, v in env.items() if v.kind == T.STATIC and not v.known and v.code == k}
         self.lines: list = []
+        self.line_now = fd.span.line     # the cuTile line of the statement being lowered (SrcLine)
         # a rank variant's {array: rank} (kernels.py _plan_rank_variants), the branches it could
         # not lower, {(line, col, part): their diagnostics}, and those it lowered
         self.rank_choice: dict = {}
@@ -307,7 +309,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 and [e.value for e in axes.elts] == [1, 0])
 
     def emit(self, depth: int, text: str, node=None):
-        self.lines.append("    " * depth + text if text else "")
+        origin = node.span.line if node is not None and node.span.line else self.line_now
+        self.lines.append(SrcLine("    " * depth + text if text else "", origin))
 
     def _flush_comments(self, before_line: int, depth: int):
         while self._comment_idx < len(self._comments) and self._comments[self._comment_idx].line < before_line:
@@ -350,6 +353,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             what = f"a `{kind[:-5]}` statement" if kind.endswith("_stmt") else f"statement `{kind}`"
             self.fail("C2T103", f"{what} is not supported in kernel code", st)
         outer, self.pre_lines = self.pre_lines, []
+        outer_line, self.line_now = self.line_now, st.span.line or self.line_now
         looped = isinstance(st, (N.For, N.While))
         self.loop_depth += looped
         if looped:
@@ -360,6 +364,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.lines[n0:n0] = ["    " * depth + ln for ln in self.pre_lines]
         finally:
             self.pre_lines = outer
+            self.line_now = outer_line
             self.loop_depth -= looped
             if looped:
                 self.end_loop()

@@ -21,6 +21,17 @@ MODULE = "module"     # another Python module (math, torch, numpy)
 UNKNOWN = "unknown"
 
 
+class SrcLine(str):
+    """A line of a lowered body, with the cuTile source line it comes from (`origin`, 0 when none),
+    so that the translation check (translator/check.py) locates Triton's errors in the input."""
+    origin: int
+
+    def __new__(cls, text: str, origin: int = 0):
+        obj = super().__new__(cls, text)
+        obj.origin = origin
+        return obj
+
+
 @dataclass
 class ArrayRef:
     """An array as the Triton kernel sees it."""

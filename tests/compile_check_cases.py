@@ -1,0 +1,112 @@
+"""Cases of the translation check that compile with Triton, so they run in a process without the
+interpreter: tests/test_compile_check.py runs this file with TRITON_INTERPRET=0 (it is not collected
+on its own: the name does not start with test_)."""
+import textwrap
+
+import translator
+from translator import check as C
+from translator.api import Options
+from translator.check_inputs import _binder, index_arrays
+from translator.lower.types import SrcLine
+from kernel_util import HEADER
+
+CHECK = Options(check=True)
+PRELUDE = "import triton\nimport triton.language as tl\n\n\n"
+
+
+def _kernel(body: str, *, known=None, origin=7, dtypes=("float32", "float16", "bfloat16"), consts="T: tl.constexpr"):
+    code = PRELUDE + f"@triton.jit\ndef k(x, x_shape_0, x_stride_0, {consts}):\n" + textwrap.indent(
+        textwrap.dedent(body), "    ")
+    lines = [SrcLine(ln, origin) for ln in textwrap.indent(textwrap.dedent(body), "    ").splitlines()]
+    combos = {"combos": [[known]] if known else [[{"T": 16}, {"T": 64}]], "assumed": not known}
+    types = [(f"{d} arrays", _binder({"x": 1}, set(), {}, set(), d, "int32"), combos) for d in dtypes]
+    return code, [C.KernelCheck("k", "k", 3, types, body=lines)]
+
+
+def test_rejected_for_every_type_is_a_located_error():
+    code, checks = _kernel("n = x_shape_0\no = tl.arange(0, n)\ntl.store(x + o, 1.0)\n", known={"T": 16})
+    [f] = C.check_module(code, checks)
+    assert f.code == "C2T110" and f.line == 7 and "kernel `k`" in f.message
+    assert "every argument type" in f.message and "T=16" in f.message and "arange" in f.message
+
+
+def test_rejected_for_some_types_is_a_warning_naming_them():
+    code, checks = _kernel("t = tl.load(x + tl.arange(0, T))\ntl.store(x + tl.arange(0, T), tl.exp(t))\n",
+                           known={"T": 16})
+    [f] = C.check_module(code, checks)
+    assert f.code == "C2T215" and "float32 arrays" in f.message and "float16 arrays" in f.message
+
+
+def test_accepted_kernel_has_no_findings():
+    code, checks = _kernel("t = tl.load(x + tl.arange(0, T))\ntl.store(x + tl.arange(0, T), t * 2)\n")
+    assert C.check_module(code, checks) == []
+
+
+def test_failure_that_depends_on_assumed_values_is_not_an_error():
+    code, checks = _kernel("tl.static_assert(T == 7)\n")
+    [f] = C.check_module(code, checks)
+    assert f.code == "C2T216" and "assumed" in f.message
+
+
+def test_kernel_reading_a_module_value_the_check_cannot_know_is_unchecked():
+    code, checks = _kernel("tl.store(x, SCALE)\n")
+    code = code.replace("@triton.jit", "SCALE = compute_scale()\n\n\n@triton.jit")
+    [f] = C.check_module(code, checks)
+    assert f.code == "C2T216" and "SCALE" in f.message
+
+
+def test_nothing_of_the_module_but_its_triton_functions_runs(tmp_path):
+    marker = tmp_path / "ran"
+    code, checks = _kernel("t = tl.load(x + tl.arange(0, T))\ntl.store(x + tl.arange(0, T), t)\n")
+    code = f"open({str(marker)!r}, 'w').close()\nX = open({str(marker)!r}, 'w')\n" + code
+    assert C.check_module(code, checks) == []
+    assert not marker.exists()
+
+
+SRC = """
+@ct.kernel
+def k(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 2)
+
+def run(x, y):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 64))
+"""
+
+
+def test_translation_is_refused_when_the_check_fails(monkeypatch):
+    """End to end: a lowering that Triton rejects (simulated by breaking the generated code as the
+    check sees it) turns a translation into a refusal with exit status 2."""
+    real = C.check_module
+
+    def broken(code, checks, **kw):
+        # the store helper broken: Triton's error is raised at the kernel's call of it
+        head = "def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):\n"
+        assert head in code
+        return real(code.replace(head, head + "    bad = tl.arange(0, 3)\n"), checks, **kw)
+    ok = translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py", CHECK)
+    assert ok.ok and ok.exit_code() == 0
+    monkeypatch.setattr(C, "check_module", broken)
+    res = translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py", CHECK)
+    assert not res.ok and res.exit_code() == 2
+    [d] = [d for d in res.diagnostics if d.code == "C2T110"]
+    assert d.line == HEADER.count("\n") + 5 and "T=64" in d.message      # the store's line; the launch's T
+    assert not [k for k in res.kernels if k.name == "k"][0].translated
+
+
+def test_index_arrays_follow_tiles_into_index_positions():
+    from translator.analysis import analyze
+    from translator.ir.build import build_module
+    from translator.parse import parse
+    from translator.diagnostics import Reporter
+    src = HEADER + textwrap.dedent("""
+    @ct.kernel
+    def k(x, idx, counts, out, T: ConstInt):
+        i = ct.load(idx, index=(ct.bid(0),), shape=(T,))
+        v = ct.gather(x, i)
+        n = ct.load(counts, index=(0,), shape=()).item()
+        for j in range(n):
+            ct.store(out, index=(j,), tile=v)
+    """)
+    info = analyze(build_module(parse(src, Reporter("k.py"))))
+    assert index_arrays(info.kernels["k"], info) == {"idx", "counts"}

@@ -1,0 +1,440 @@
+"""Check a translation before claiming it (issue 33): the module is valid Python, and Triton's front
+end (code generation to TTIR, which needs no GPU and is where Triton raises its CompilationErrors)
+accepts every kernel for argument types its launch sites can pass.
+
+Nothing of the input runs: the check builds a module of the translation's own Triton functions
+(every `@triton.jit` definition), the imports of triton and math, and the module-level constants
+those functions read when their values are literals or `tl.*` constants (anything else a kernel
+reads makes that kernel unchecked, C2T216). That module is executed (it defines functions and
+binds literals), and each kernel is handed to Triton's code generator with a signature made from
+its plan (kernel_types): pointers for arrays, i32 for shapes and strides, the Constant values of
+the launch sites or assumed ones.
+
+Argument types checked (the "stated default set"): the spec's dtypes where the module has a
+C2T_SPEC, else fp32, fp16 and bf16 for arrays of data, int32 and int64 for arrays whose tiles serve
+as indices (check_inputs.index_arrays). A kernel that no type set compiles for is an error
+(C2T110); one that compiles for some and not others gets a warning naming them (C2T215): cuTile may
+reject those types too (a bitcast of fp16 data to int32, say).
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import json
+import linecache
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .cache_dir import is_private_file, private_cache_dir
+
+_CHECK_FORMAT = 2          # bump when what a cached result holds changes
+_LOCK = threading.Lock()
+_MEMO: dict = {}            # key -> None (compiled) or Triton's message
+_ids = iter(range(1 << 62))
+
+
+@dataclass
+class KernelCheck:
+    """One generated @triton.jit kernel to check."""
+    jit_name: str               # the function in the generated module
+    kernel: str                 # the cuTile kernel it translates
+    line: int                   # the cuTile kernel's `def` line
+    # [(label, bind, consts)] to try, in order: bind(params, values) -> (signature, constexprs);
+    # consts: check_inputs.constant_candidates
+    types: list
+    required: set = field(default_factory=set)    # labels that must compile (the spec's dtypes)
+    body: list = field(default_factory=list)      # the kernel's body lines (SrcLine: .origin)
+
+
+@dataclass
+class CheckFinding:
+    code: str                   # C2T110 / C2T215 / C2T216 / C2T005
+    kernel: str
+    line: int
+    col: int
+    message: str
+    hint: str = ""
+
+
+def triton_available() -> bool:
+    try:
+        import triton  # noqa: F401
+        from triton.backends.compiler import GPUTarget  # noqa: F401
+    except Exception:       # not installed, or a broken install: the check is skipped (C2T216)
+        return False
+    return True
+
+
+def interpreted() -> bool:
+    """Whether triton runs (or was imported) under TRITON_INTERPRET=1: then it cannot compile here."""
+    import sys
+    if os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes"):
+        return True
+    tl = sys.modules.get("triton.language.standard")
+    cdiv = getattr(tl, "cdiv", None) if tl else None
+    return cdiv is not None and type(cdiv).__name__ == "InterpretedFunction"
+
+
+def check_module(code: str, checks: list, *, full: bool = False) -> list:
+    """Findings for the translated module `code` (see the module docstring); [] when all is well.
+    `full`: also compile to a cubin for sm_90 (ptxas), not only to TTIR."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as e:
+        bad = (code.splitlines() or [""])[max((e.lineno or 1) - 1, 0)].strip()
+        return [CheckFinding("C2T005", "", 1, 1,
+                             f"the translation is not valid Python ({e.msg} at its line {e.lineno}: `{bad[:120]}`)",
+                             "this is a translator bug: please report it with the input file")]
+    if not checks:
+        return []
+    text, missing = _jit_module(tree)
+    out = []
+    with _LOCK, _no_interpreter():
+        try:
+            ns = _exec(text)
+        except Exception as e:      # (our own functions and literals only: a translator bug)
+            return [CheckFinding("C2T216", c.kernel, c.line, 1,
+                                 f"kernel `{c.kernel}` was not checked: its Triton functions do not load "
+                                 f"({type(e).__name__}: {e})") for c in checks]
+        for c in checks:
+            fn = ns.get(c.jit_name)
+            reads = missing.get(c.jit_name, set())
+            if fn is None or reads:
+                why = (f"it reads module names whose values the check does not evaluate: {', '.join(sorted(reads))}"
+                       if reads else "its Triton function was not found")
+                out.append(CheckFinding("C2T216", c.kernel, c.line, 1, f"kernel `{c.kernel}` was not checked: {why}"))
+                continue
+            out.extend(_check_kernel(fn, c, text, full))
+    return out
+
+
+# ---------------------------------------------------------------- the module of Triton functions
+_SAFE_MODULES = ("triton", "math")
+# the generated module's switches that its Triton functions read (set from the environment when it
+# is imported): checked at their defaults, the compiled (not interpreted) form
+_SWITCHES = {"_C2T_NARROW_ALL": "tl.constexpr(False)", "_C2T_NARROW_PAD": "tl.constexpr(False)",
+             "_C2T_INTERPRET": "tl.constexpr(False)"}
+
+
+def _is_jit(fd) -> bool:
+    for d in fd.decorator_list:
+        f = d.func if isinstance(d, ast.Call) else d
+        if isinstance(f, ast.Attribute) and f.attr == "jit" and isinstance(f.value, ast.Name) \
+                and f.value.id == "triton":
+            return True
+    return False
+
+
+def _literal_value(node, known: set) -> bool:
+    """Whether `node` is built from literals, tl.* / triton.language.* attributes, tl.constexpr(...)
+    calls and names in `known` only (so that evaluating it runs nothing of the input)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.Load, ast.UnaryOp, ast.BinOp, ast.operator,
+                          ast.unaryop)):
+            continue
+        if isinstance(n, ast.Name) and (n.id in known or n.id in ("tl", "triton", "math")):
+            continue
+        if isinstance(n, ast.Attribute) and _dotted(n).split(".")[0] in ("tl", "triton", "math"):
+            continue
+        if isinstance(n, ast.Call) and _dotted(n.func) == "tl.constexpr":
+            continue
+        return False
+    return True
+
+
+def _dotted(n) -> str:
+    parts = []
+    while isinstance(n, ast.Attribute):
+        parts.append(n.attr)
+        n = n.value
+    if isinstance(n, ast.Name):
+        parts.append(n.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _jit_module(tree):
+    """(source of a module with the translation's Triton functions and the literal constants they
+    read, {jit function: names it reads that are not there})."""
+    imports, jits, consts = [], {}, {}
+    for st in tree.body:
+        if isinstance(st, ast.Import) and all(a.name.split(".")[0] in _SAFE_MODULES for a in st.names):
+            imports.append(st)
+        elif isinstance(st, ast.ImportFrom) and st.level == 0 and (st.module or "").split(".")[0] in _SAFE_MODULES:
+            imports.append(st)
+        elif isinstance(st, ast.FunctionDef) and _is_jit(st):
+            jits[st.name] = st
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if st.value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                consts.setdefault(targets[0].id, []).append(st)
+    bound = {a.asname or a.name.split(".")[0] for st in imports for a in st.names} | set(jits)
+    safe = {}
+    for name, value in _SWITCHES.items():
+        if name in consts:
+            safe[name] = ast.parse(f"{name} = {value}").body[0]
+    for name, sts in consts.items():        # bound once, to a literal: usable
+        if len(sts) == 1 and name not in jits and _literal_value(sts[0].value, set(safe) | bound):
+            safe[name] = sts[0]
+    builtins = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
+    reads = {}
+    for name, fd in jits.items():
+        local = {a.arg for a in fd.args.args + fd.args.kwonlyargs}
+        local |= {n.id for n in ast.walk(fd) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        used = {n.id for n in ast.walk(fd) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        reads[name] = {u for u in used - local - bound - set(safe) - builtins}
+    # a function that calls one with unresolved reads inherits them
+    changed = True
+    while changed:
+        changed = False
+        for name, fd in jits.items():
+            for n in ast.walk(fd):
+                if isinstance(n, ast.Name) and n.id in jits and n.id != name and not reads[n.id] <= reads[name]:
+                    reads[name] |= reads[n.id]
+                    changed = True
+    switches = [st for n, st in safe.items() if n in _SWITCHES]
+    body = imports + switches + [st for st in tree.body if any(st is v for v in safe.values())
+                                 or (isinstance(st, ast.FunctionDef) and st.name in jits)]
+    mod = ast.Module(body=body, type_ignores=[])
+    return ast.unparse(mod) + "\n", {k: v for k, v in reads.items() if v}
+
+
+@contextlib.contextmanager
+def _no_interpreter():
+    """@triton.jit makes interpreted functions under TRITON_INTERPRET=1, which cannot be compiled."""
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old
+
+
+def _exec(text: str) -> dict:
+    fname = f"<cutile2triton-check-{next(_ids)}>"
+    linecache.cache[fname] = (len(text), None, text.splitlines(True), fname)   # (Triton reads the source)
+    ns = {"__name__": "cutile2triton_check", "__file__": fname}
+    exec(compile(text, fname, "exec"), ns)      # noqa: S102 (definitions and literals only: _jit_module)
+    return ns
+
+
+# ---------------------------------------------------------------- compiling
+# Triton messages that depend on the Constant values a kernel is compiled with: under assumed
+# values such a failure says nothing about the translation (C2T216, not C2T110)
+_VALUE_DEPENDENT = ("shape", "static_assert", "static assert", "static assertion", "power of 2", "power of two", "broadcast",
+                    "dimension", "this branch is not for", "accumulator", "bytes", "out of range",
+                    "must be at least", "too large", "exceeds", "divisible")
+
+
+def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
+    from .check_inputs import UnknownConstexpr
+    params = [(p.name, p.is_constexpr) for p in fn.params]
+    results, unsure = {}, {}
+    assumed = c.types[0][2].get("assumed") if c.types else False
+    for label, bind, consts in c.types:
+        err = None
+        for group in consts["combos"]:      # each launch site's values (or assumed ones), in turn
+            first = None
+            for user in group:              # assumed values: one that compiles is enough
+                try:
+                    sig, const = bind(params, user)
+                except UnknownConstexpr as e:
+                    return [CheckFinding("C2T216", c.kernel, c.line, 1,
+                                         f"kernel `{c.kernel}` was not checked: the check does not know what "
+                                         f"its constexpr parameter `{e}` takes")]
+                res = _compile(fn, sig, const, text, full)
+                if res is None:
+                    first = None
+                    break
+                first = first or dict(res, values=_values_text(user))
+            if first is not None:
+                err = first
+                break
+        if err is not None and assumed and any(w in err["message"].lower() for w in _VALUE_DEPENDENT):
+            unsure[label] = err
+        elif err is not None:
+            results[label] = err
+        else:
+            results[label] = None
+    bad = {k: v for k, v in results.items() if v is not None}
+    if not bad and unsure:
+        label, err = next(iter(unsure.items()))
+        line, gen = _origin(err, c, text)
+        return [CheckFinding(
+            "C2T216", c.kernel, line, 1,
+            f"kernel `{c.kernel}` was not checked for {'; '.join(unsure)}: the host's Constant values are not "
+            f"known here and with assumed ones ({err['values']}) Triton says: {err['message']}"
+            + (f" [generated: `{gen}`]" if gen else ""),
+            "the check knows Constant values the launch passes as literals or module constants")]
+    if not bad:
+        return []
+    label, err = next(iter(bad.items()))
+    line, gen = _origin(err, c, text)
+    first = err["message"]
+    values = f", {err['values']}" if err.get("values") else ""
+    note = " (assumed Constant values)" if values and assumed else ""
+    if len(bad) == len(results) or bad.keys() & c.required:
+        which = ", ".join(bad) if len(bad) < len(results) + len(unsure) else "every argument type checked"
+        return [CheckFinding(
+            "C2T110", c.kernel, line, 1,
+            f"Triton rejects the translation of kernel `{c.kernel}` ({which}; first: {label}{values}{note}): "
+            f"{first}" + (f" [generated: `{gen}`]" if gen else ""),
+            "this is a translator bug or a construct it lowers wrongly: please report it; meanwhile "
+            "rewrite the statement, or translate with --no-compile-check to get the module as it is")]
+    ok = [k for k in results if k not in bad]
+    return [CheckFinding(
+        "C2T215", c.kernel, line, 1,
+        f"kernel `{c.kernel}` compiles with {'; '.join(ok)} but Triton rejects it with {'; '.join(bad)}"
+        f"{values}: {first}" + (f" [generated: `{gen}`]" if gen else ""),
+        "if the host passes those types, the launch fails; cuTile may reject them too")]
+
+
+def _values_text(user: dict) -> str:
+    return ", ".join(f"{k}={getattr(v, 'name', v)}" for k, v in sorted(user.items()))
+
+
+def _key(text, fn, sig, consts, full) -> str:
+    import triton
+    blob = json.dumps([_CHECK_FORMAT, text, fn.__name__, sorted(sig.items()), sorted((k, repr(v)) for k, v in consts.items()),
+                       full, triton.__version__])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _compile(fn, sig: dict, consts: dict, text: str, full: bool) -> Optional[dict]:
+    """None when Triton accepts `fn` with this signature, else {"message", "lineno"}."""
+    key = _key(text, fn, sig, consts, full)
+    if key in _MEMO:
+        return _MEMO[key]
+    disk = _disk_get(key)
+    if disk is not _NOTHING:
+        _MEMO[key] = disk
+        return disk
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.compiler.compiler import make_backend
+    from triton._C.libtriton import ir
+    src = ASTSource(fn, sig, consts)
+    target = GPUTarget("cuda", 90, 32)
+    res = None
+    try:
+        if full:
+            triton.compile(src, target=target)
+        else:
+            backend = make_backend(target)
+            options = backend.parse_options({})
+            context = ir.context()
+            ir.load_dialects(context)
+            backend.load_dialects(context)
+            src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                        context)
+    except Exception as e:      # Triton's CompilationError, or what its code generator raised
+        res = _describe(e)
+    if res is None or res.get("compilation"):     # (not a failure of this process's set-up)
+        _MEMO[key] = res
+        _disk_put(key, res)
+    return res
+
+
+def _describe(e) -> dict:
+    """Triton's message and the line (of the kernel's own function, when the error is there) of
+    what it raised; a CompilationError in a helper the kernel calls is a chain of them."""
+    from triton.compiler.errors import CompilationError
+    lineno, compilation = None, isinstance(e, CompilationError)
+    if isinstance(e, CompilationError):
+        lineno = getattr(getattr(e, "node", None), "lineno", None)
+        chain = [e]
+        while isinstance(chain[-1].__cause__ or chain[-1].__context__, Exception) and len(chain) < 50:
+            chain.append(chain[-1].__cause__ or chain[-1].__context__)
+        msg = ""
+        for x in reversed(chain):       # the innermost message that says something
+            text = getattr(x, "error_message", None) if isinstance(x, CompilationError) else str(x)
+            if text and text.strip() not in ("^", ""):
+                msg = text if isinstance(x, CompilationError) else f"{type(x).__name__}: {text}"
+                break
+        if not msg:
+            kind = type(chain[-1]).__name__
+            msg = "static assertion failed" if "Assertion" in kind else kind
+    else:
+        msg = f"{type(e).__name__}: {e}"
+    msg = " ".join(str(msg).split())
+    return {"message": msg[:400], "lineno": lineno, "compilation": compilation}
+
+
+def _origin(err: dict, c: KernelCheck, text: str):
+    """(the cuTile line, the generated line) of a Triton error inside kernel `c.jit_name` (or in a
+    helper it calls: then the kernel's own line)."""
+    lineno = err.get("lineno")
+    if not lineno:
+        return c.line, ""
+    lines = text.splitlines()
+    # Triton numbers the lines of the function from its `def` (decorators not counted), from 1
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(f"def {c.jit_name}(")), None)
+    if start is None or start + lineno - 1 >= len(lines):
+        return c.line, ""
+    gen = lines[start + lineno - 1].strip()
+    body = [str(b).strip() for b in c.body]
+    origins = [getattr(b, "origin", 0) for b in c.body]
+    # the generated function's text is ast.unparse'd: match its line against the body by content
+    target = _norm(gen)
+    for i, b in enumerate(body):
+        if b and _norm(b) == target and origins[i]:
+            return origins[i], gen[:160]
+    return c.line, gen[:160]
+
+
+def _norm(s: str) -> str:
+    try:
+        return ast.unparse(ast.parse(s.split("  #")[0].strip().rstrip(":") + (":\n pass" if s.rstrip().endswith(":") else "")))
+    except SyntaxError:
+        return " ".join(s.split())
+
+
+# ---------------------------------------------------------------- the on-disk memo
+_NOTHING = object()
+
+
+def _disk_dir():
+    d = private_cache_dir()
+    if d is None:
+        return None
+    d = d / "check"
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    return d
+
+
+def _disk_get(key: str):
+    d = _disk_dir()
+    if d is None:
+        return _NOTHING
+    f = d / f"{key}.json"
+    try:
+        if not is_private_file(f):
+            return _NOTHING
+        return json.loads(f.read_text())["result"]
+    except (OSError, ValueError, KeyError):
+        return _NOTHING
+
+
+def _disk_put(key: str, res):
+    d = _disk_dir()
+    if d is None:
+        return
+    tmp = d / f".{key}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"result": res}, fh)
+        os.replace(tmp, d / f"{key}.json")
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

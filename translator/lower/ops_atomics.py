@@ -83,8 +83,8 @@ def _atomic_rmw(opname, lw, call, args):
     lw.s.use("_c2t_rmw")
     fn = lw.s.use_rank("atomic", arr.rank)
     kind, rank = _result(idx)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {upd.code}, "
-             f'"{opname}", {check}, {sem}, {scope})', kind, rank=rank)
+    return V(T.call_code(fn, arr.flat(), [i.code for i in idx], upd.code, f'"{opname}"', str(check), sem, scope),
+             kind, rank=rank)
 
 
 def _register_rmw():
@@ -110,8 +110,8 @@ def op_atomic_cas(lw, call, args):
     lw.s.use("_c2t_cas")
     fn = lw.s.use_rank("atomic_cas", arr.rank)
     kind, rank = _result(idx)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {cmp.code}, {val.code}, "
-             f"{check}, {sem}, {scope})", kind, rank=rank)
+    return V(T.call_code(fn, arr.flat(), [i.code for i in idx], cmp.code, val.code, str(check), sem, scope),
+             kind, rank=rank)
 
 
 # ---------------------------------------------------------------- raw memory
@@ -257,8 +257,8 @@ def ordered_load(lw, call, args):
     lw.s.use_rank("load", rank)          # for _c2t_pad_value and the padding codes
     lw.s.use("_c2t_ld_ordered")
     fn = lw.s.use_rank("load_ordered", rank)
-    code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
-            f"{', '.join(s.code for s in shape)}, {pad}, {check}, {sem}, {scope})")
+    code = T.call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check), sem,
+                       scope)
     if order is not None:
         code = f"tl.permute({code}, {tuple(order)})"
     return V(code, T.TILE, rank=rank)
@@ -276,5 +276,5 @@ def ordered_store(lw, call, args):
     lw.mark_written(arr)
     lw.s.use("_c2t_st_ordered")
     fn = lw.s.use_rank("store_ordered", rank)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check}, {sem}, {scope})",
+    return V(T.call_code(fn, arr.flat(), [i.code for i in idx], tcode, str(check), sem, scope),
              T.STATIC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import registry
 from . import types as T
 from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _static_tuple)
-from .types import ArrayRef, V, paren
+from .types import ArrayRef, V, call_code, paren
 
 # ---------------------------------------------------------------- memory
 def op_load(lw, call, args):
@@ -48,8 +48,7 @@ def _tile_load(lw, call, args, arr):
         return squeezed
     fn = lw.s.use_rank("load", rank)
     lw.s.note_tile([x.code for x in shape])
-    code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, "
-            f"{', '.join(s.code for s in shape)}, {pad}, {check})")
+    code = call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check))
     if order is not None:
         code = f"tl.permute({code}, {tuple(order)})"
     else:
@@ -147,7 +146,7 @@ def op_store(lw, call, args):
     fn = lw.s.use_rank("store", rank)
     lw.mark_written(arr, region=_region(tile.shape, order) if tile.kind == T.TILE and tile.shape else None,
                     tile_code=tcode)
-    code = f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tcode}, {check})"
+    code = call_code(fn, arr.flat(), [i.code for i in idx], tcode, str(check))
     if order is None and tile.kind == T.TILE and tile.shape is not None and lw.tma:
         desc = lw.tma.descriptor(lw, arr, "store", tile.shape, None)
         if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
@@ -217,7 +216,7 @@ def op_gather(lw, call, args):
     lw.before_read(arr)
     rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
     kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {mask}, {other}, {check})",
+    return V(call_code(fn, arr.flat(), [i.code for i in idx], mask, other, str(check)),
              kind, rank=rank, shape=_broadcast_shape([i for i in idx if i.kind == T.TILE]),
              dsrc=f"arr:{arr.ptr}", mbf=True)
 
@@ -246,7 +245,7 @@ def op_scatter(lw, call, args):
     check = _bool_arg(lw, args, "check_bounds", True, call)
     fn = lw.s.use_rank("scatter", arr.rank)
     lw.mark_written(arr)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {value.code}, {mask}, {check})",
+    return V(call_code(fn, arr.flat(), [i.code for i in idx], value.code, mask, str(check)),
              T.STATIC)
 
 

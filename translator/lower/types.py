@@ -147,3 +147,13 @@ def same_shape(*vs) -> Optional[list]:
             return None
         shape = v.shape
     return shape
+
+
+def call_code(fn: str, *parts) -> str:
+    """`fn(a, b, ...)` from argument texts and lists of them (per-axis pieces: array extents and
+    strides, indices, block sizes), an empty list adding nothing: a 0-D array has no extents,
+    strides or indices, and `", ".join` of each list would leave `f(base, , , x)`."""
+    flat = []
+    for p in parts:
+        flat.extend(p if isinstance(p, (list, tuple)) else [p])
+    return f"{fn}({', '.join(flat)})"

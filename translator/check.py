@@ -229,7 +229,7 @@ def _exec(text: str) -> dict:
 # values such a failure says nothing about the translation (C2T216, not C2T110)
 _VALUE_DEPENDENT = ("shape", "static_assert", "static assert", "static assertion", "power of 2", "power of two", "broadcast",
                     "dimension", "this branch is not for", "accumulator", "bytes", "out of range",
-                    "must be at least", "too large", "exceeds", "divisible")
+                    "must be at least", "too large", "exceeds", "divisible", "arange")
 
 
 def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:

@@ -41,15 +41,7 @@ def test_check_cases_in_a_compiling_process():
     assert " passed" in r.stdout and "failed" not in r.stdout
 
 
-SRC = """
-@ct.kernel
-def k(x, y, T: ConstInt):
-    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
-    ct.store(y, index=(ct.bid(0),), tile=t * 2)
-
-def run(x, y):
-    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 64))
-"""
+from compile_check_cases import SRC  # noqa: E402  (one kernel for both files)
 
 
 def test_the_check_runs_elsewhere_under_the_interpreter():

@@ -1,10 +1,15 @@
 """Reading a file never runs it (issue 33, item 4): ct.static_eval / ct.static_assert expressions
-are folded by translator/const_fold.py, never given to Python's eval."""
+are folded by translator/const_fold.py, never given to Python's eval, and the Lark grammar cache
+(a pickle) is read only from a private per-user directory."""
+import os
+import pickle
+import tempfile
 import time
 
 import pytest
 
 from kernel_util import HEADER, translate
+from translator import parse as P
 
 KERNEL = """
 @ct.kernel
@@ -107,6 +112,141 @@ def test_huge_static_expressions_are_refused_quickly(expr):
     d = _refused(expr)
     assert time.monotonic() - t0 < 10
     assert "more than" in d.message, d.format()
+
+
+# ---------------------------------------------------------------- the grammar cache
+class _Plant:
+    """Unpickling it creates `path`."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _plant(path, marker):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:       # Lark's cache format: a hash line, then pickles
+        f.write(b"0" * 64 + b"\n")
+        pickle.dump(_Plant(marker), f)
+        pickle.dump(_Plant(marker), f)
+
+
+def _grammar():
+    from translator.paths import GRAMMAR_DIR
+    return (GRAMMAR_DIR / "cutile.lark").read_text()
+
+
+def _works():
+    res = translate("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)) + 1)
+    """)
+    assert res.ok, [d.format() for d in res.diagnostics]
+
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch):
+    """The shared temporary directory and the per-user cache directory, both under tmp_path."""
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    monkeypatch.setenv("C2T_CACHE_DIR", str(tmp_path / "cache"))
+    P.parser.cache_clear()
+    yield tmp_path
+    P.parser.cache_clear()
+
+
+def test_cache_planted_in_the_shared_temporary_directory_is_never_loaded(cache_env):
+    import hashlib
+    import lark
+    marker = cache_env / "MARKER"
+    digest = hashlib.sha256(_grammar().encode()).hexdigest()[:16]
+    _plant(cache_env / "tmp" / "cutile2triton-cache" / f"cutile-{lark.__version__}-{digest}.lark-cache", marker)
+    _works()
+    assert not marker.exists()
+
+
+def _planted_dir_is_not_loaded(cache_env, d):
+    marker = cache_env / "MARKER"
+    _plant(d / P.cache_name(_grammar()), marker)
+    _works()
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o702])
+def test_cache_in_a_directory_others_can_write_is_not_loaded(cache_env, mode):
+    d = cache_env / "cache"
+    d.mkdir()
+    d.chmod(mode)
+    _planted_dir_is_not_loaded(cache_env, d)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to give a directory to another user")
+def test_cache_in_a_directory_of_another_user_is_not_loaded(cache_env):
+    d = cache_env / "cache"
+    d.mkdir(mode=0o700)
+    _plant(d / P.cache_name(_grammar()), cache_env / "MARKER")
+    os.chown(d, 12345, 12345)
+    _works()
+    assert not (cache_env / "MARKER").exists()
+
+
+def test_cache_directory_that_is_a_link_is_not_loaded(cache_env):
+    real = cache_env / "elsewhere"
+    real.mkdir(mode=0o700)
+    (cache_env / "cache").symlink_to(real)
+    _planted_dir_is_not_loaded(cache_env, real)
+
+
+@pytest.mark.parametrize("how", ["world-writable", "other-owner", "link"])
+def test_cache_file_that_is_not_private_is_not_loaded(cache_env, how):
+    if how == "other-owner" and os.getuid() != 0:
+        pytest.skip("needs root to give a file to another user")
+    d = cache_env / "cache"
+    d.mkdir(mode=0o700)
+    marker = cache_env / "MARKER"
+    path = d / P.cache_name(_grammar())
+    target = cache_env / "planted" if how == "link" else path
+    _plant(target, marker)
+    if how == "world-writable":
+        path.chmod(0o666)
+    elif how == "other-owner":
+        os.chown(path, 12345, 12345)
+    else:
+        path.symlink_to(target)
+    _works()
+    assert not marker.exists()
+    assert path.is_symlink() if how == "link" else path.stat().st_size < 1000     # left alone
+
+
+def test_private_cache_is_written_and_loaded(cache_env, monkeypatch):
+    d = cache_env / "cache"
+    _works()
+    assert d.is_dir() and d.stat().st_mode & 0o777 == 0o700
+    path = d / P.cache_name(_grammar())
+    st = path.stat()
+    assert st.st_uid == os.getuid() and st.st_mode & 0o777 == 0o600
+    assert [p.name for p in d.iterdir()] == [path.name]      # the temporary name was renamed away
+    builds = []
+    real = P._lark
+    monkeypatch.setattr(P, "_lark", lambda g: builds.append(1) or real(g))
+    P.parser.cache_clear()
+    _works()
+    assert not builds and path.stat().st_mtime_ns == st.st_mtime_ns     # loaded, not rebuilt
+    path.write_bytes(path.read_bytes()[:1000])         # truncated (a crash while writing...): rebuilt
+    P.parser.cache_clear()
+    _works()
+    assert builds and path.stat().st_size > 1000
+
+
+def test_cache_directory_defaults_to_the_users_cache(cache_env, monkeypatch):
+    monkeypatch.delenv("C2T_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_env / "xdg"))
+    assert P.cache_dir() == cache_env / "xdg" / "cutile2triton"
+    assert (cache_env / "xdg" / "cutile2triton").stat().st_mode & 0o777 == 0o700
 
 
 def test_module_constant_power_chain_is_not_computed():

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import const_fold
 from .coverage import EXPORTS
 from .ir import nodes as N
 
@@ -107,8 +108,9 @@ def _literal(e, names=None):
         return names[e.id]
     if isinstance(e, N.Attr) and not (isinstance(e.value, N.Name) and e.value.id == "math"):
         base = _literal(e.value, names)
-        if not (_is_enum_class(base) or isinstance(base, enum.Enum) or _is_frozen_dataclass(base)):
-            raise ValueError
+        if e.attr.startswith("_") or not (_is_enum_class(base) or isinstance(base, enum.Enum)
+                                          or _is_frozen_dataclass(base)):
+            raise ValueError      # `Mode.A.__class__`, `Cfg.__init__`: no Python internals as constants
         try:
             return getattr(base, e.attr)
         except AttributeError:
@@ -131,9 +133,11 @@ def _literal(e, names=None):
         a, b = _literal(e.left, names), _literal(e.right, names)
         if not all(isinstance(x, (int, float)) and not isinstance(x, enum.Enum) for x in (a, b)):
             raise ValueError
-        try:
-            return _FOLD_OPS[e.op](a, b)
-        except (ArithmeticError, ValueError):
+        if e.op == "**" and abs(b) >= 64:
+            raise ValueError
+        try:     # const_fold's size limits: `X = ((10 ** 63) ** 63) ** 63` is not computed
+            return const_fold.binop(e.op, a, b)
+        except const_fold.FoldError:
             raise ValueError
     if isinstance(e, N.Call) and not e.keywords and isinstance(e.func, N.Attr) \
             and isinstance(e.func.value, N.Name) and e.func.value.id == "math" and e.func.attr in _FOLD_MATH:
@@ -146,9 +150,7 @@ def _literal(e, names=None):
 
 
 # module constants such as `INV_LOG_2 = 1.0 / math.log(2)` are folded to literals
-_FOLD_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-             "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
-             "**": lambda a, b: a ** b if abs(b) < 64 else (_ for _ in ()).throw(ValueError())}
+_FOLD_OPS = {"+", "-", "*", "/", "//", "%", "**"}
 _FOLD_MATH = {"log", "log2", "log10", "exp", "sqrt", "pow"}
 
 

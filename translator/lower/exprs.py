@@ -6,7 +6,7 @@ import dataclasses
 import enum
 from typing import Optional
 
-from .. import rules
+from .. import const_fold, rules
 from ..ir import nodes as N
 from . import registry
 from . import types as T
@@ -313,15 +313,14 @@ class ExpressionLowering:
         if v.kind == T.STATIC and v.code:
             import ast
             try:     # compile-time arithmetic of literals (`i % 2 == 0` with i known): Python semantics
-                tree = ast.parse(v.code, mode="eval")
+                tree = const_fold.parse(v.code)
             except SyntaxError:
                 return _UNKNOWN
-            if all(isinstance(n, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
-                                  ast.Constant, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
-                   for n in ast.walk(tree)):
+            if all(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant, ast.operator,
+                                  ast.unaryop, ast.cmpop, ast.boolop)) for n in ast.walk(tree)):
                 try:
-                    return eval(compile(tree, "<static>", "eval"), {"__builtins__": {}})
-                except Exception:
+                    return const_fold.fold_tree(tree)
+                except const_fold.FoldError:
                     return _UNKNOWN
         return _UNKNOWN
 

@@ -3,10 +3,10 @@ ct.assert_, ct.static_assert, ct.static_eval, ct.ensure_constant, ct.assume_divi
 from __future__ import annotations
 
 import ast
-import math
 import re
 
-from ..diagnostics import TranslationError
+from .. import const_fold
+from ..diagnostics import Span, TranslationError
 from ..ir import nodes as N
 from . import types as T
 from .ops import _req
@@ -199,44 +199,96 @@ def op_static_assert(lw, call, args):
 
 
 # ---------------------------------------------------------------- metaprogramming
-_SAFE_BUILTINS = {k: __builtins__[k] if isinstance(__builtins__, dict) else getattr(__builtins__, k)
-                  for k in ("abs", "all", "any", "bool", "divmod", "enumerate", "float", "int", "len",
-                            "list", "max", "min", "pow", "range", "reversed", "round", "sorted", "str",
-                            "sum", "tuple", "zip", "isinstance", "map", "filter")}
+_FOLD_HINT = ("translation never runs the source: these expressions are folded from " + const_fold.ALLOWED
+              + "; anything else is refused")
 
 
-def _known_env(lw) -> dict:
-    env = {}
-    for k, v in lw.s.info.constants.items():
-        env[k] = v
+def _known_names(lw):
+    """The values const_fold may use (module constants, enum classes and frozen dataclasses, known
+    locals and Constant parameters), and the local names without a known value."""
+    names = dict(lw.s.info.classes)
+    names.update(lw.s.info.constants)
+    bound = set()
     for k, v in lw.env.items():
-        if isinstance(v, V) and v.known:
-            env[k] = v.value
-    env["math"] = math
-    return env
+        if isinstance(v, V) and v.known and const_fold.is_value(v.value):
+            names[k] = v.value
+        else:
+            names.pop(k, None)
+            bound.add(k)
+    return names, bound
+
+
+def _located(node, src: str, base) -> N.Expr:
+    """An IR stand-in spanning the const_fold (ast) node `node` of `src`, which starts at `base`."""
+    if node is None or not hasattr(node, "lineno"):
+        return N.Expr(span=base)
+    text = "(" + src + "\n)"           # what const_fold.parse parsed
+    lines = re.split(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)", text)
+
+    def pos(lineno, col_offset):
+        line = lines[min(lineno, len(lines)) - 1]
+        ch = len(line.encode("utf-8")[:col_offset].decode("utf-8", "ignore"))
+        offset = sum(len(x) for x in lines[:lineno - 1]) + ch - 1       # into src
+        if lineno == 1:
+            return base.line, base.col + ch - 1, base.start + offset
+        return base.line + lineno - 1, ch + 1, base.start + offset
+
+    line, col, start = pos(node.lineno, node.col_offset)
+    end_line, end_col, end = pos(node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+    return N.Expr(span=Span(line, col, end_line, end_col, start, end))
+
+
+def _source(text: str, span):
+    """The source text of an expression, with the parentheses its span leaves out, and its Span."""
+    start, end = const_fold.enclose(text, span.start, span.end)
+    if start == span.start:
+        return text[start:end], span
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    return text[start:end], Span(line, col, span.end_line, span.end_col, start, end)
 
 
 def _static_eval(lw, node, call, what) -> V:
-    """Evaluate `node` at translation time where its value is known; otherwise lower it (a
-    constexpr expression, or a runtime value where static_eval returns a proxy)."""
+    """Evaluate `node` at translation time (const_fold: nothing of the source is run). What const_fold
+    refuses (a construct or a size) is refused; an expression kernel code can lower is lowered
+    (a constexpr expression, or a runtime value where static_eval returns a proxy), else its folded
+    value is used; comprehensions and other forms kernel code has no lowering for must fold."""
     if node is None:
         lw.fail("C2T109", f"{what} is missing", call)
-    src = lw.s.text[node.span.start:node.span.end] if node.span.end > node.span.start else ""
-    if src and _has_raw(node):
+    if not node.span.end > node.span.start:
+        return lw.expr(node)
+    src, base = _source(lw.s.text, node.span)
+    must = _has_raw(node)
+    try:
+        tree = const_fold.parse(src)
+    except SyntaxError:
+        if must:
+            lw.fail("C2T103", f"{what}: `{src}` could not be read", node)
+        return lw.expr(node)
+    names, bound = _known_names(lw)
+    try:
+        val = const_fold.fold_tree(tree, names, bound)
+    except const_fold.Unknown as err:
+        if not must:
+            return lw.expr(node)
+        lw.fail("C2T105", f"{what}: `{src}` uses a value the translator does not know ({err.message})",
+                _located(err.node, src, base),
+                "beyond the kernel Python subset, only literals, module constants, constant locals and "
+                "Constant parameters known at translation time can be evaluated")
+    except const_fold.Raised as err:   # the expression itself raises, as it would in cuTile
+        lw.fail("C2T106", f"{what}: evaluating `{src}` raised {err.message}", _located(err.node, src, base))
+    except const_fold.Refused as err:
+        lw.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT)
+    simple = isinstance(val, (bool, int, float, str, tuple, type(None)))
+    if not must:    # what kernel code lowers is lowered as before; the folded value where it cannot be
         try:
-            val = eval(compile(src.strip(), "<static_eval>", "eval"), {"__builtins__": _SAFE_BUILTINS},
-                       _known_env(lw))
-        except NameError as err:
-            lw.fail("C2T105", f"{what}: `{src}` uses a value the translator does not know ({err})", node,
-                    "beyond the kernel Python subset, only literals, module constants and constant "
-                    "locals can be evaluated")
-        except Exception as err:   # the expression itself raises, as it would in cuTile
-            lw.fail("C2T106", f"{what}: evaluating `{src}` raised {type(err).__name__}: {err}", node)
-        if not isinstance(val, (bool, int, float, str, tuple, type(None))):
-            lw.fail("C2T105", f"{what}: `{src}` does not evaluate to a constant", node)
-        return lw.static_value(val, node)
-    v = lw.expr(node)
-    return v
+            return lw.expr(node)
+        except TranslationError:
+            if not simple:
+                raise
+    if not simple:
+        lw.fail("C2T105", f"{what}: `{src}` does not evaluate to a constant", node)
+    return lw.static_value(val, node)
 
 
 def _has_raw(node) -> bool:

@@ -254,7 +254,7 @@ for n, loop, src, ty in ((16, False, "b_dot", "fp16"), (32, False, "b_dot", "fp1
 
 
 def test_the_miscompile_signature_is_recognized(tmp_path):
-    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (tests/gpu/probe_sync_dots.py
+    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (probe_sync_dots.py (docs/gpu-runs/earlier-runs.tar.xz)
     --b dot / --a dot: a synchronous warpgroup MMA whose B or A is another product's result, N = 16
     or 32, and 64 in fp8) and not what it computed right (operands loaded, A recomputed in
     registers; the same in a pipelined loop; N = 64 in fp16)."""

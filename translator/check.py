@@ -19,7 +19,6 @@ reject those types too (a bitcast of fp16 data to int32, say).
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
 import json
 import linecache
@@ -28,7 +27,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .cache_dir import is_private_file, private_cache_dir
+from .cache_dir import open_private, private_cache_dir, write_private
+from .interp_env import interpreter_env
 
 _CHECK_FORMAT = 2          # bump when what a cached result holds changes
 _LOCK = threading.Lock()
@@ -92,7 +92,7 @@ def check_module(code: str, checks: list, *, full: bool = False) -> list:
         return []
     text, missing = _jit_module(tree)
     out = []
-    with _LOCK, _no_interpreter():
+    with _LOCK, interpreter_env(on=False):   # (@triton.jit must make compilable functions)
         try:
             ns = _exec(text)
         except Exception as e:      # (our own functions and literals only: a translator bug)
@@ -200,20 +200,6 @@ def _jit_module(tree):
                                  or (isinstance(st, ast.FunctionDef) and st.name in jits)]
     mod = ast.Module(body=body, type_ignores=[])
     return ast.unparse(mod) + "\n", {k: v for k, v in reads.items() if v}
-
-
-@contextlib.contextmanager
-def _no_interpreter():
-    """@triton.jit makes interpreted functions under TRITON_INTERPRET=1, which cannot be compiled."""
-    old = os.environ.get("TRITON_INTERPRET")
-    os.environ["TRITON_INTERPRET"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = old
 
 
 def _exec(text: str) -> dict:
@@ -400,41 +386,21 @@ def _norm(s: str) -> str:
 _NOTHING = object()
 
 
-def _disk_dir():
-    d = private_cache_dir()
-    if d is None:
-        return None
-    d = d / "check"
-    try:
-        d.mkdir(mode=0o700, exist_ok=True)
-    except OSError:
-        return None
-    return d
-
-
 def _disk_get(key: str):
-    d = _disk_dir()
+    d = private_cache_dir("check")
     if d is None:
         return _NOTHING
-    f = d / f"{key}.json"
-    try:
-        if not is_private_file(f):
-            return _NOTHING
-        return json.loads(f.read_text())["result"]
-    except (OSError, ValueError, KeyError):
+    f, _ = open_private(d / f"{key}.json")
+    if f is None:
         return _NOTHING
+    with f:
+        try:
+            return json.loads(f.read())["result"]
+        except (ValueError, KeyError, OSError):
+            return _NOTHING
 
 
 def _disk_put(key: str, res):
-    d = _disk_dir()
-    if d is None:
-        return
-    tmp = d / f".{key}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            json.dump({"result": res}, fh)
-        os.replace(tmp, d / f"{key}.json")
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    d = private_cache_dir("check")
+    if d is not None:
+        write_private(d / f"{key}.json", lambda f: f.write(json.dumps({"result": res}).encode()))

@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
-import secrets
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +13,8 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from lark.indenter import Indenter
 
 from .diagnostics import Reporter, Span
+from .cache_dir import open_private, write_private
+from .cache_dir import private_cache_dir as cache_dir
 from .paths import GRAMMAR_DIR
 
 _NL = "_python__NEWLINE"
@@ -147,34 +146,6 @@ def _collect(tok: Token) -> Token:
 # the parser is built without it: 0.4 s instead of 0.04 s). It is written under a fresh name in
 # that directory (0600) and renamed into place, so no reader sees a partial file; its first line
 # names the grammar, Lark and Python it was built for, checked before anything is unpickled.
-def cache_dir() -> Path | None:
-    """The grammar cache directory, created if missing; None where it is not safe to use."""
-    if not hasattr(os, "getuid"):
-        return None         # no owner to check (Windows)
-    explicit = os.environ.get("C2T_CACHE_DIR")
-    try:
-        if explicit:
-            d = Path(explicit)
-        else:
-            xdg = os.environ.get("XDG_CACHE_HOME")
-            root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-            os.makedirs(root, mode=0o700, exist_ok=True)
-            d = root / "cutile2triton"
-        try:
-            os.mkdir(d, 0o700)
-        except FileExistsError:
-            pass
-        st = os.lstat(d)
-    except (OSError, RuntimeError, KeyError):      # no home directory, read-only file system...
-        return None
-    return d if _private(st, stat.S_ISDIR) else None
-
-
-def _private(st: os.stat_result, kind) -> bool:
-    """Of that kind (a symbolic link is none), the user's own, writable by nobody else."""
-    return kind(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
 _CACHE_FORMAT = 1       # bump when _lark's options change: caches of the old ones are then rebuilt
 
 
@@ -190,20 +161,12 @@ def cache_name(grammar: str) -> str:
     return f"cutile-{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}-{digest}.lark-cache"
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
 def _load_cache(path: Path, key: bytes):
     """(the parser saved at path or None, whether path may be (re)written)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-    except FileNotFoundError:
-        return None, True
-    except OSError:         # a symbolic link (ELOOP), unreadable...: left alone
-        return None, False
-    with os.fdopen(fd, "rb") as f:
-        if not _private(os.fstat(f.fileno()), stat.S_ISREG):    # the file opened, not a name
-            return None, False
+    f, write = open_private(path)
+    if f is None:
+        return None, write
+    with f:
         try:
             if f.readline(len(key) + 1) != key:
                 return None, True
@@ -213,18 +176,10 @@ def _load_cache(path: Path, key: bytes):
 
 
 def _save_cache(p: Lark, path: Path, key: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(key)
-            p.save(f)
-        os.replace(tmp, path)
-    except Exception:       # a full disk...: no cache
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    def write(f):
+        f.write(key)
+        p.save(f)
+    write_private(path, write)
 
 
 @functools.lru_cache(maxsize=1)

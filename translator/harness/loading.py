@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..interp_env import interpreter_env  # noqa: F401  (verify imports it from here)
 from .errors import HarnessError
 
 _counter = itertools.count()
@@ -189,20 +190,3 @@ def rebind_cutile_imports(module, *, out_dir: str | None = None, _done: dict | N
     return notes
 
 
-@contextlib.contextmanager
-def interpreter_env(on: bool = True):
-    """TRITON_INTERPRET=1 (on) or unset (off) for the duration; it must be right before the
-    translated module is imported, since @triton.jit decides at decoration time.  Off matters
-    too: a test process may have set TRITON_INTERPRET=1 globally, and a GPU run must compile."""
-    old = os.environ.get("TRITON_INTERPRET")
-    if on:
-        os.environ["TRITON_INTERPRET"] = "1"
-    else:
-        os.environ.pop("TRITON_INTERPRET", None)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = old

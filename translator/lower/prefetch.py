@@ -5,7 +5,7 @@ hints); Triton 3.6 does not pipeline pointer loads outside dot loops, so with on
 each program has a single tile in flight and a memory-bound kernel stalls on every load
 (TileGym's static-persistent RMSNorm: 72% of the copy bandwidth against cuTile's 93%). Loading
 the next iteration's tile while this one is used (two tiles in flight) closes that gap: 95% on the
-H200 (tests/gpu/exp_loop_prefetch.py, docs/gpu-runs/).
+H200 (exp_loop_prefetch.py (docs/gpu-runs/earlier-runs.tar.xz), docs/gpu-runs/).
 
 A load qualifies when moving it one iteration earlier cannot change what it reads:
 - the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), or any

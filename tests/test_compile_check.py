@@ -49,6 +49,8 @@ def test_the_check_runs_elsewhere_under_the_interpreter():
     nothing wrong with a correct kernel."""
     res = translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py", CHECK)
     assert res.ok and res.exit_code() == 0, [d.format() for d in res.diagnostics]
+    # (a check that could not run is a C2T216 warning, which would leave res.ok true)
+    assert not [d for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216")]
 
 
 def test_check_is_the_default_unless_turned_off(monkeypatch):

@@ -1,6 +1,7 @@
 """Cases of the translation check that compile with Triton, so they run in a process without the
 interpreter: tests/test_compile_check.py runs this file with TRITON_INTERPRET=0 (it is not collected
 on its own: the name does not start with test_)."""
+import ast
 import textwrap
 
 import translator
@@ -76,13 +77,12 @@ def run(x, y):
 
 def test_translation_is_refused_when_the_check_fails(monkeypatch):
     """End to end: a lowering that Triton rejects (simulated by breaking the generated code as the
-    check sees it) turns a translation into a refusal with exit status 2."""
+    check sees it) refuses that kernel: exit status 2, the kernel a stand-in in a module that parses."""
     real = C.check_module
 
     def broken(code, checks, **kw):
         # the store helper broken: Triton's error is raised at the kernel's call of it
         head = "def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):\n"
-        assert head in code
         return real(code.replace(head, head + "    bad = tl.arange(0, 3)\n"), checks, **kw)
     ok = translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py", CHECK)
     assert ok.ok and ok.exit_code() == 0
@@ -92,6 +92,11 @@ def test_translation_is_refused_when_the_check_fails(monkeypatch):
     [d] = [d for d in res.diagnostics if d.code == "C2T110"]
     assert d.line == HEADER.count("\n") + 5 and "T=64" in d.message      # the store's line; the launch's T
     assert not [k for k in res.kernels if k.name == "k"][0].translated
+    assert res.partial and res.stubs == ["k"] and "k = _C2TUntranslatedKernel('k', " in res.code
+    assert f"C2T110 at line {d.line}: Triton rejects" in res.code and "@triton.jit\ndef k(" not in res.code
+    ast.parse(res.code)
+    assert translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py",
+                                       translator.Options(check=True, partial=False)).code is None
 
 
 def test_index_arrays_follow_tiles_into_index_positions():

@@ -1,8 +1,10 @@
 """The `cutile2triton` command: output file, stdout, --check, --diff, --strict, exit codes."""
+import ast
 import importlib.util
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from conftest import ROOT
@@ -142,7 +144,7 @@ def test_folder_translates_as_a_package_whose_modules_import_each_other(tmp_path
     r = cli(src, "-o", out)
     assert r.returncode == 0, r.stderr
     assert "[2/5] lib.py: written" in r.stderr and "ops/cube.py: 1 kernel(s)" in r.stderr
-    assert "5 of 5 files written (1 kernels), 0 refused" in r.stderr
+    assert "5 files written (1 kernels): 5 translated, 0 partly, 0 not at all" in r.stderr
     assert (out / "util.py").read_text() == _PKG["util.py"]          # no cuda.tile: copied as is
     assert "@triton.jit\ndef cube_plus_one(x, B):" in (out / "lib.py").read_text()
     # the translated package runs (under the interpreter) with its modules importing each other
@@ -157,13 +159,83 @@ def test_folder_translates_as_a_package_whose_modules_import_each_other(tmp_path
     assert r.returncode == 1 and "out of date: lib.py" in r.stderr
 
 
-def test_folder_with_a_refused_file_exits_2_and_names_it(tmp_path):
-    src = tmp_path / "pkg"
-    _write_pkg(src, {"ok.py": "x = 1\n", "bad.py": "import cuda.tile as ct\n\nx = ct.bid(0)\n"})
-    r = cli(src, "-o", tmp_path / "out")
-    assert r.returncode == 2 and "1 refused: bad.py" in r.stderr
-    assert not (tmp_path / "out" / "bad.py").exists() and (tmp_path / "out" / "ok.py").exists()
+_PARTIAL_PKG = {
+    "__init__.py": "from .ops import double, run_bad, packer\nfrom .broken import anything\n",
+    "ops.py": """import torch
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def double_kernel(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 2)
+
+
+@ct.kernel
+def bad_kernel(x, T: ConstInt):
+    for i in [1, 2]:
+        pass
+
+
+tuned = ct.kernel(bad_kernel._pyfunc, occupancy=2)
+
+
+def double(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.numel(), 16),), double_kernel, (x, y, 16))
+    return y
+
+
+def run_bad(x):
+    ct.launch(torch.cuda.current_stream(), (1,), tuned, (x, 16))
+
+
+def packer():
+    return ct.pack_to_bytes
+""",
+    "broken.py": "import cuda.tile as ct\n\ndef anything(:\n    pass\n",      # (not Python)
+}
+
+
+def test_folder_with_untranslatable_parts_writes_a_package_that_imports(tmp_path, monkeypatch):
+    """A kernel that cannot be translated is a stand-in whose launch raises, a host use of an
+    untranslated cuda.tile name raises where it is called, a file that cannot be translated at all
+    is a stand-in module; the package imports, the rest runs, and the exit status is 1."""
+    src, out = tmp_path / "src" / "c2tpartial", tmp_path / "out" / "c2tpartial"
+    _write_pkg(src, _PARTIAL_PKG)
+    r = cli(src, "-o", out)
+    assert r.returncode == 1, r.stderr
+    assert "3 files written (2 kernels): 1 translated, 1 partly (ops.py (kernels bad_kernel)), " \
+           "1 not at all (stand-in modules): broken.py" in r.stderr, r.stderr
+    assert "ops.py: PARTIAL (stand-ins: bad_kernel)" in r.stderr and "the package imports" in r.stderr
+    monkeypatch.syspath_prepend(str(out.parent))
+    import importlib
+    pkg = importlib.import_module("c2tpartial")
+    x = torch.linspace(-2, 2, 37)
+    torch.testing.assert_close(pkg.double(x), 2 * x)            # the translated kernel runs
+    with pytest.raises(NotImplementedError, match="kernel `bad_kernel` was not translated.*C2T103 at line 15"):
+        pkg.run_bad(x)
+    with pytest.raises(NotImplementedError, match="C2T108 at line 33: host code uses `ct.pack_to_bytes`"):
+        pkg.packer()(x)
+    with pytest.raises(NotImplementedError, match="C2T002 at line 3"):
+        pkg.anything()
+    assert "c2tpartial.broken.anything" in repr(pkg.anything)
+    assert cli(src, "-o", out, "--check").returncode == 1      # (up to date, but partial)
     assert cli(src).returncode == 2 and "a folder needs -o OUTDIR" in cli(src).stderr
+
+
+def test_a_file_with_a_refused_kernel_is_written_with_a_stand_in_and_exits_2(tmp_path):
+    (tmp_path / "ops.py").write_text(_PARTIAL_PKG["ops.py"])
+    r = cli(tmp_path / "ops.py", "-o", tmp_path / "out.py")
+    assert r.returncode == 2, r.stderr
+    assert "PARTIAL translation: kernel(s) bad_kernel not translated" in r.stderr
+    code = (tmp_path / "out.py").read_text()
+    ast.parse(code)
+    assert "def double_kernel(" in code and "bad_kernel = _C2TUntranslatedKernel('bad_kernel'" in code
+    assert "tuned = bad_kernel.replace_hints(occupancy=2)" in code
+    assert "bad_kernel.c2t_launch(" not in code       # (launched through `tuned`: _c2t_launch)
 
 
 def test_every_switch_the_generated_code_reads_is_in_the_readme_table():

@@ -39,7 +39,11 @@ def test_file_without_cuda_tile_is_returned_unchanged():
 def test_unsupported_constructs_are_refused_with_location(body, code, line):
     src = HEADER + "@ct.kernel\ndef k(x, n):\n" + body
     res = translator.translate_source(src, "k.py")
-    assert res.code is None, res.code
+    # the kernel is refused, not the module: a partial translation, exit 2, the kernel a stand-in
+    assert not res.ok and res.partial and res.exit_code() == 2 and res.stubs == ["k"], res.code
+    assert "@triton.jit" not in res.code and "k = _C2TUntranslatedKernel('k', " in res.code
+    assert [k.stub for k in res.kernels] == [True]
+    assert translator.translate_source(src, "k.py", translator.Options(partial=False)).code is None
     hits = [d for d in res.diagnostics if d.code == code]
     assert hits, [d.format() for d in res.diagnostics]
     assert hits[0].line == line and hits[0].hint and hits[0].severity == "error"

@@ -20,6 +20,12 @@ def test_survey_counts_kernels_and_reasons(tmp_path):
     assert s["files"] == 2 and s["files_ok"] == 1
     assert s["kernels_in_text"] == 3 and s["kernels_module_level"] == 2 and s["kernels_translated"] == 1
     assert s["reasons"][0][0].startswith("C2T101") and s["reasons"][0][1] == 1
+    # bad.py: its kernel a stand-in, the nested kernel's host uses stand-ins; both files parse
+    assert s["status"] == {"whole": 1, "partial": 1} and s["kernels_stubbed"] == 1
+    assert s["written_not_parsing"] == [] and s["check"] == {}        # (tests run with C2T_CHECK=0)
+    assert "1 translated whole, 1 partly (1 kernels as stand-ins), 0 refused" in \
+        subprocess.run([sys.executable, "-m", "translator", "survey", str(tmp_path), "-q"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120).stdout
 
 
 def test_survey_missing_path_exits_2(tmp_path):

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import re
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
-from . import emit
+from . import emit, partial
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .imports import check_cutile_imports
@@ -30,6 +30,9 @@ class Options:
     # check the translation before claiming it (translator/check.py): None = where triton is
     # importable, unless $C2T_CHECK is 0; "full" also compiles each kernel to a cubin (ptxas)
     check: object = None
+    # a construct that cannot be translated refuses the kernel it is in (a stand-in whose launch
+    # raises), not the module; False: any error refuses the module (Result.code is None)
+    partial: bool = True
 
 
 @dataclass
@@ -40,10 +43,11 @@ class KernelSummary:
     params: list = field(default_factory=list)   # "name: array[2]" / "name: constexpr" / "name: scalar"
     hints: dict = field(default_factory=dict)
     diagnostics: int = 0
+    stub: bool = False          # refused: a stand-in whose launch raises (partial translation)
 
     def as_dict(self) -> dict:
         return dict(name=self.name, line=self.line, translated=self.translated, params=self.params,
-                    hints=self.hints, diagnostics=self.diagnostics)
+                    hints=self.hints, diagnostics=self.diagnostics, stub=self.stub)
 
 
 @dataclass
@@ -52,10 +56,16 @@ class Result:
     diagnostics: list
     kernels: list
     filename: str = "<string>"
+    stubs: list = field(default_factory=list)    # kernels written as stand-ins (partial translation)
 
     @property
     def ok(self) -> bool:
         return self.code is not None and not any(d.severity == ERROR for d in self.diagnostics)
+
+    @property
+    def partial(self) -> bool:
+        """Written with errors: refused kernels are stand-ins, untranslated host names raise when used."""
+        return self.code is not None and not self.ok
 
     @property
     def warnings(self) -> list:
@@ -67,7 +77,7 @@ class Result:
         return 1 if strict and self.warnings else 0
 
     def as_dict(self) -> dict:
-        return {"file": self.filename, "ok": self.ok,
+        return {"file": self.filename, "ok": self.ok, "partial": self.partial, "stubs": self.stubs,
                 "diagnostics": [d.as_dict() for d in self.diagnostics],
                 "kernels": [k.as_dict() for k in self.kernels]}
 
@@ -102,27 +112,125 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
     parsed = parse(text, rep)
     if parsed is None:
         return Result(None, rep.sorted(), [], filename)
+    n_base = len(rep.items)
+    refused: dict = {}      # kernel name -> the errors that refused it (partial translation)
+    known: dict = {}        # ... -> its summary when it was refused (its parameters as lowered)
+    while True:
+        rep.withdraw(n_base)
+        for diags in refused.values():
+            rep.restore(diags)
+        res, failing = _translate_once(parsed, filename, options, rep, refused, known)
+        if not failing or not options.partial:
+            return res
+        refused.update(failing)         # translate again with these kernels as stand-ins
+        known.update((k.name, k) for k in res.kernels)
+
+
+def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refused: dict, known: dict):
+    """One translation with the kernels in `refused` as stand-ins. Returns the result and the
+    kernels found failing this time (their errors), for which the caller translates again."""
     text = parsed.text
+    n_start = len(rep.items)        # (before: the refused kernels' errors)
     mod = build_module(parsed)
     info = analyze(mod)
     if not info.imports_ct:
         rep.add("C2T001", "no `import cuda.tile` found; the file is returned unchanged")
-        return Result(text if text == parsed.text else text, rep.sorted(), [], filename)
+        return Result(text, rep.sorted(), [], filename), {}
 
     check_cutile_imports(info, filename, rep)
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
     library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
-    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers | library)
+    refused_fds = {name: info.kernels.pop(name) for name in refused if name in info.kernels}
+    dead = helpers - set(partial.helper_reach(info, info.kernels))   # reached only by refused kernels
+    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds))
+    dead = {h for h in dead if not shared.host_uses.get(h)}
     todo = [h for h in helpers if shared.host_uses.get(h)]      # host-called helpers keep their callees
     while todo:
         for n in walk(info.functions[todo.pop()].body):
             if isinstance(n, N.Name) and n.id in helpers and not shared.host_uses.get(n.id):
                 shared.host_uses[n.id] = 1
                 todo.append(n.id)
+    n_analysis = len(rep.items)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
     shared.plans = plans
+    stubs = [partial.kernel_stub(name, fd, refused[name]) for name, fd in refused_fds.items()]
+    stubs += [partial.helper_stub(h, info.functions[h], "only kernels that were not translated call it")
+              for h in sorted(dead)]
+    stubs += _library_helpers(shared, info, library, rep)
+    if options.partial and not any(d.severity == ERROR for d in rep.items[n_start:n_analysis]):
+        failing = _failing_kernels(rep.items[n_analysis:], info, plans)
+        if failing is not None and failing:
+            return Result(None, rep.sorted(), _summaries(plans, failing, rep), filename), failing
+    helper_names = set(shared.helpers) | dead
+    if any(d.severity == ERROR for d in rep.items):
+        # a helper kernels call that failed to lower is not host code either (its errors are
+        # reported where the kernel calls it; the module is refused)
+        helper_names |= helpers
+    n_host = len(rep.items)
+    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
+        h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds)) + stubs
+    edits.extend(_kernel_edits(plans, shared))
+    edits.extend(_imports_and_prelude(info, shared, text))
+    replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
+    edits.extend(_drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
+    host_errors = [d for d in rep.items[n_host:] if d.severity == ERROR]
+    contained = options.partial and not any(d.severity == ERROR for d in rep.items[n_start:n_host])
+    if refused_fds or (contained and host_errors):
+        edits.append(_after_imports(info, text, partial.placeholder_block(info, host_errors)))
+    body = apply_edits(text, edits)
+    source = options.source_name or filename
+    code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body))
+
+    diags = rep.sorted()
+    kernels = [_summary(name, plan, diags) for name, plan in plans.items()]
+    kernels += [replace(known[name], translated=False, stub=True) if name in known else
+                KernelSummary(name=name, line=fd.span.line, translated=False, stub=True,
+                              diagnostics=len(refused[name])) for name, fd in refused_fds.items()]
+    kernels.sort(key=lambda k: k.line)
+    if rep.has_errors and not contained:
+        return Result(None, diags, kernels, filename), {}
+    if _check_wanted(options):
+        n_check = len(rep.items)
+        _check(code, info, plans, rep, options, source=(parsed.text, filename))
+        failing = {}
+        for d in rep.items[n_check:]:
+            if d.code == "C2T110" and "`" in d.message and d.message.split("`")[1] in plans:
+                failing.setdefault(d.message.split("`")[1], []).append(d)
+        if failing and options.partial and not any(d.code == "C2T005" for d in rep.items[n_check:]):
+            return Result(None, rep.sorted(), _summaries(plans, failing, rep), filename), failing
+        if any(d.severity == ERROR for d in rep.items[n_check:]):
+            return Result(None, rep.sorted(), _mark_checked(kernels, rep), filename), {}
+        diags = rep.sorted()
+    return Result(code, diags, kernels, filename, stubs=sorted(refused_fds)), {}
+
+
+def _summaries(plans: dict, names, rep: Reporter) -> list:
+    diags = rep.sorted()
+    return [_summary(name, plans[name], diags) for name in names]
+
+
+def _failing_kernels(diags: list, info, plans: dict):
+    """Kernels the lowering errors in `diags` belong to (name -> its errors), or None when one of
+    them belongs to no kernel (the module is refused)."""
+    errors = [d for d in diags if d.severity == ERROR]
+    if any(d.module for d in errors):
+        return None
+    reach = partial.helper_reach(info, info.kernels)
+    failing: dict = {}
+    for d in errors:
+        found = partial.owners(d, info, info.kernels, reach)
+        if not found:
+            return None
+        for k in found:
+            failing.setdefault(k, []).append(d)
+    return failing
+
+
+def _library_helpers(shared: Shared, info, library: set, rep: Reporter) -> list:
+    """Lower the tile helpers for other modules' kernels; one that fails becomes a stand-in that
+    raises (C2T209), as nothing in this module calls it."""
     stubs = []
     for name in sorted(library, key=lambda n: info.functions[n].span.start):
         if name in shared.helpers:          # (already lowered as the callee of another one)
@@ -135,35 +243,30 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
             # (what its lowering added, callees' variants included, is dropped)
             shared.helpers, shared.helper_order, shared.extra_defs = saved[0], saved[1], saved[2]
             shared.helper_plans = saved[3]
-            # nothing in this module calls it, so its failure need not fail the module: it
-            # becomes a function that raises, with a warning naming the first reason
             first = next((d for d in rep.items[n0:] if d.severity == ERROR), None)
-            del rep.items[n0:]
+            rep.withdraw(n0)
             why = f"{first.message} (line {first.line})" if first else "it could not be lowered"
             fd = info.functions[name]
             rep.add("C2T209", f"function `{name}` (no kernel or host code of this module calls it) was not "
                               f"translated: {why}; its translation raises NotImplementedError", fd.span)
-            stubs.append(Edit(fd.full_span.start, fd.full_span.end, emit.render(
-                "untranslated.py.j2", fn=name, message=repr(f"cutile2triton did not translate `{name}`: {why}"))))
+            stubs.append(partial.helper_stub(name, fd, why))
         elif not any(isinstance(n, N.Call) and any(isinstance(a, N.Name) and a.id == name for a in n.args)
                      for other, fd in info.functions.items() if other != name for n in walk(fd.body)):
             # (one this module passes as a value, e.g. a ct.reduce combine function, is used here: no note)
             rep.add("C2T210", f"function `{name}` uses tile operations and no kernel or host code of this module "
                               "calls it: translated as a Triton helper (@triton.jit) for other modules' kernels",
                     info.functions[name].span)
-    helper_names = set(shared.helpers)
-    if any(d.severity == ERROR for d in rep.items):
-        # a helper kernels call that failed to lower is not host code either (its errors are
-        # reported where the kernel calls it; the module is refused)
-        helper_names |= helpers
-    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | {
-        h for h in helper_names if not shared.host_uses.get(h)}) + stubs
+    return stubs
 
+
+def _kernel_edits(plans: dict, shared: Shared) -> list:
+    """Each kernel's text -> its Triton kernel(s) and launcher; each lowered helper's -> its jit form."""
     from .host import HOST_HELPERS_USED
     if any(plan.hints.get("num_ctas") for plan in plans.values()):
         HOST_HELPERS_USED.add("hints")
     hints = "hints" in HOST_HELPERS_USED    # launchers take cuTile hints (num_ctas) at run time
     pdl = "pdl" in HOST_HELPERS_USED        # ... and programmatic dependent launch (c2t_pdl)
+    edits = []
     for name, plan in plans.items():
         parts = []
         for kp_plan in plan.subs or [plan]:       # rank variants: one kernel each, then the dispatcher
@@ -181,32 +284,17 @@ def _translate(text: str, filename: str, options: Options, rep: Reporter) -> Res
             edits.append(Edit(fd.full_span.end, fd.full_span.end, "\n\n\n" + code))
         else:
             edits.append(Edit(fd.full_span.start, fd.full_span.end, code))
+    return edits
 
-    edits.extend(_imports_and_prelude(info, shared, text))
-    replaced = set(info.kernels) | {h for h in shared.helpers if not shared.host_uses.get(h)}
-    edits.extend(_drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
-    body = apply_edits(text, edits)
-    source = options.source_name or filename
-    code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body))
 
-    kernels = []
-    diags = rep.sorted()
-    for name, plan in plans.items():
-        kdiags = [d for d in diags if plan.fd.full_span.line <= d.line <= plan.fd.span.end_line]
-        kernels.append(KernelSummary(
-            name=name, line=plan.fd.span.line,
-            translated=plan.ok and not any(d.severity == ERROR for d in kdiags),
-            params=[f"{p.name}: {p.kind}" + (f"[{_ranks_of(plan, p)}]" if p.kind in ("array", "list") else "")
-                    for p in plan.params],
-            hints=dict(plan.hints), diagnostics=len(kdiags)))
-    if rep.has_errors:
-        return Result(None, diags, kernels, filename)
-    if _check_wanted(options):
-        _check(code, info, plans, rep, options, source=(parsed.text, filename))
-        if rep.has_errors:
-            return Result(None, rep.sorted(), _mark_checked(kernels, rep), filename)
-        diags = rep.sorted()
-    return Result(code, diags, kernels, filename)
+def _summary(name: str, plan, diags: list) -> KernelSummary:
+    kdiags = [d for d in diags if plan.fd.full_span.line <= d.line <= plan.fd.span.end_line]
+    return KernelSummary(
+        name=name, line=plan.fd.span.line,
+        translated=plan.ok and not any(d.severity == ERROR for d in kdiags),
+        params=[f"{p.name}: {p.kind}" + (f"[{_ranks_of(plan, p)}]" if p.kind in ("array", "list") else "")
+                for p in plan.params],
+        hints=dict(plan.hints), diagnostics=len(kdiags))
 
 
 def _check_wanted(options: Options) -> bool:
@@ -374,13 +462,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
             edits.append(Edit(line_start, line_end, ""))
         else:
             edits.append(Edit(st.span.start, st.span.end, "pass"))
-    # helpers go after the last import that precedes the first definition
-    anchor = None
-    for st in info.module.body:
-        if isinstance(st, (N.FunctionDef,)) or (isinstance(st, N.Other) and st.kind in ("classdef", "decorated")):
-            break
-        if isinstance(st, N.Import):
-            anchor = st
+    anchor = _anchor(info)
     parts = []
     device = emit.device_prelude(shared.used, shared.ranks)
     if device:
@@ -414,6 +496,27 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     if info.kernels:
         edits.append(_memo_c_source_edit(info, text))
     return edits
+
+
+def _anchor(info):
+    """The last import that precedes the module's first definition: helpers go after it."""
+    anchor = None
+    for st in info.module.body:
+        if isinstance(st, (N.FunctionDef,)) or (isinstance(st, N.Other) and st.kind in ("classdef", "decorated")):
+            break
+        if isinstance(st, N.Import):
+            anchor = st
+    return anchor
+
+
+def _after_imports(info, text: str, block: str) -> Edit:
+    """Insert `block` after the module's imports (after the prelude _imports_and_prelude puts there)."""
+    anchor = _anchor(info)
+    pos = 0
+    if anchor is not None:
+        pos = text.find("\n", anchor.span.end)
+        pos = len(text) if pos < 0 else pos + 1
+    return Edit(pos, pos, "\n\n" + block.strip("\n") + "\n\n\n")
 
 
 def _memo_c_source_edit(info, text: str) -> Edit:

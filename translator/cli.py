@@ -7,7 +7,8 @@
     cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
 
 Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
-difference; 2 refused or bad input.
+difference, or (a folder) a package written with parts not translated; 2 refused, a partial
+translation of a file (written: what was not translated raises when used), or bad input.
 """
 from __future__ import annotations
 
@@ -97,12 +98,23 @@ def main(argv=None) -> int:
         return 1
     if args.output:
         _write(Path(args.output), res.code)
-        if not args.quiet:
+        if not args.quiet or res.partial:
             n = len(res.kernels)
-            print(f"cutile2triton: wrote {args.output} ({n} kernel{'s' if n != 1 else ''})", file=sys.stderr)
+            print(f"cutile2triton: wrote {args.output} ({n} kernel{'s' if n != 1 else ''})"
+                  + (f": {_partial_summary(res)}" if res.partial else ""), file=sys.stderr)
     else:
         sys.stdout.write(res.code)
+        if res.partial:
+            print(f"cutile2triton: {args.input}: {_partial_summary(res)}", file=sys.stderr)
     return res.exit_code(args.strict)
+
+
+def _partial_summary(res) -> str:
+    """What a partial translation left out (exit status 2): its stand-in kernels, and errors."""
+    n = sum(d.severity == "error" for d in res.diagnostics)
+    stubs = f"kernel(s) {', '.join(res.stubs)} not translated (stand-ins whose launch raises); " if res.stubs else ""
+    return (f"PARTIAL translation: {stubs}{n} error(s); what was not translated raises "
+            "NotImplementedError when used")
 
 
 def _write(path: Path, text: str):

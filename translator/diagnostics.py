@@ -109,6 +109,9 @@ class Diagnostic:
     col: int = 0
     hint: str = ""
     severity: str = field(default="")
+    # an error that refuses the whole module, not only the kernel it is in (partial translation
+    # stops): the input tried what translating must never do (the constant folder's refusals)
+    module: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         sev, _title, hint = CATALOG[self.code]
@@ -176,8 +179,10 @@ class Reporter:
         self._seen.difference_update((d.code, d.message, d.line, d.col) for d in taken)
         return taken
 
-    def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = ""):
-        raise TranslationError(self.make(code, message, span, hint))
+    def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = "", module: bool = False):
+        d = self.make(code, message, span, hint)
+        d.module = module
+        raise TranslationError(d)
 
     @property
     def has_errors(self) -> bool:

@@ -62,7 +62,7 @@ def _kernel_side(path: str) -> bool:
     return registry.lookup(path) is not None
 
 
-def _rewrapped_kernel(info: ModuleInfo, kernels: dict, n):
+def _rewrapped_kernel(info: ModuleInfo, kernels, n):
     """The kernel of a host call `ct.kernel(K._pyfunc, **hints)` (K a translated kernel) or
     `ct.kernel(f, **hints)` (f a plain function, analysis.host_made_kernels), else None."""
     if not (isinstance(n, N.Call) and len(n.args) == 1 and all(k.name for k in n.keywords)
@@ -97,8 +97,10 @@ def _annotation_nodes(st) -> set:
     return out
 
 
-def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set) -> list:
-    """Edits for every cuda.tile use outside kernel/helper bodies."""
+def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set,
+                 refused: frozenset = frozenset()) -> list:
+    """Edits for every cuda.tile use outside kernel/helper bodies. `refused`: kernels written as
+    stand-ins (partial translation), whose launches raise."""
     HOST_HELPERS_USED.clear()
     host_calls = host_name_uses(info, skip)
     edits: list = []
@@ -118,17 +120,19 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
         for n in walk(st):
             if id(n) in handled:
                 continue
-            k = _rewrapped_kernel(info, kernels, n)
+            k = _rewrapped_kernel(info, set(kernels) | set(refused), n)
             if k is not None:
                 # ct.kernel(K._pyfunc, occupancy=...): K compiled again with other hints (TileGym's
                 # unsloth suite caches tuned kernels so), and ct.kernel(f, ...) of a plain function,
                 # which is translated as a kernel (cuTile's tests): `K` / `K.replace_hints(...)`
+                # (a refused kernel's stand-in gives itself back from replace_hints)
                 if n.keywords:
                     edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
                     edits.append(Edit(n.args[0].span.start, n.keywords[0].span.start, ""))
-                    HOST_HELPERS_USED.add("hints")
-                    rep.add("C2T204", f"`ct.kernel({_src(text, n.args[0])}, ...)` is `{k}.replace_hints(...)`: "
-                                      + _hints_fate(kernels[k]), n.span)
+                    if k not in refused:
+                        HOST_HELPERS_USED.add("hints")
+                        rep.add("C2T204", f"`ct.kernel({_src(text, n.args[0])}, ...)` is `{k}.replace_hints(...)`: "
+                                          + _hints_fate(kernels[k]), n.span)
                 else:
                     edits.append(Edit(n.span.start, n.span.end, k))
                 handled.update(id(x) for x in (*walk(n.func), *walk(n.args[0])))
@@ -234,7 +238,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
         if id(n) in batched:
             edits.extend(_batched_launch(info, text, kernels, n, batched[id(n)], inner))
         else:
-            edits.append(_launch(info, text, rep, kernels, n, inner))
+            edits.append(_launch(info, text, rep, kernels, n, inner, refused))
     return edits
 
 
@@ -330,7 +334,7 @@ def _part(text: str, e, inner: list) -> str:
     return apply_edits(_src(text, e), sub)
 
 
-def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
+def _launch(info, text, rep, kernels, call: N.Call, inner: list, refused=frozenset()) -> Edit:
     args = call.args
     kw = {k.name: k for k in call.keywords}
     if len(args) != 4 or any(isinstance(a, N.Starred) for a in args):
@@ -344,6 +348,10 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list) -> Edit:
         if "programmatic_dependent_launch" in kw else None
     if pdl is not None:
         HOST_HELPERS_USED.add("pdl")
+    if isinstance(kern, N.Name) and kern.id in refused:
+        # a kernel that was not translated: its stand-in raises, quoting why
+        return Edit(call.span.start, call.span.end, f"{kern.id}.c2t_launch({_part(text, grid, inner)}, "
+                                                    f"{_part(text, kargs, inner)})")
     if not (isinstance(kern, N.Name) and kern.id in kernels):
         # a kernel chosen at run time (tuned variants, kernel tables): dispatch by the object
         stream_code = "None" if _is_current_stream(info, text, stream) else _part(text, stream, inner)

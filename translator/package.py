@@ -3,7 +3,9 @@
 Modules of one package call each other: kernels call tile helpers imported from sibling modules
 (C2T205), host code imports launchers. Translating the whole tree into OUTDIR (same relative
 paths) gives the translated modules each other to import. Files without cuda.tile are copied as
-they are (the translator returns them unchanged); refused files are reported and not written.
+they are (the translator returns them unchanged); partial translations are written with stand-ins
+(translator/partial.py), and a file that cannot be translated at all becomes a stand-in module,
+so that the package always imports.
 """
 from __future__ import annotations
 
@@ -22,13 +24,17 @@ def python_files(root: Path) -> list:
 
 def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = False, check: bool = False,
                    report: str | None = None, compile_check=None) -> int:
-    """Translate (or with `check`, compare) every file; returns the exit status: 2 when a file was
-    refused, 1 when --check found a difference or --strict a warning, else 0."""
+    """Translate (or with `check`, compare) every file; returns the exit status: 1 when a file was
+    written with parts not translated (partial translation or a stand-in module), --check found a
+    difference or --strict a warning, else 0. The package written always imports: a file that cannot
+    be translated at all becomes a module whose names are stand-ins that raise when used."""
+    from . import partial
+    from .api import _version
     files = python_files(src)
     if not files:
         print(f"cutile2triton: no .py files under {src}", file=sys.stderr)
         return 2
-    refused, stale, warned, kernels, results = [], [], 0, 0, []
+    partly, stood_in, stale, warned, kernels, results = [], [], [], 0, 0, []
     for i, path in enumerate(files, 1):
         rel = path.relative_to(src)
         res = translate_file(path, Options(strict=strict, source_name=str(path), check=compile_check))
@@ -36,30 +42,39 @@ def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = 
         for d in res.diagnostics:
             if not quiet or d.severity == "error":
                 print(d.format(), file=sys.stderr)
+        code = res.code
+        if code is None:
+            code = partial.module_stub(_version(), str(path), res.diagnostics)
+            stood_in.append(str(rel))
+            status = "NOT TRANSLATED (written as a stand-in module)"
+        elif res.partial:
+            partly.append(f"{rel}" + (f" (kernels {', '.join(res.stubs)})" if res.stubs else ""))
+            status = "PARTIAL" + (f" (stand-ins: {', '.join(res.stubs)})" if res.stubs else " (host names stand in)")
+        else:
+            status = f"{len(res.kernels)} kernel(s)" if res.kernels else "written"
         target = out / rel
-        if res.code is None:
-            refused.append(str(rel))
-            status = "REFUSED"
-        elif check:
-            same = target.exists() and target.read_text() == res.code
+        if check:
+            same = target.exists() and target.read_text() == code
             if not same:
                 stale.append(str(rel))
-            status = "up to date" if same else "OUT OF DATE"
+            status = ("up to date" if same else "OUT OF DATE") + ("" if res.ok else f"; {status}")
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(res.code)
-            status = f"{len(res.kernels)} kernel(s)" if res.kernels else "written"
+            target.write_text(code)
         warned += bool(res.warnings)
         kernels += len(res.kernels)
         if not quiet:
             print(f"[{i}/{len(files)}] {rel}: {status}", file=sys.stderr)
     if report:
         Path(report).write_text(json.dumps(results, indent=2) + "\n")
-    done = len(files) - len(refused)
-    print(f"cutile2triton: {src} -> {out}: {done} of {len(files)} files "
-          f"{'checked' if check else 'written'} ({kernels} kernels), {len(refused)} refused"
-          + (f": {', '.join(refused)}" if refused else "")
+    whole = len(files) - len(partly) - len(stood_in)
+    print(f"cutile2triton: {src} -> {out}: {len(files)} files {'checked' if check else 'written'} ({kernels} kernels): "
+          f"{whole} translated, {len(partly)} partly"
+          + (f" ({'; '.join(partly)})" if partly else "")
+          + f", {len(stood_in)} not at all (stand-in modules)"
+          + (f": {', '.join(stood_in)}" if stood_in else "")
           + (f"; out of date: {', '.join(stale)}" if stale else ""), file=sys.stderr)
-    if refused:
-        return 2
-    return 1 if stale or (strict and warned) else 0
+    if partly or stood_in:
+        print("cutile2triton: the package imports; what was not translated raises NotImplementedError "
+              "when used (the errors above say why)", file=sys.stderr)
+    return 1 if partly or stood_in or stale or (strict and warned) else 0

@@ -8,6 +8,7 @@ a corpus the table covers.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -19,6 +20,19 @@ from .api import translate_file
 
 _KERNEL_TEXT = re.compile(r"^\s*@\s*(?:ct|cuda\.tile)\.kernel\b", re.M)
 _IDENTS = re.compile(r"`[^`]*`")
+
+
+_CHECK_CODES = ("C2T005", "C2T110", "C2T215", "C2T216")
+
+
+def _parses(code) -> bool:
+    if code is None:
+        return False
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return True
 
 
 def _reason(d) -> str:
@@ -48,16 +62,24 @@ def survey(paths, progress=True) -> dict:
                 reasons[_reason(first)] += 1
                 examples.setdefault(_reason(first), f"{f.name}:{first.line}: {first.message}")
         host_errors = [d for d in errors if not any(k["reason"] == _reason(d) for k in kernels)]
-        rows.append({"file": str(f), "ok": res.ok, "kernels_in_text": in_text,
-                     "kernels": kernels, "host_errors": [_reason(d) for d in host_errors][:5]})
+        status = "whole" if res.ok else "partial" if res.partial else "refused"
+        rows.append({"file": str(f), "ok": res.ok, "status": status, "kernels_in_text": in_text,
+                     "kernels": kernels, "stubs": list(res.stubs), "parses": _parses(res.code),
+                     "check": sorted(d.code for d in res.diagnostics if d.code in _CHECK_CODES),
+                     "host_errors": [_reason(d) for d in host_errors][:5]})
         if progress:
-            print(f"[{i}/{len(files)}] {f}: {'ok' if res.ok else 'refused'}", file=sys.stderr)
+            print(f"[{i}/{len(files)}] {f}: {status}", file=sys.stderr)
     seen = sum(len(r["kernels"]) for r in rows)
     return {
         "files": len(rows), "files_ok": sum(r["ok"] for r in rows),
         "kernels_in_text": sum(r["kernels_in_text"] for r in rows),
         "kernels_module_level": seen,
         "kernels_translated": sum(k["translated"] for r in rows for k in r["kernels"]),
+        "status": dict(Counter(r["status"] for r in rows)),
+        "written_not_parsing": [r["file"] for r in rows if r["status"] != "refused" and not r["parses"]],
+        "kernels_stubbed": sum(len(r["stubs"]) for r in rows),
+        "check": dict(Counter(c for r in rows for c in r["check"])),
+        "check_files": {c: sorted({Path(r["file"]).name for r in rows if c in r["check"]}) for c in _CHECK_CODES},
         "reasons": reasons.most_common(), "examples": examples, "rows": rows,
         "seconds": round(time.perf_counter() - t0, 2),
     }
@@ -70,6 +92,12 @@ def to_markdown(s: dict) -> str:
            f"translator sees: {s['kernels_module_level']} (the rest are defined inside functions or in "
            "source strings)",
            f"- module-level kernels that translate: {s['kernels_translated']} of {s['kernels_module_level']}",
+           f"- files: {s['status'].get('whole', 0)} translated whole, {s['status'].get('partial', 0)} partly "
+           f"({s['kernels_stubbed']} kernels as stand-ins), {s['status'].get('refused', 0)} refused; "
+           f"written but not valid Python: {len(s['written_not_parsing'])}",
+           "- the translation check (diagnostics): " + (", ".join(
+               f"{c} x{n} ({', '.join(s['check_files'][c][:6])}{', ...' if len(s['check_files'][c]) > 6 else ''})"
+               for c, n in sorted(s["check"].items())) or "no findings"),
            f"- time: {s['seconds']} s", "", "## Why kernels are refused", "",
            "| kernels | first diagnostic | example |", "| --- | --- | --- |"]
     out += [f"| {n} | {r} | {s['examples'].get(r, '')[:140].replace('|', '/')} |" for r, n in s["reasons"]]

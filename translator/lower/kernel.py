@@ -140,8 +140,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         return self._product_operands
 
     # ----------------------------------------------------------------- diagnostics
-    def fail(self, code: str, msg: str, node=None, hint: str = ""):
-        self.s.reporter.fail(code, msg, node.span if node is not None else self.fd.span, hint)
+    def fail(self, code: str, msg: str, node=None, hint: str = "", module: bool = False):
+        self.s.reporter.fail(code, msg, node.span if node is not None else self.fd.span, hint, module)
 
     def note(self, code: str, msg: str, node=None, hint: str = ""):
         self.s.reporter.add(code, msg, node.span if node is not None else self.fd.span, hint)

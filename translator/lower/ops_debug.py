@@ -278,7 +278,8 @@ def _static_eval(lw, node, call, what) -> V:
     except const_fold.Raised as err:   # the expression itself raises, as it would in cuTile
         lw.fail("C2T106", f"{what}: evaluating `{src}` raised {err.message}", _located(err.node, src, base))
     except const_fold.Refused as err:
-        lw.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT)
+        # (outside what the folder evaluates: a security refusal, which refuses the whole module)
+        lw.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT, module=True)
     simple = isinstance(val, (bool, int, float, str, tuple, type(None)))
     if not must:    # what kernel code lowers is lowered as before; the folded value where it cannot be
         try:

@@ -264,6 +264,89 @@ def test_annotated_module_constants_fold(tmp_path):
     torch.testing.assert_close(mod.run(x), torch.exp(x) + 3 / torch.log(torch.tensor(2.0)), rtol=1e-5, atol=1e-5)
 
 
+# chained and tuple assignments bind each name (`TM = TN = 16`, `TA, TB = 8, 4`); a name rebound
+# later by a form that is not constant stops being one
+CHAINED_CONSTANTS = """
+TM = TN = 16
+TA, TB = 8, 4.5
+(TC, TD) = (2, TA * 2)
+SCALE: float = TB * 2
+
+@ct.kernel
+def k(x, y, T: ConstInt):
+    t = ct.load(x, index=(0,), shape=(TM,))
+    u = ct.load(x, index=(0,), shape=(TA,))
+    ct.store(y, index=(0,), tile=t * TN + TB + TC + TD + SCALE)
+    ct.store(y, index=(1,), tile=ct.full((TM,), ct.sum(u), ct.float32))
+
+def run(x):
+    y = torch.empty(TM * 2)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, x.shape[0]))
+    return y
+"""
+
+
+def test_chained_and_tuple_module_constants_fold(tmp_path):
+    mod = build(CHAINED_CONSTANTS, tmp_path)
+    x = torch.randn(16)
+    y = mod.run(x)
+    torch.testing.assert_close(y[:16], x * 16 + 4.5 + 2 + 16 + 9.0)
+    torch.testing.assert_close(y[16:], torch.full((16,), float(x[:8].sum())))
+
+
+def test_a_constant_unpacked_from_a_call_is_not_folded():
+    assert "C2T103" in codes("""
+TA, TB = divmod(7, 2)
+
+@ct.kernel
+def k(y):
+    ct.store(y, index=(0,), tile=ct.full((4,), TA, ct.float32))
+""")
+
+
+# the import of cuda.tile guarded by `try:` (`except ImportError: ct = None`), other imports with it
+GUARDED_IMPORT = """
+import torch
+try:
+    import cuda.tile as ct
+    import math
+except ImportError:
+    ct = None
+    math = None
+
+HAS_CT = ct is not None
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * math.pi)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+    return y
+"""
+
+
+def test_a_guarded_cuda_tile_import_is_translated(tmp_path):
+    import importlib.util
+    import translator
+    res = translator.translate_source(GUARDED_IMPORT, "g.py")
+    # `ct is not None` reads the module alias on the host: a stand-in (so it is not None)
+    assert [d.code for d in res.diagnostics if d.severity == "error"] == ["C2T108"] and res.partial
+    assert "try:\n    import contextlib\n    import os\n    import triton\n" in res.code
+    path = tmp_path / "c2t_guarded.py"
+    path.write_text(res.code)
+    spec = importlib.util.spec_from_file_location("c2t_guarded", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.HAS_CT
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.run(x), x * 3.141592653589793)
+
+
 def test_annotated_module_name_without_a_value_is_refused():
     assert "C2T103" in codes("""
 LOG2E: float

@@ -160,24 +160,16 @@ def analyze(mod: N.Module) -> ModuleInfo:
     for st in mod.body:
         if isinstance(st, N.Import):
             _imports(info, st)
+        elif guarded_imports(st):
+            # `try: import cuda.tile as ct / except ImportError: ct = None` (the fallback is host text)
+            for c in guarded_imports(st):
+                _imports(info, c)
     for st in mod.body:
         if isinstance(st, N.AnnAssign) and isinstance(st.target, N.Name) and st.value is not None:
             st = N.Assign(span=st.span, targets=[st.target], value=st.value)   # `LOG2E: float = 1.44...`
-        if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
-            name, val = st.targets[0].id, st.value
-            if isinstance(val, N.Subscript) and info.ct_path(val.value) == "Constant":
-                info.constant_aliases.add(name)
-                if isinstance(val.index, N.Name) and val.index.id == "bool":
-                    info.bool_aliases.add(name)
-                continue
-            p = info.ct_path(val)
-            if p:
-                info.ct_constants[name] = p
-                continue
-            try:
-                info.constants[name] = _literal(val, {**info.classes, **info.constants})
-            except ValueError:
-                info.constants.pop(name, None)   # a later non-constant rebinding hides an earlier one
+        if isinstance(st, N.Assign) and _bindings(st) is not None:
+            for name, val in _bindings(st):
+                _module_binding(info, name, val)
         elif isinstance(st, N.Other) and st.kind == "classdef" and st.name:
             cls = _enum_class(info, st) or _frozen_dataclass(info, st)
             if cls is not None:
@@ -191,6 +183,46 @@ def analyze(mod: N.Module) -> ModuleInfo:
                 info.kernels[st.name] = st
     _host_made_kernels(info)
     return info
+
+
+def guarded_imports(st) -> list:
+    """The imports of a module-level `try:` statement (its body and handlers), else []."""
+    if isinstance(st, N.Other) and st.kind in ("try_stmt", "try_finally"):
+        return [c for c in st.children if isinstance(c, N.Import)]
+    return []
+
+
+def _bindings(st: N.Assign):
+    """(name, value) pairs a module-level assignment binds: `A = v`, `A = B = v` (each to v) and
+    `A, B = v1, v2` (pairwise); None for other forms (unpacking a call, attributes, ...)."""
+    out = []
+    for t in st.targets:
+        if isinstance(t, N.Name):
+            out.append((t.id, st.value))
+        elif isinstance(t, N.TupleExpr) and isinstance(st.value, N.TupleExpr) \
+                and len(t.elts) == len(st.value.elts) and all(isinstance(e, N.Name) for e in t.elts):
+            out += [(e.id, v) for e, v in zip(t.elts, st.value.elts)]
+        else:
+            return None
+    return out
+
+
+def _module_binding(info: ModuleInfo, name: str, val):
+    """What a module-level `name = val` makes `name`: a Constant alias, a cuda.tile name, or a
+    folded constant (a later non-constant rebinding hides an earlier constant)."""
+    if isinstance(val, N.Subscript) and info.ct_path(val.value) == "Constant":
+        info.constant_aliases.add(name)
+        if isinstance(val.index, N.Name) and val.index.id == "bool":
+            info.bool_aliases.add(name)
+        return
+    p = info.ct_path(val)
+    if p:
+        info.ct_constants[name] = p
+        return
+    try:
+        info.constants[name] = _literal(val, {**info.classes, **info.constants})
+    except ValueError:
+        info.constants.pop(name, None)
 
 
 def _host_made_kernels(info: ModuleInfo):

@@ -453,8 +453,10 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         line_end = len(text) if line_end < 0 else line_end + 1
         whole_line = text[line_start:st.span.start].strip() == "" and text[st.span.end:line_end].strip() in ("", ";")
         others = _other_imports(st)      # `import torch, cuda.tile as ct, math` keeps torch and math
+        indent = text[line_start:st.span.start]     # (an import in a `try:` block is indented)
         if first:
-            edits.append(Edit(st.span.start, st.span.end, "\n".join(need + others)))
+            edits.append(Edit(st.span.start, st.span.end, ("\n" + (indent if not indent.strip() else "")).join(
+                need + others)))
             first = False
         elif others:
             edits.append(Edit(st.span.start, st.span.end, others[0]))
@@ -500,11 +502,12 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
 
 def _anchor(info):
     """The last import that precedes the module's first definition: helpers go after it."""
+    from .analysis import guarded_imports
     anchor = None
     for st in info.module.body:
         if isinstance(st, (N.FunctionDef,)) or (isinstance(st, N.Other) and st.kind in ("classdef", "decorated")):
             break
-        if isinstance(st, N.Import):
+        if isinstance(st, N.Import) or guarded_imports(st):
             anchor = st
     return anchor
 

@@ -115,6 +115,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants):
             continue    # kernel-only aliases (ConstInt = ct.Constant[int]) are dropped from the output
         annotations = _annotation_nodes(st)
+        rebound = {id(t) for x in walk(st) if isinstance(x, N.Assign) for t in x.targets}
         nested = {id(x) for d in walk(st.body) if isinstance(d, N.FunctionDef) for x in walk(d)} \
             if isinstance(st, N.FunctionDef) else set()
         for n in walk(st):
@@ -210,6 +211,8 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 path = info.ct_path(n)
                 if path is None or (isinstance(n, N.Name) and n.id in info.ct_constants):
                     continue
+                if path == "" and id(n) in rebound:
+                    continue    # `ct = None` (the fallback of a guarded import) rebinds the name only
                 handled.update(id(x) for x in walk(n))
                 if path in rules.HOST_DTYPES:
                     edits.append(Edit(n.span.start, n.span.end, rules.HOST_DTYPES[path]))

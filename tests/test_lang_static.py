@@ -347,6 +347,44 @@ def test_a_guarded_cuda_tile_import_is_translated(tmp_path):
     torch.testing.assert_close(mod.run(x), x * 3.141592653589793)
 
 
+# dtypes chosen by the launch (`ct.Constant[ct.DType]` parameters, an alias of it) and module-level
+# dtype names, used by ct.astype, ct.full and ct.bitcast; the host passes ct dtypes (torch's after
+# translation, which the launcher turns into Triton's)
+DTYPE_PARAMS = """
+ConstDType = ct.Constant[ct.DType]
+ACC = ct.float32
+OUT_DTYPE = ct.float16
+BITS = ct.int32
+
+@ct.kernel
+def k(x, y, z, w, T: ConstInt, DT: ct.Constant[ct.DType], ZT: ConstDType):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    a = ct.astype(t, ACC) + ct.full((T,), 1, dtype=DT)
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(a, DT))
+    ct.store(z, index=(ct.bid(0),), tile=ct.full((T,), 2.5, dtype=ZT))
+    ct.store(w, index=(ct.bid(0),), tile=ct.bitcast(ct.astype(t, ACC), BITS))
+
+def run(x, zt):
+    y = torch.empty(x.shape, dtype=torch.float16)
+    z = torch.empty(x.shape, dtype=torch.float64 if zt is ct.float64 else torch.float32)
+    w = torch.empty(x.shape, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, z, w, 16, OUT_DTYPE, zt))
+    return y, z, w
+"""
+
+
+def test_dtypes_chosen_by_the_launch_and_module_dtype_names(tmp_path):
+    mod = build(DTYPE_PARAMS, tmp_path)
+    x = torch.randn(40)
+    for zt, want in ((mod.torch.float32, torch.float32), (mod.torch.float64, torch.float64)):
+        y, z, w = mod.run(x, zt)
+        torch.testing.assert_close(y, (x + 1).half())
+        assert z.dtype == want and bool((z == 2.5).all())
+        assert torch.equal(w, x.view(torch.int32))
+    with pytest.raises(TypeError, match="not a dtype a kernel takes"):
+        mod.launch_k((1,), x, x, x, x, 16, "float16", mod.torch.float32)
+
+
 def test_annotated_module_name_without_a_value_is_refused():
     assert "C2T103" in codes("""
 LOG2E: float

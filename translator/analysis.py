@@ -22,6 +22,7 @@ class ModuleInfo:
     cuda_names: set = field(default_factory=set)        # local names bound to the `cuda` package
     constant_aliases: set = field(default_factory=set)  # ConstInt = ct.Constant[int]
     bool_aliases: set = field(default_factory=set)      # ConstBool = ct.Constant[bool]
+    dtype_aliases: set = field(default_factory=set)     # ConstDType = ct.Constant[ct.DType]
     constants: dict = field(default_factory=dict)       # module constant -> python value (literals only)
     ct_constants: dict = field(default_factory=dict)    # module name -> ct path (PAD = ct.PaddingMode.ZERO)
     kernels: dict = field(default_factory=dict)         # name -> FunctionDef
@@ -81,6 +82,13 @@ class ModuleInfo:
             return ann.id in self.bool_aliases
         return isinstance(ann, N.Subscript) and self.ct_path(ann.value) == "Constant" \
             and isinstance(ann.index, N.Name) and ann.index.id == "bool"
+
+    def is_constant_dtype(self, ann) -> bool:
+        """`ct.Constant[ct.DType]` or an alias of it: a dtype chosen by the launch."""
+        if isinstance(ann, N.Name):
+            return ann.id in self.dtype_aliases
+        return isinstance(ann, N.Subscript) and self.ct_path(ann.value) == "Constant" \
+            and self.ct_path(ann.index) == "DType"
 
     def kernel_decorator(self, fd: N.FunctionDef):
         """The @ct.kernel decorator of a function (its IR node), or None."""
@@ -214,6 +222,8 @@ def _module_binding(info: ModuleInfo, name: str, val):
         info.constant_aliases.add(name)
         if isinstance(val.index, N.Name) and val.index.id == "bool":
             info.bool_aliases.add(name)
+        if info.ct_path(val.index) == "DType":
+            info.dtype_aliases.add(name)
         return
     p = info.ct_path(val)
     if p:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
-from . import emit, partial
+from . import emit, partial, rules
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .imports import check_cutile_imports
@@ -370,6 +370,11 @@ def _drop_ct_aliases(info, uses: dict, text: str, rep) -> list:
         if name not in info.constant_aliases and name not in info.ct_constants:
             continue
         if uses.get(name, 0) > defs[name]:
+            path = info.ct_constants.get(name)
+            if path in rules.HOST_DTYPES:
+                # `OUT_DTYPE = ct.float16` read on the host (passed to a launch): torch's dtype there
+                edits.append(Edit(st.value.span.start, st.value.span.end, rules.HOST_DTYPES[path]))
+                continue
             rep.add("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span)
             continue
         start = text.rfind("\n", 0, st.span.start) + 1
@@ -478,6 +483,8 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
             used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
         if any(plan.coarsen for plan in _all_plans(shared)):
             used.add("coarsen")     # a coarsened kernel: its launcher picks C2T_COARSEN
+        if any(p.isdtype for plan in _all_plans(shared) for p in plan.params):
+            used.add("dtype_params")    # a ct.Constant[ct.DType] parameter: _c2t_tl_dtype
         alias = any(p.same_as for plan in _all_plans(shared) for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma, alias=alias).strip("\n"))

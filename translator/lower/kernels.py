@@ -32,6 +32,7 @@ class Param:
     # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
     same_as: list = field(default_factory=list)
     isfloat: bool = False       # scalars annotated `float` (fp32 in cuTile)
+    isdtype: bool = False       # `ct.Constant[ct.DType]`: the launcher turns a torch dtype into Triton's
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -298,6 +299,7 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             continue
         if info.is_constant_annotation(p.annotation):
             kp = Param(p.name, "constexpr")
+            kp.isdtype = info.is_constant_dtype(p.annotation)
         elif p.name in lists:
             kp = Param(p.name, "list", lists[p.name])
         elif p.name in arrays:
@@ -314,6 +316,8 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank or 0))
         elif kp.kind == "list":
             env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
+        elif kp.kind == "constexpr" and kp.isdtype:
+            env[kp.name] = V(kp.name, T.DTYPE)      # (a tl.dtype constexpr)
         elif kp.kind == "constexpr":
             env[kp.name] = V(kp.name, T.STATIC)
         else:       # an int, float or bool argument: its own dtype family (lower/dtype_facts.py)

@@ -10,6 +10,7 @@ from typing import Optional
 from . import const_fold
 from .coverage import EXPORTS
 from .ir import nodes as N
+from .ir.nodes import walk
 
 CT_MODULE = "cuda.tile"
 
@@ -238,7 +239,6 @@ def _module_binding(info: ModuleInfo, name: str, val):
 def _host_made_kernels(info: ModuleInfo):
     """`ct.kernel(f, **hints)` in host code, of a plain module-level function `f` (cuTile's
     tests build kernels so): `f` is a kernel."""
-    from .lower.arrays import walk     # (lower imports this module)
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in info.kernels:
             continue

@@ -30,6 +30,10 @@ from typing import Optional
 from .cache_dir import open_private, private_cache_dir, write_private
 from .interp_env import interpreter_env
 
+class UnknownConstexpr(Exception):
+    """A kernel's constexpr parameter the check has no value for (check_inputs._binder)."""
+
+
 _CHECK_FORMAT = 2          # bump when what a cached result holds changes
 _LOCK = threading.Lock()
 _MEMO: dict = {}            # key -> None (compiled) or Triton's message
@@ -219,7 +223,6 @@ _VALUE_DEPENDENT = ("shape", "static_assert", "static assert", "static assertion
 
 
 def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
-    from .check_inputs import UnknownConstexpr
     params = [(p.name, p.is_constexpr) for p in fn.params]
     results, unsure = {}, {}
     assumed = c.types[0][2].get("assumed") if c.types else False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .check import KernelCheck
+from .check import KernelCheck, UnknownConstexpr
 from .ir import nodes as N
 from .ir.nodes import walk
 
@@ -85,10 +85,6 @@ def _binder(arrays, lists, scalars, index, fdt, idt):
                 sig[pname] = "i32"
         return sig, const
     return bind
-
-
-class UnknownConstexpr(Exception):
-    pass
 
 
 def _constexpr(pname, user, arrays, lists, ftl, tl):

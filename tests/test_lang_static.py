@@ -309,6 +309,7 @@ GUARDED_IMPORT = """
 import torch
 try:
     import cuda.tile as ct
+    import cuda.tile.tune  # noqa: F401  (a submodule: a cuda.tile import too)
     import math
 except ImportError:
     ct = None
@@ -337,6 +338,7 @@ def test_a_guarded_cuda_tile_import_is_translated(tmp_path):
     # `ct is not None` reads the module alias on the host: a stand-in (so it is not None)
     assert [d.code for d in res.diagnostics if d.severity == "error"] == ["C2T108"] and res.partial
     assert "try:\n    import contextlib\n    import os\n    import triton\n" in res.code
+    assert "import cuda" not in res.code and "noqa: F401  (a submodule" not in res.code
     path = tmp_path / "c2t_guarded.py"
     path.write_text(res.code)
     spec = importlib.util.spec_from_file_location("c2t_guarded", path)

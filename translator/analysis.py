@@ -261,6 +261,15 @@ def _imports(info: ModuleInfo, st: N.Import):
                     info.ct_modules.add(alias)
                 else:
                     info.cuda_names.add("cuda")
+            elif mod.startswith(CT_MODULE + "."):
+                # `import cuda.tile.tune` ("required by every op"): a cuda.tile import too
+                info.imports_ct = True
+                if st not in info.ct_import_stmts:
+                    info.ct_import_stmts.append(st)
+                if alias:
+                    info.ct_names[alias] = mod[len(CT_MODULE) + 1:]
+                else:
+                    info.cuda_names.add("cuda")
             elif mod == "cuda" and alias is None:
                 info.cuda_names.add("cuda")
             else:

@@ -428,7 +428,8 @@ def _other_imports(st) -> list:
     from .analysis import CT_MODULE
     if st.module is not None:
         return []
-    rest = [f"{mod} as {alias}" if alias else mod for mod, alias in st.names if mod != CT_MODULE]
+    rest = [f"{mod} as {alias}" if alias else mod for mod, alias in st.names
+            if mod != CT_MODULE and not mod.startswith(CT_MODULE + ".")]
     return [f"import {', '.join(rest)}"] if rest else []
 
 
@@ -456,7 +457,8 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         line_start = text.rfind("\n", 0, st.span.start) + 1
         line_end = text.find("\n", st.span.end)
         line_end = len(text) if line_end < 0 else line_end + 1
-        whole_line = text[line_start:st.span.start].strip() == "" and text[st.span.end:line_end].strip() in ("", ";")
+        after = text[st.span.end:line_end].strip()         # (a comment after it goes with it)
+        whole_line = text[line_start:st.span.start].strip() == "" and (after in ("", ";") or after.startswith("#"))
         others = _other_imports(st)      # `import torch, cuda.tile as ct, math` keeps torch and math
         indent = text[line_start:st.span.start]     # (an import in a `try:` block is indented)
         if first:

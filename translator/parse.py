@@ -212,10 +212,26 @@ class Parsed:
     text: str
 
 
+_PARSED: dict = {}       # text -> Parsed: modules read again (a sibling each of its importers reads)
+_PARSED_MAX = 64
+
+
 def parse(text: str, reporter: Reporter) -> Parsed | None:
-    """Parse a whole module; on a syntax error report C2T002 and return None."""
+    """Parse a whole module; on a syntax error report C2T002 and return None. A text parsed
+    before gives the same result (nothing downstream changes a Parsed)."""
     if not text.endswith("\n"):
         text += "\n"
+    if text in _PARSED:
+        return _PARSED[text]
+    parsed = _parse(text, reporter)
+    if parsed is not None:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[text] = parsed
+    return parsed
+
+
+def _parse(text: str, reporter: Reporter) -> Parsed | None:
     _COMMENTS.clear()
     _plan_310(text)
     try:

@@ -1,8 +1,6 @@
 """IR -> IR passes run on each kernel and tile helper before lowering, in this order."""
 from __future__ import annotations
 
-import copy
-
 from ..ir import nodes as N
 from .loop_exits import LoopExits
 from .loop_returns import LoopReturns
@@ -12,7 +10,7 @@ PASSES = [LoopReturns, LoopExits]      # (returns in loops become breaks, which 
 
 def prepare(fd: N.FunctionDef) -> N.FunctionDef:
     """A copy of `fd` with every pass applied (the original IR stays as parsed for host code)."""
-    fd = copy.deepcopy(fd)
+    fd = N.clone(fd)
     for p in PASSES:
         p().function(fd)
     return fd

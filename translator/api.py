@@ -170,7 +170,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         helper_names |= helpers
     n_host = len(rep.items)
     edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
-        h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds)) + stubs
+        h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds), needs=shared.host_needs) + stubs
     edits.extend(_kernel_edits(plans, shared))
     edits.extend(_imports_and_prelude(info, shared, text))
     replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
@@ -261,11 +261,11 @@ def _library_helpers(shared: Shared, info, library: set, rep: Reporter) -> list:
 
 def _kernel_edits(plans: dict, shared: Shared) -> list:
     """Each kernel's text -> its Triton kernel(s) and launcher; each lowered helper's -> its jit form."""
-    from .host import HOST_HELPERS_USED
+    needs = shared.host_needs
     if any(plan.hints.get("num_ctas") for plan in plans.values()):
-        HOST_HELPERS_USED.add("hints")
-    hints = "hints" in HOST_HELPERS_USED    # launchers take cuTile hints (num_ctas) at run time
-    pdl = "pdl" in HOST_HELPERS_USED        # ... and programmatic dependent launch (c2t_pdl)
+        needs.add("hints")
+    hints = "hints" in needs    # launchers take cuTile hints (num_ctas) at run time
+    pdl = "pdl" in needs        # ... and programmatic dependent launch (c2t_pdl)
     edits = []
     for name, plan in plans.items():
         parts = []
@@ -478,9 +478,8 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         parts.append(device)
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
-        from .host import HOST_HELPERS_USED
         lists = any(p.kind == "list" for plan in _all_plans(shared) for p in plan.params)
-        used = set(HOST_HELPERS_USED) | ({"fit_shared_memory"} if dot else set())
+        used = set(shared.host_needs) | ({"fit_shared_memory"} if dot else set())
         if any(plan.subs for plan in getattr(shared, "plans", {}).values()):
             used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
         if any(plan.coarsen for plan in _all_plans(shared)):
@@ -491,8 +490,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma, alias=alias).strip("\n"))
     else:
-        from .host import HOST_HELPERS_USED
-        if "cdiv" in HOST_HELPERS_USED:       # a host-only module (no kernels) using ct.cdiv
+        if "cdiv" in shared.host_needs:       # a host-only module (no kernels) using ct.cdiv
             parts.append(emit.render("host_cdiv.py.j2"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)

@@ -41,9 +41,6 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     return uses
 
 
-HOST_HELPERS_USED: set = set()   # optional host helpers the current module needs (reset per module)
-
-
 def _num_ctas_fate(plan) -> str:
     if plan.clusters and plan.cluster_free:
         which = "; ".join(", ".join(f"{f}={v}" for f, v in zip(plan.flags, t)) for t in plan.cluster_free)
@@ -98,10 +95,10 @@ def _annotation_nodes(st) -> set:
 
 
 def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip: set,
-                 refused: frozenset = frozenset()) -> list:
+                 refused: frozenset = frozenset(), needs: set = None) -> list:
     """Edits for every cuda.tile use outside kernel/helper bodies. `refused`: kernels written as
     stand-ins (partial translation), whose launches raise."""
-    HOST_HELPERS_USED.clear()
+    needs = set() if needs is None else needs     # what the edits need of the host prelude (filled here)
     host_calls = host_name_uses(info, skip)
     edits: list = []
     handled: set = set()
@@ -131,7 +128,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     edits.append(Edit(n.func.span.start, n.func.span.end, f"{k}.replace_hints"))
                     edits.append(Edit(n.args[0].span.start, n.keywords[0].span.start, ""))
                     if k not in refused:
-                        HOST_HELPERS_USED.add("hints")
+                        needs.add("hints")
                         rep.add("C2T204", f"`ct.kernel({_src(text, n.args[0])}, ...)` is `{k}.replace_hints(...)`: "
                                           + _hints_fate(kernels[k]), n.span)
                 else:
@@ -162,7 +159,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             if isinstance(n, N.Call):
                 if isinstance(n.func, N.Attr) and n.func.attr == "replace_hints" \
                         and isinstance(n.func.value, N.Name) and n.func.value.id in kernels:
-                    HOST_HELPERS_USED.add("hints")
+                    needs.add("hints")
                     rep.add("C2T204", f"`{n.func.value.id}.replace_hints(...)`: "
                                       + _hints_fate(kernels[n.func.value.id]), n.span)
                 path = info.ct_path(n.func)
@@ -173,7 +170,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     # cuTile's own formula (exact for negative values too), without the cost of
                     # calling triton.cdiv, a JIT-side function, on the host
                     edits.append(Edit(n.func.span.start, n.func.span.end, "_c2t_host_cdiv"))
-                    HOST_HELPERS_USED.add("cdiv")
+                    needs.add("cdiv")
                     handled.update(id(x) for x in walk(n.func))
                 elif path in ("tune.exhaustive_search",):
                     # cuTile's autotuner: the generated module has a do_bench search with its API
@@ -182,7 +179,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                     if len(n.args) > 1 and _is_current_stream(info, text, n.args[1]):
                         # the current stream needs no code (and this also runs on CPU tensors)
                         edits.append(Edit(n.args[1].span.start, n.args[1].span.end, "None"))
-                    HOST_HELPERS_USED.update(("exhaustive_search", "hints"))
+                    needs.update(("exhaustive_search", "hints"))
                     rep.add("C2T214", "exhaustive_search: configs that leave SMs idle are also timed with "
                                       "other tile sizes (C2T_TILE_VARIANTS, on by default on a GPU)", n.span)
                     tuned = None
@@ -236,12 +233,12 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     inner = list(edits)
-    batched = _launch_loops(info, text, rep, kernels, skip)
+    batched = _launch_loops(info, text, rep, kernels, skip, needs)
     for n in launches:
         if id(n) in batched:
             edits.extend(_batched_launch(info, text, kernels, n, batched[id(n)], inner))
         else:
-            edits.append(_launch(info, text, rep, kernels, n, inner, refused))
+            edits.append(_launch(info, text, rep, kernels, n, inner, refused, needs))
     return edits
 
 
@@ -268,7 +265,7 @@ def _reads_only_metadata(info, e) -> bool:
     return True
 
 
-def _launch_loops(info, text, rep, kernels, skip) -> dict:
+def _launch_loops(info, text, rep, kernels, skip, needs: set) -> dict:
     """Host `for` loops whose body is one ct.launch of a translated kernel (cat/stack/split/copy
     style): id(launch call) -> the loop. Their launches are grouped up to four per launch at run
     time (seed section 5); a loop that cannot be batched gets a note saying why."""
@@ -307,7 +304,7 @@ def _launch_loops(info, text, rep, kernels, skip) -> dict:
                                        if p.kind == "array" and p.name in plan.written)
             found[id(call)] = n
     if found:
-        HOST_HELPERS_USED.add("batched")
+        needs.add("batched")
     return found
 
 
@@ -337,7 +334,7 @@ def _part(text: str, e, inner: list) -> str:
     return apply_edits(_src(text, e), sub)
 
 
-def _launch(info, text, rep, kernels, call: N.Call, inner: list, refused=frozenset()) -> Edit:
+def _launch(info, text, rep, kernels, call: N.Call, inner: list, refused=frozenset(), needs=None) -> Edit:
     args = call.args
     kw = {k.name: k for k in call.keywords}
     if len(args) != 4 or any(isinstance(a, N.Starred) for a in args):
@@ -350,7 +347,7 @@ def _launch(info, text, rep, kernels, call: N.Call, inner: list, refused=frozens
     pdl = _part(text, kw["programmatic_dependent_launch"].value, inner) \
         if "programmatic_dependent_launch" in kw else None
     if pdl is not None:
-        HOST_HELPERS_USED.add("pdl")
+        needs.add("pdl")
     if isinstance(kern, N.Name) and kern.id in refused:
         # a kernel that was not translated: its stand-in raises, quoting why
         return Edit(call.span.start, call.span.end, f"{kern.id}.c2t_launch({_part(text, grid, inner)}, "

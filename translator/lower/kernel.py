@@ -26,6 +26,7 @@ class Shared:
     comments: list
     text: str
     used: set = field(default_factory=set)            # prelude helpers used
+    host_needs: set = field(default_factory=set)      # host prelude parts the launches need (host.rewrite_host)
     ranks: dict = field(default_factory=dict)         # "load" -> {ranks}
     helpers: dict = field(default_factory=dict)       # helper name -> HelperPlan (emitted jit functions)
     helper_order: list = field(default_factory=list)

@@ -105,6 +105,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
+        self.prefetch_names: set = set()    # names taken in this function (prefetch.fresh_name)
         self.grid_stride_depth = 0      # grid-stride loops enclosing the statement being lowered
         self.node_values = {}
         # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement

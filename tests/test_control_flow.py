@@ -555,3 +555,100 @@ def test_a_return_with_a_value_inside_a_loop_is_refused():
     """)
     [d] = [d for d in res.diagnostics if d.severity == "error"]
     assert d.code == "C2T103" and "inside a loop" in d.message and "after the loop" in d.hint
+
+
+# ---------------------------------------------------------------- loop-carried values keep their dtype
+# (issue 33 item 5) cuTile types a loop-carried variable once: its updates must keep the type
+# ("Type of `x` depends on path taken" otherwise), and so must Triton's. tl.maximum/tl.minimum
+# made a Python number an fp32 tensor (`tl.maximum(fp16_tile, 0.0)` is fp32) and computed bf16 in
+# fp32, where cuTile's ct.maximum keeps the tile's dtype: a running max of fp16/bf16 data was a
+# Triton CompilationError. {update} is the loop body's update of `acc` (a tile of X's dtype, or
+# its 0-D max), {loop} the loop around it.
+RUNNING = """
+@ct.kernel
+def running(X, Out, B: ConstInt):
+    row = ct.bid(0)
+    n = ct.num_tiles(X, axis=1, shape=(1, B))
+    acc = ct.full((1, B), -1.0, dtype=X.dtype)
+    top = ct.full((), -1000.0, dtype=X.dtype)
+    {loop}
+    ct.store(Out, index=(row, 0), tile=ct.astype(acc + 2048.0, Out.dtype))
+    ct.scatter(Out, (row, B), ct.astype(top + 2048.0, Out.dtype))
+
+def run(x, out, b):
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), running, (x, out, b))
+"""
+LOAD_J = "x = ct.load(X, index=(row, j), shape=(1, B), padding_mode=ct.PaddingMode.ZERO)"
+UPDATES = {
+    "maximum_literal": "acc = ct.maximum(acc, ct.maximum(x, 0.5))\n{i}top = ct.maximum(top, ct.max(x))",
+    "minimum_tiles": "acc = ct.maximum(acc, -ct.minimum(x, acc))\n{i}top = max(top, ct.max(x))",
+    "builtin_max_literal": "acc = max(acc, x)\n{i}top = max(top, 0.25)",
+    "builtin_min_literal": "acc = -min(-acc, -x)\n{i}top = ct.maximum(top, -min(ct.min(x), 1.5))",
+}
+LOOPS = {
+    "for": "for j in range(n):\n        {load}\n        {update}",
+    "while": "j = 0\n    while j < n:\n        {load}\n        {update}\n        j += 1",
+    "nested": "for i in range(2):\n        for j in range(i, n):\n            {load}\n            {update}",
+    "break": "for j in range(n):\n        {load}\n        if j * B >= 24:\n            break\n        {update}",
+}
+
+
+def _running_src(update, loop):
+    depth = "            " if loop == "nested" else "        "
+    body = LOOPS[loop].format(load=LOAD_J, update=UPDATES[update].format(i=depth))
+    if loop == "nested":
+        body = body.replace("\n        {update}", "")
+    return RUNNING.replace("{loop}", body)
+
+
+def _running_ref(x, update, loop, b):
+    """acc (1, b) and top, in x's dtype, as cuTile computes them, + 2048 in x's dtype."""
+    dt = x.dtype
+    rows = []
+    for r in range(x.shape[0]):
+        n = -(-x.shape[1] // b)
+        js = {"for": range(n), "while": range(n), "nested": [j for i in range(2) for j in range(i, n)],
+              "break": [j for j in range(n) if j * b < 24]}[loop]
+        acc = torch.full((b,), -1.0, dtype=dt)
+        top = torch.tensor(-1000.0, dtype=dt)
+        for j in js:
+            t = torch.zeros(b, dtype=dt)
+            seg = x[r, j * b:(j + 1) * b]
+            t[:seg.numel()] = seg
+            if update == "maximum_literal":
+                acc = torch.maximum(acc, torch.maximum(t, torch.tensor(0.5, dtype=dt)))
+                top = torch.maximum(top, t.max())
+            elif update == "minimum_tiles":
+                acc = torch.maximum(acc, -torch.minimum(t, acc))
+                top = torch.maximum(top, t.max())
+            elif update == "builtin_max_literal":
+                acc = torch.maximum(acc, t)
+                top = torch.maximum(top, torch.tensor(0.25, dtype=dt))
+            else:
+                acc = -torch.minimum(-acc, -t)
+                top = torch.maximum(top, -torch.minimum(t.min(), torch.tensor(1.5, dtype=dt)))
+        rows.append(torch.cat([acc + 2048.0, (top + 2048.0).reshape(1)]))
+    return torch.stack(rows)
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+@pytest.mark.parametrize("update", sorted(UPDATES))
+def test_running_max_of_16_bit_data_compiles(update, loop):
+    from kernel_util import checked
+    checked(_running_src(update, loop))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("loop", ["for", "break"])
+@pytest.mark.parametrize("update", sorted(UPDATES))
+def test_running_max_keeps_the_data_dtype(tmp_path, update, loop, dtype):
+    """`+ 2048.0` rounds in the running value's dtype (fp16 steps of 2 there, bf16 of 16): an fp32
+    max (before the fix) kept the fraction."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build(_running_src(update, loop), tmp_path)
+    b = 16
+    x = (torch.randn(3, 40, generator=torch.Generator().manual_seed(1)) * 3 + 0.3).to(dtype)
+    out = torch.zeros(3, b + 1, dtype=torch.float32)
+    mod.run(x, out, b)
+    assert torch.equal(out, _running_ref(x, update, loop, b).float()), (out, _running_ref(x, update, loop, b))

@@ -3,7 +3,7 @@ iteration's tile is loaded while this one is used, where that cannot change what
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90, translate
+from kernel_util import build, checked, compile_sm90, translate
 
 ROWS = """
 @ct.kernel
@@ -303,15 +303,7 @@ def _two_pass_ref(x, tn):
 @pytest.mark.parametrize("tail", ["pass", SECOND_PERSISTENT])
 def test_two_prefetched_loops_of_one_tile_name_compile(load, tail):
     """cutile-python's static-persistent RMSNorm was a C2T110 (`x_prefetch is already defined`)."""
-    import textwrap
-    import translator
-    from translator.api import Options
-    from kernel_util import HEADER
-    src = TWO_PASSES.format(cast=TWO_LOADS[load], tail=tail)
-    res = translator.translate_source(HEADER + textwrap.dedent(src), "k.py", Options(check=True))
-    assert res.ok, [d.format() for d in res.diagnostics]
-    assert not [d for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216")], \
-        [d.format() for d in res.diagnostics]
+    res = checked(TWO_PASSES.format(cast=TWO_LOADS[load], tail=tail))
     body = res.code.split("def two_pass(")[1].split("def launch_two_pass")[0]
     assert "xt_prefetch: tl.constexpr" in body and "xt_prefetch_2: tl.constexpr" in body
     assert "xt_next = " not in body.replace("    xt_next = tl.full", "")   # the user's own `xt_next`

@@ -652,3 +652,51 @@ def test_running_max_keeps_the_data_dtype(tmp_path, update, loop, dtype):
     out = torch.zeros(3, b + 1, dtype=torch.float32)
     mod.run(x, out, b)
     assert torch.equal(out, _running_ref(x, update, loop, b).float()), (out, _running_ref(x, update, loop, b))
+
+
+# cuTile's loop counter is an int32 whatever the type of range()'s bounds; Triton's has the
+# bounds' widest type, so a bound read from an int64 array made it int64 and `acc = 0` then
+# `acc = acc + i` changed type in the loop (a CompilationError with int64 counts).
+COUNTED = """
+@ct.kernel
+def counted(Cnt, Out):
+    n = ct.load(Cnt, index=(ct.bid(0),), shape=(1,)).item()
+    m = ct.gather(Cnt, ct.bid(0))
+    acc = 0
+    for i in range(n):
+        acc = acc + i
+    for i in range(1, m, 2):
+        for j in range(i, ct.gather(Cnt, 0)):
+            acc = acc + j * 3
+    for i in range(n):
+        if i * i > 30:
+            break
+        acc = acc + 100 * i
+    ct.scatter(Out, ct.bid(0), acc)
+
+def run(cnt, out):
+    ct.launch(torch.cuda.current_stream(), (cnt.shape[0],), counted, (cnt, out))
+"""
+
+
+def _counted_ref(cnt):
+    out = []
+    for n in cnt.tolist():
+        acc = sum(range(n)) + sum(3 * j for i in range(1, n, 2) for j in range(i, int(cnt[0])))
+        acc += sum(100 * i for i in range(n) if all(k * k <= 30 for k in range(i + 1)))
+        out.append(acc)
+    return torch.tensor(out, dtype=torch.int32)
+
+
+def test_loop_counter_of_int64_bounds_compiles():
+    from kernel_util import checked
+    checked(COUNTED)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_loop_counter_of_int64_bounds_counts(tmp_path, dtype):
+    mod = build(COUNTED, tmp_path)
+    cnt = torch.tensor([7, 0, 12, 3], dtype=dtype)
+    out = torch.zeros(4, dtype=torch.int32)
+    mod.run(cnt, out)
+    assert torch.equal(out, _counted_ref(cnt)), (out, _counted_ref(cnt))

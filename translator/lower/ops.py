@@ -905,8 +905,8 @@ def method_call(lw, base: V, name: str, e: N.Call) -> V:
     handler = registry.lookup_method(base.kind, name)
     if handler is not None:
         return handler(lw, base, e)
-    if name == "item":
-        return V(f"tl.reshape({base.code}, [])", T.SCALAR)
+    if name == "item":      # (the tile's dtype: its family, e.g. an int64 array's)
+        return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
     if name in rules.TILE_METHODS:
         fake = N.Call(span=e.span, func=e.func, args=[N.Name(span=e.span, id="__self__")] + list(e.args),
                       keywords=e.keywords)

@@ -28,6 +28,17 @@ def build(src: str, tmp_path):
     return mod
 
 
+def checked(src: str):
+    """Translate `src` with the translation check on (translator/check.py: Triton's front end for
+    sm_90, run in a process of its own under the interpreter) and assert that it found nothing:
+    Triton accepts every kernel for fp32, fp16 and bf16 arrays (and int32 and int64 index arrays)."""
+    from translator.api import Options
+    res = translator.translate_source(HEADER + textwrap.dedent(src), "test_kernel.py", Options(check=True))
+    bad = [d.format() for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216", "C2T217", "C2T005")]
+    assert res.ok and not bad, bad or [d.format() for d in res.diagnostics]
+    return res
+
+
 def codes(src: str) -> list:
     return [d.code for d in translate(src).diagnostics]
 

@@ -72,3 +72,47 @@ def test_folder_mode_passes_the_option_on(tmp_path):
     (tmp_path / "p" / "m.py").write_text(HEADER + textwrap.dedent(SRC))
     assert main([str(tmp_path / "p"), "-o", str(tmp_path / "o"), "--no-compile-check", "-q"]) == 0
     assert main([str(tmp_path / "p" / "m.py"), "-o", str(tmp_path / "o.py"), "-q"]) == 0
+
+
+# ---------------------------------------------------------------- types that differ by path
+# (issue 33 item 5) Triton rejects a variable whose type differs between a loop's iterations or an
+# `if`'s branches; so does cuTile ("Type of `x` depends on path taken"). With int64 index arrays,
+# which the check assumes and the host may not pass, `n = 0; n = n + counts[e]` is such a
+# variable in both languages: an info (C2T217), not a warning. Float types stay C2T215, the
+# message saying which variable.
+PATH_TYPED = """
+@ct.kernel
+def k(counts, x, out, E: ConstInt, T: ConstInt):
+    total = 0
+    for e in range(E):
+        total = total + ct.load(counts, index=(e,), shape=(1,)).item()
+    v = 0.0
+    if total > 3:
+        v = ct.load(x, index=(0,), shape=(1,)).item()
+    ct.store(out, index=(0,), tile=ct.full((T,), v * total, dtype=out.dtype))
+
+def run(counts, x, out):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (counts, x, out, counts.shape[0], 16))
+"""
+
+
+def test_int64_index_arrays_cutile_rejects_too_are_an_info():
+    res = translator.translate_source(HEADER + textwrap.dedent(PATH_TYPED), "k.py", CHECK)
+    assert res.ok and res.exit_code() == 0, [d.format() for d in res.diagnostics]
+    found = {d.code: d for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216", "C2T217")}
+    assert set(found) == {"C2T215", "C2T217"}, [d.format() for d in res.diagnostics]
+    info = found["C2T217"]
+    assert info.severity == "info" and "int64 index arrays (counts)" in info.message
+    assert "`total`" in info.message and "int32 and int64" in info.message
+    assert info.line == HEADER.count("\n") + 5          # the loop whose iterations disagree
+    warn = found["C2T215"]          # fp16/bf16 x: `v` is fp32 before the `if`, fp16 in it
+    assert "float16 arrays" in warn.message and "int64" not in warn.message.split("rejects it with")[1].split(":")[0]
+    assert "the type of `v` depends on the path taken" in warn.message
+
+
+def test_float_types_by_path_stay_a_warning():
+    """Where the path-dependent type is a float one, the lowering's promotion could be what
+    differs from cuTile (a running ct.maximum of fp16 data was fp32 in Triton): C2T215."""
+    src = PATH_TYPED.replace("ct.load(counts, index=(e,), shape=(1,)).item()", "e")
+    res = translator.translate_source(HEADER + textwrap.dedent(src), "k.py", CHECK)
+    assert [d.code for d in res.diagnostics if d.code.startswith("C2T21") and d.code != "C2T213"] == ["C2T215"]

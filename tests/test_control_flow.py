@@ -555,3 +555,206 @@ def test_a_return_with_a_value_inside_a_loop_is_refused():
     """)
     [d] = [d for d in res.diagnostics if d.severity == "error"]
     assert d.code == "C2T103" and "inside a loop" in d.message and "after the loop" in d.hint
+
+
+# ---------------------------------------------------------------- loop-carried values keep their dtype
+# (issue 33 item 5) cuTile types a loop-carried variable once: its updates must keep the type
+# ("Type of `x` depends on path taken" otherwise), and so must Triton's. tl.maximum/tl.minimum
+# made a Python number an fp32 tensor (`tl.maximum(fp16_tile, 0.0)` is fp32) and computed bf16 in
+# fp32, where cuTile's ct.maximum keeps the tile's dtype: a running max of fp16/bf16 data was a
+# Triton CompilationError. {update} is the loop body's update of `acc` (a tile of X's dtype, or
+# its 0-D max), {loop} the loop around it.
+RUNNING = """
+@ct.kernel
+def running(X, Out, B: ConstInt):
+    row = ct.bid(0)
+    n = ct.num_tiles(X, axis=1, shape=(1, B))
+    acc = ct.full((1, B), -1.0, dtype=X.dtype)
+    top = ct.full((), -1000.0, dtype=X.dtype)
+    {loop}
+    ct.store(Out, index=(row, 0), tile=ct.astype(acc + 2048.0, Out.dtype))
+    ct.scatter(Out, (row, B), ct.astype(top + 2048.0, Out.dtype))
+
+def run(x, out, b):
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), running, (x, out, b))
+"""
+LOAD_J = "x = ct.load(X, index=(row, j), shape=(1, B), padding_mode=ct.PaddingMode.ZERO)"
+UPDATES = {
+    "maximum_literal": "acc = ct.maximum(acc, ct.maximum(x, 0.5))\n{i}top = ct.maximum(top, ct.max(x))",
+    "minimum_tiles": "acc = ct.maximum(acc, -ct.minimum(x, acc))\n{i}top = max(top, ct.max(x))",
+    "builtin_max_literal": "acc = max(acc, x)\n{i}top = max(top, 0.25)",
+    "builtin_min_literal": "acc = -min(-acc, -x)\n{i}top = ct.maximum(top, -min(ct.min(x), 1.5))",
+}
+LOOPS = {
+    "for": "for j in range(n):\n        {load}\n        {update}",
+    "while": "j = 0\n    while j < n:\n        {load}\n        {update}\n        j += 1",
+    "nested": "for i in range(2):\n        for j in range(i, n):\n            {load}\n            {update}",
+    "break": "for j in range(n):\n        {load}\n        if j * B >= 24:\n            break\n        {update}",
+}
+
+
+def _running_src(update, loop):
+    depth = "            " if loop == "nested" else "        "
+    body = LOOPS[loop].format(load=LOAD_J, update=UPDATES[update].format(i=depth))
+    if loop == "nested":
+        body = body.replace("\n        {update}", "")
+    return RUNNING.replace("{loop}", body)
+
+
+def _running_ref(x, update, loop, b):
+    """acc (1, b) and top, in x's dtype, as cuTile computes them, + 2048 in x's dtype."""
+    dt = x.dtype
+    rows = []
+    for r in range(x.shape[0]):
+        n = -(-x.shape[1] // b)
+        js = {"for": range(n), "while": range(n), "nested": [j for i in range(2) for j in range(i, n)],
+              "break": [j for j in range(n) if j * b < 24]}[loop]
+        acc = torch.full((b,), -1.0, dtype=dt)
+        top = torch.tensor(-1000.0, dtype=dt)
+        for j in js:
+            t = torch.zeros(b, dtype=dt)
+            seg = x[r, j * b:(j + 1) * b]
+            t[:seg.numel()] = seg
+            if update == "maximum_literal":
+                acc = torch.maximum(acc, torch.maximum(t, torch.tensor(0.5, dtype=dt)))
+                top = torch.maximum(top, t.max())
+            elif update == "minimum_tiles":
+                acc = torch.maximum(acc, -torch.minimum(t, acc))
+                top = torch.maximum(top, t.max())
+            elif update == "builtin_max_literal":
+                acc = torch.maximum(acc, t)
+                top = torch.maximum(top, torch.tensor(0.25, dtype=dt))
+            else:
+                acc = -torch.minimum(-acc, -t)
+                top = torch.maximum(top, -torch.minimum(t.min(), torch.tensor(1.5, dtype=dt)))
+        rows.append(torch.cat([acc + 2048.0, (top + 2048.0).reshape(1)]))
+    return torch.stack(rows)
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+@pytest.mark.parametrize("update", sorted(UPDATES))
+def test_running_max_of_16_bit_data_compiles(update, loop):
+    from kernel_util import checked
+    checked(_running_src(update, loop))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("loop", ["for", "break"])
+@pytest.mark.parametrize("update", sorted(UPDATES))
+def test_running_max_keeps_the_data_dtype(tmp_path, update, loop, dtype):
+    """`+ 2048.0` rounds in the running value's dtype (fp16 steps of 2 there, bf16 of 16): an fp32
+    max (before the fix) kept the fraction."""
+    from translator.harness import interp_numerics
+    interp_numerics.install()
+    mod = build(_running_src(update, loop), tmp_path)
+    b = 16
+    x = (torch.randn(3, 40, generator=torch.Generator().manual_seed(1)) * 3 + 0.3).to(dtype)
+    out = torch.zeros(3, b + 1, dtype=torch.float32)
+    mod.run(x, out, b)
+    assert torch.equal(out, _running_ref(x, update, loop, b).float()), (out, _running_ref(x, update, loop, b))
+
+
+# cuTile's loop counter is an int32 whatever the type of range()'s bounds; Triton's has the
+# bounds' widest type, so a bound read from an int64 array made it int64 and `acc = 0` then
+# `acc = acc + i` changed type in the loop (a CompilationError with int64 counts).
+COUNTED = """
+@ct.kernel
+def counted(Cnt, Out):
+    n = ct.load(Cnt, index=(ct.bid(0),), shape=(1,)).item()
+    m = ct.gather(Cnt, ct.bid(0))
+    acc = 0
+    for i in range(n):
+        acc = acc + i
+    for i in range(1, m, 2):
+        for j in range(i, ct.gather(Cnt, 0)):
+            acc = acc + j * 3
+    for i in range(n):
+        if i * i > 30:
+            break
+        acc = acc + 100 * i
+    ct.scatter(Out, ct.bid(0), acc)
+
+def run(cnt, out):
+    ct.launch(torch.cuda.current_stream(), (cnt.shape[0],), counted, (cnt, out))
+"""
+
+
+def _counted_ref(cnt):
+    out = []
+    for n in cnt.tolist():
+        acc = sum(range(n)) + sum(3 * j for i in range(1, n, 2) for j in range(i, int(cnt[0])))
+        acc += sum(100 * i for i in range(n) if all(k * k <= 30 for k in range(i + 1)))
+        out.append(acc)
+    return torch.tensor(out, dtype=torch.int32)
+
+
+def test_loop_counter_of_int64_bounds_compiles():
+    from kernel_util import checked
+    checked(COUNTED)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_loop_counter_of_int64_bounds_counts(tmp_path, dtype):
+    mod = build(COUNTED, tmp_path)
+    cnt = torch.tensor([7, 0, 12, 3], dtype=dtype)
+    out = torch.zeros(4, dtype=torch.int32)
+    mod.run(cnt, out)
+    assert torch.equal(out, _counted_ref(cnt)), (out, _counted_ref(cnt))
+
+
+# A cross-entropy forward and backward over column chunks (issue 33 item 5's first class): the
+# row max carried in the logits' dtype, the logsumexp's sum in fp32 0-D tiles, and in the second
+# loop the gradient stored in place before the target logit is gathered back from the same array
+# (a barrier between them). The max of fp16/bf16 logits changed type in the loop before
+# _c2t_maximum.
+CROSS_ENTROPY = """
+@ct.kernel
+def xent(X, Tgt, Loss, B: ConstInt):
+    row = ct.bid(0)
+    t = ct.gather(Tgt, row)
+    n = ct.num_tiles(X, axis=1, shape=(1, B))
+    m = ct.full((), -math.inf, dtype=X.dtype)
+    for j in range(n):
+        m = ct.maximum(m, ct.max(ct.load(X, index=(row, j), shape=(1, B), padding_mode=ct.PaddingMode.NEG_INF)))
+    mf = ct.astype(m, ct.float32)
+    d = 0.0
+    for j in range(n):
+        x = ct.astype(ct.load(X, index=(row, j), shape=(1, B), padding_mode=ct.PaddingMode.NEG_INF), ct.float32)
+        d = d + ct.sum(ct.exp(x - mf))
+    lse = mf + ct.log(d)
+    picked = ct.full((), 0.0, dtype=ct.float32)
+    j = 0
+    while j < n:
+        x = ct.astype(ct.load(X, index=(row, j), shape=(1, B)), ct.float32)
+        cols = j * B + ct.arange(B, dtype=ct.int32)
+        ct.store(X, index=(row, j), tile=ct.astype(ct.exp(x - lse), X.dtype))
+        if t // B == j:
+            picked = ct.astype(ct.gather(X, (row, t)), ct.float32)
+        j += 1
+    ct.scatter(Loss, row, -ct.log(picked))
+
+def run(x, t, loss, b):
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), xent, (x, t, loss, b))
+"""
+
+
+def test_chunked_cross_entropy_compiles():
+    from kernel_util import checked
+    checked("import math\n" + CROSS_ENTROPY)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("tdtype", [torch.int32, torch.int64])
+def test_chunked_cross_entropy_computes(tmp_path, dtype, tdtype):
+    """The loss -log(softmax[t]) as the in-place softmax rounded to x's dtype gives it back, and
+    the gradient's softmax in place."""
+    mod = build("import math\n" + CROSS_ENTROPY, tmp_path)
+    x0 = (torch.randn(4, 50, generator=torch.Generator().manual_seed(3)) * 2).to(dtype)
+    t = torch.tensor([3, 49, 17, 32], dtype=tdtype)
+    x, loss = x0.clone(), torch.zeros(4)
+    mod.run(x, t, loss, 16)
+    soft = torch.softmax(x0.float(), 1).to(dtype)
+    tol = 1e-5 if dtype == torch.float32 else 2e-3
+    torch.testing.assert_close(x, soft, rtol=tol, atol=tol)
+    ref = -torch.log(soft.float()[torch.arange(4), t.long()])
+    torch.testing.assert_close(loss, ref, rtol=tol, atol=tol)

@@ -3,7 +3,7 @@ iteration's tile is loaded while this one is used, where that cannot change what
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90, translate
+from kernel_util import build, checked, compile_sm90, translate
 
 ROWS = """
 @ct.kernel
@@ -261,3 +261,76 @@ def test_one_switch_counts_all_the_loops_prefetched_tiles(tmp_path):
         y = torch.zeros_like(x)
         mod.run(x, y, tm, tn, 3)
         torch.testing.assert_close(y, _ref(x) + x, rtol=1e-5, atol=1e-4)
+
+
+# Two passes over each row's column tiles inside one grid-stride loop, both loading `xt` (the
+# shape of a static-persistent RMSNorm): each loop gets a switch and a buffer of its own (one
+# constexpr name defined twice in a function is a CompilationError in Triton); `{cast}` is the
+# load as written, `{acc}`/`{add}` the sum of squares carried through pass 1 (a (1, 1) tile or a
+# 0-D one started as a Python float), and `xt_next` the user's own, which the prefetch must not
+# overwrite.
+TWO_PASSES = """
+@ct.kernel
+def two_pass(x, y, TN: ConstInt):
+    for r in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        xt_next = ct.full((1, TN), 0.5, dtype=ct.float32)
+        {acc}
+        for j in range(ct.num_tiles(x, axis=1, shape=(1, TN))):
+            {cast}
+            {add}
+        for j in range(ct.num_tiles(x, axis=1, shape=(1, TN))):
+            {cast}
+            ct.store(y, index=(r, j), tile=ct.astype(xt * ss + xt_next, y.dtype))
+    {tail}
+
+def run(x, y, tn, programs):
+    ct.launch(torch.cuda.current_stream(), (programs,), two_pass, (x, y, tn))
+"""
+TWO_LOADS = {
+    "plain": "xt = ct.load(x, index=(r, j), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)",
+    "cast": "xt = ct.astype(ct.load(x, index=(r, j), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO), ct.float32)",
+}
+ACCS = {
+    "tile": ("ss = ct.full((1, 1), 0.0, dtype=ct.float32)", "ss += ct.sum(xt * xt, axis=1, keepdims=True)"),
+    "scalar": ("ss = 0.0", "ss = ss + ct.sum(xt * xt)"),
+}
+
+
+def _two_passes(load, tail="pass", acc="tile"):
+    return TWO_PASSES.format(cast=TWO_LOADS[load], tail=tail, acc=ACCS[acc][0], add=ACCS[acc][1])
+
+
+# the same two loops once more after the grid-stride loop, as grid-stride loops of their own
+SECOND_PERSISTENT = """for r in range(ct.bid(0), x.shape[0], ct.num_blocks(0)):
+        xt = ct.load(x, index=(r, 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(r, 0), tile=ct.astype(ct.load(y, index=(r, 0), shape=(1, TN)) + 0 * xt, y.dtype))"""
+
+
+def _two_pass_ref(x, tn):
+    xf = x.float()
+    return (xf * (xf * xf).sum(1, keepdim=True) + 0.5).to(x.dtype)
+
+
+@pytest.mark.parametrize("load, tail, acc", [("plain", "pass", "tile"), ("cast", "pass", "scalar"),
+                                             ("plain", SECOND_PERSISTENT, "scalar"), ("cast", SECOND_PERSISTENT, "tile")])
+def test_two_prefetched_loops_of_one_tile_name_compile(load, tail, acc):
+    """cutile-python's static-persistent RMSNorm was a C2T110 (`x_prefetch is already defined`)."""
+    res = checked(_two_passes(load, tail, acc))
+    body = res.code.split("def two_pass(")[1].split("def launch_two_pass")[0]
+    assert "xt_prefetch: tl.constexpr" in body and "xt_prefetch_2: tl.constexpr" in body
+    assert "xt_next = " not in body.replace("    xt_next = tl.full", "")   # the user's own `xt_next`
+    assert "xt_next_2 = " in body and "xt_next_3 = " in body
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("load", sorted(TWO_LOADS))
+@pytest.mark.parametrize("acc", sorted(ACCS))
+@pytest.mark.parametrize("rows, cols, tn, programs", [(7, 50, 16, 3), (2, 20, 32, 1)])
+def test_two_prefetched_loops_compute_the_same(tmp_path, dtype, load, acc, rows, cols, tn, programs):
+    """The prefetch buffers leave the user's `xt_next` alone (it was overwritten before)."""
+    mod = build(_two_passes(load, acc=acc), tmp_path)
+    x = (0.3 * torch.randn(rows, cols)).to(dtype)
+    y = torch.zeros_like(x)
+    mod.run(x, y, tn, programs)
+    torch.testing.assert_close(y.float(), _two_pass_ref(x, tn).float(), rtol=2e-2 if dtype == torch.float16 else 1e-5,
+                               atol=2e-2 if dtype == torch.float16 else 1e-5)

@@ -305,7 +305,7 @@ def _check_wanted(options: Options) -> bool:
     return bool(options.check)
 
 
-_CHECK_CODES = ("C2T005", "C2T110", "C2T215", "C2T216")
+_CHECK_CODES = ("C2T005", "C2T110", "C2T215", "C2T216", "C2T217")
 
 
 def _check(code: str, info, plans: dict, rep: Reporter, options: Options, source=None):

@@ -14,7 +14,9 @@ Argument types checked (the "stated default set"): the spec's dtypes where the m
 C2T_SPEC, else fp32, fp16 and bf16 for arrays of data, int32 and int64 for arrays whose tiles serve
 as indices (check_inputs.index_arrays). A kernel that no type set compiles for is an error
 (C2T110); one that compiles for some and not others gets a warning naming them (C2T215): cuTile may
-reject those types too (a bitcast of fp16 data to int32, say).
+reject those types too (a bitcast of fp16 data to int32, say). Where int64 index arrays fail only
+because a variable is int32 on one path and int64 on another (`n = 0`, then `n = n + counts[e]` in
+a loop), cuTile rejects them too, and the finding is an info (C2T217).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import hashlib
 import json
 import linecache
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Optional
@@ -252,6 +255,16 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
         else:
             results[label] = None
     bad = {k: v for k, v in results.items() if v is not None}
+    out = []
+    for label in [k for k in bad if k not in c.required and _cutile_rejects_too(k, bad[k]["message"])]:
+        err = bad.pop(label)
+        name, was, now = _path_types(err["message"])
+        out.append(CheckFinding(
+            "C2T217", c.kernel, _origin(err, c, text)[0], 1,
+            f"kernel `{c.kernel}` does not take {label}: with them the type of `{name}` depends on the "
+            f"path taken ({was} and {now}), which cuTile rejects too (TileTypeError: \"Type of `{name}` "
+            f"depends on path taken\"); Triton says so when it compiles the kernel",
+            "nothing to do if the host passes int32 index arrays, as cuTile needs"))
     if not bad and unsure:
         label, err = next(iter(unsure.items()))
         line, gen = _origin(err, c, text)
@@ -262,7 +275,7 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
             + (f" [generated: `{gen}`]" if gen else ""),
             "the check knows Constant values the launch passes as literals or module constants")]
     if not bad:
-        return []
+        return out
     label, err = next(iter(bad.items()))
     line, gen = _origin(err, c, text)
     first = err["message"]
@@ -270,18 +283,62 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
     note = " (assumed Constant values)" if values and assumed else ""
     if len(bad) == len(results) or bad.keys() & c.required:
         which = ", ".join(bad) if len(bad) < len(results) + len(unsure) else "every argument type checked"
-        return [CheckFinding(
+        return out + [CheckFinding(
             "C2T110", c.kernel, line, 1,
             f"Triton rejects the translation of kernel `{c.kernel}` ({which}; first: {label}{values}{note}): "
             f"{first}" + (f" [generated: `{gen}`]" if gen else ""),
             "this is a translator bug or a construct it lowers wrongly: please report it; meanwhile "
             "rewrite the statement, or translate with --no-compile-check to get the module as it is")]
     ok = [k for k in results if k not in bad]
-    return [CheckFinding(
+    path = _path_types(first)
+    why = (f" (with them the type of `{path[0]}` depends on the path taken: cuTile rejects that too, with "
+           f"TileTypeError \"Type of `{path[0]}` depends on path taken\", unless the translation's types "
+           "differ from cuTile's there)") if path else ""
+    return out + [CheckFinding(
         "C2T215", c.kernel, line, 1,
         f"kernel `{c.kernel}` compiles with {'; '.join(ok)} but Triton rejects it with {'; '.join(bad)}"
-        f"{values}: {first}" + (f" [generated: `{gen}`]" if gen else ""),
+        f"{values}: {first}" + (f" [generated: `{gen}`]" if gen else "") + why,
         "if the host passes those types, the launch fails; cuTile may reject them too")]
+
+
+# Triton's errors for a variable whose type differs between the paths that reach a point (a loop's
+# iterations, an `if`'s branches): cuTile's rule is the same (a variable's type may not depend on the
+# path taken: cutile-language.md 3.14), so where the translation keeps cuTile's types these are types
+# cuTile rejects too
+_PATH_TYPES = (
+    re.compile(r"Loop-carried variable (\w+) has initial type (.+?) but is re-assigned to (.+?) in loop"),
+    re.compile(r"initial value for `(\w+)` is of type (\S+), but the \w+ block redefines it as (\S+)"),
+    re.compile(r"Mismatched type for (\w+) between then block \((.+?)\) and else block \((.+?)\)"),
+)
+
+
+def _path_types(message: str):
+    """(name, one type, the other) of such an error, else None."""
+    for rx in _PATH_TYPES:
+        m = rx.search(message)
+        if m:
+            return (m.group(1),) + tuple(_type_text(t) for t in m.group(2, 3))
+    return None
+
+
+def _type_text(t: str) -> str:
+    """Triton's `<['1', '16'], fp16>` as `fp16[1, 16]` (scalars stay `int32`, `fp32[]`)."""
+    m = re.fullmatch(r"<\[(.*)\], (\w+)>", t.strip())
+    return f"{m.group(2)}[{m.group(1).replace(chr(39), '')}]" if m else t
+
+
+def _cutile_rejects_too(label: str, message: str) -> bool:
+    """Whether the failure of the assumed type set `label` is one cuTile's typing has too: int64
+    index arrays (an assumption of the check, not of the host) that make an int32 variable int64 on
+    some path (`n = 0` and then `n = n + counts[i]`). The lowering types integers as cuTile does
+    (literals, extents and loop counters int32, an int64 array's elements int64, int32 with int64
+    is int64), so
+    cuTile rejects these arguments too; float types it does not judge (the lowering's fp16/bf16
+    promotion could be wrong there: C2T215)."""
+    found = _path_types(message)
+    if not found or "int64 index arrays" not in label:
+        return False
+    return {t.split("[")[0] for t in found[1:]} == {"int32", "int64"}
 
 
 def _values_text(user: dict) -> str:

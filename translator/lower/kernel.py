@@ -106,6 +106,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
+        self.prefetch_names: set = set()    # names taken in this function (prefetch.fresh_name)
         self.grid_stride_depth = 0      # grid-stride loops enclosing the statement being lowered
         self.node_values = {}
         # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement
@@ -702,6 +703,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.fail("C2T109", "range() bounds must be integers: scalars or 0-d tiles", node)
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
+        args = [self._int32_bound(a) for a in args]
         from . import prefetch
         step = args[2] if len(args) == 3 else None
         loads = prefetch.candidates(self, st, step, self.grid_stride_depth > 0)
@@ -723,6 +725,15 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         finally:
             self.grid_stride_depth -= grid_stride
         self._merge_env(before)
+
+    def _int32_bound(self, a: V) -> V:
+        """A range() bound that may be an int64 (an element of an array, a 0-d tile, a helper's
+        parameter) cast to int32: cuTile's loop counter is int32 whatever its bounds' type, where
+        Triton's is their widest integer, so that `acc = 0; for i in range(n): acc += i` changed
+        `acc`'s type in the loop with an int64 `n` (a CompilationError; cuTile keeps int32)."""
+        if a.is_static or not (a.kind in (T.TILE, T.UNKNOWN) or (a.dsrc or "").startswith(("arr:", "param:"))):
+            return a
+        return V(f"{self.s.use('_c2t_i32')}({a.code})", T.SCALAR, isint=True, nonneg=a.nonneg)
 
     def _static_iter(self, st, depth):
         """`for x in ct.static_iter(...)`: unrolled at translation time (tuples, zip, enumerate),

@@ -521,10 +521,25 @@ def _minmax(lw, name, call, args):
         pn = lw.expr(args["propagate_nan"])
         if pn.known and pn.value is True:
             prop = "tl.PropagateNan.ALL"
+    return minmax(lw, name, x, y, prop)
+
+
+def minmax(lw, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
+    """ct.maximum/ct.minimum (and Python's max/min) of x and y. tl.maximum/tl.minimum make a
+    Python number an fp32 or int32 tensor before promoting (`tl.maximum(fp16_tile, 0.0)` is fp32)
+    and compute bf16 in fp32, where cuTile's result has the operands' promoted dtype (a constant
+    takes the tile's, bf16 stays bf16): a loop-carried fp16/bf16 value updated so changed type
+    (a Triton CompilationError). Such operands go through `_c2t_maximum`/`_c2t_minimum`, which
+    cast the result back to that dtype (it is one of the operands: exact)."""
     if x.is_static and y.is_static:
         return V(f"{'max' if name == 'maximum' else 'min'}({x.code}, {y.code})", T.STATIC)
+    kind, rank = _result_kind(x, y), _rank(x, y)
+    facts = dtype_facts.chosen(x, y)
+    if x.is_static or y.is_static or dtype_facts.may_be_bf16(x) or dtype_facts.may_be_bf16(y):
+        fn = lw.s.use(f"_c2t_{name}")
+        return V(f"{fn}({x.code}, {y.code}, {prop.endswith('ALL')})", kind, rank=rank, **facts)
     suffix = "" if prop.endswith("NONE") else f", propagate_nan={prop}"
-    return V(f"tl.{name}({x.code}, {y.code}{suffix})", _result_kind(x, y), rank=_rank(x, y))
+    return V(f"tl.{name}({x.code}, {y.code}{suffix})", kind, rank=rank, **facts)
 
 
 def op_divmod(lw, call, args):
@@ -890,8 +905,8 @@ def method_call(lw, base: V, name: str, e: N.Call) -> V:
     handler = registry.lookup_method(base.kind, name)
     if handler is not None:
         return handler(lw, base, e)
-    if name == "item":
-        return V(f"tl.reshape({base.code}, [])", T.SCALAR)
+    if name == "item":      # (the tile's dtype: its family, e.g. an int64 array's)
+        return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
     if name in rules.TILE_METHODS:
         fake = N.Call(span=e.span, func=e.func, args=[N.Name(span=e.span, id="__self__")] + list(e.args),
                       keywords=e.keywords)
@@ -924,10 +939,7 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
         lw.fail("C2T105", "tuple(...) needs a generator expression or a tuple known at translation time", e)
     args = [lw.expr(a) for a in e.args]
     if name in _BUILTIN_MINMAX and len(args) == 2 and not e.keywords:
-        x, y = args
-        if x.is_static and y.is_static:
-            return V(f"{name}({x.code}, {y.code})", T.STATIC)
-        return V(f"tl.{_BUILTIN_MINMAX[name]}({x.code}, {y.code})", _result_kind(x, y), rank=_rank(x, y))
+        return minmax(lw, _BUILTIN_MINMAX[name], *args)
     if name in ("int", "float", "bool", "len", "abs") and len(args) == 1:
         x = args[0]
         if name == "len" and x.kind == T.LIST:

@@ -46,6 +46,24 @@ class Prefetch:
     flag: str         # constexpr: whether this specialization prefetches
     loop: tuple = ()  # (loop variable, step code), set by the loop's lowering
     load: object = None   # the ct.load/ct.gather call (the statement's value, or the call a cast wraps)
+    raw: str = ""     # a cast load's raw tile (`name_loaded`)
+
+
+def fresh_name(lw, base: str) -> str:
+    """`base`, or `base_2`, `base_3`, ... : a name neither the function's source nor an earlier
+    prefetch uses. Triton rejects a second `flag: tl.constexpr = ...` of one name in a function
+    (cutile-python's static-persistent RMSNorm prefetches `x` in two loops of one grid-stride loop),
+    and a buffer must not overwrite a variable of the user's."""
+    taken = lw.prefetch_names
+    if not taken:       # (first use: every name the function's source has)
+        taken |= {n.id for n in walk(lw.fd.body) if isinstance(n, N.Name)} | N.assigned_names(lw.fd.body)
+        taken |= {p.name for p in lw.fd.params}
+        taken.add("")
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
 
 
 def _load_of(info, value):
@@ -143,16 +161,17 @@ def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
         lw.emit(depth, "# the next iteration's tile is loaded while this one is used (two tiles in "
                        "flight: cuTile pipelines these loads itself)")
         lw.prefetch_comment_done = True
-    flag = f"{firsts[0][0].targets[0].id}_prefetch" if len(firsts) == 1 else f"{loop_var}_prefetch"
+    flag = fresh_name(lw, f"{firsts[0][0].targets[0].id}_prefetch" if len(firsts) == 1 else f"{loop_var}_prefetch")
     elements = " + ".join(" * ".join(f"({d})" if not str(d).isidentifier() and not str(d).isdigit() else str(d)
                                      for d in first.shape) for _, _, first in firsts)
     lw.emit(depth, f"{flag}: tl.constexpr = {elements} <= {PREFETCH_MAX_ELEMENTS}")
     plans = {}
     for s, load, first in firsts:
         target = s.targets[0].id
-        buf = f"{target}_next"
+        buf = fresh_name(lw, f"{target}_next")
         lw.emit(depth, f"{buf} = {_atom(first)} if {flag} else None")
-        plans[id(s)] = Prefetch(target, buf, flag, load=load)
+        raw = target if load is s.value else fresh_name(lw, f"{target}_loaded")
+        plans[id(s)] = Prefetch(target, buf, flag, load=load, raw=raw)
     return plans
 
 
@@ -161,7 +180,7 @@ def emit_in_loop(lw, s, plan: Prefetch, loop_var: str, step: str, depth: int) ->
     load (`name = ct.astype(ct.load(...), dt)`) takes the raw tile as `name_loaded` and casts it."""
     here = lw.expr(plan.load)
     nxt = lowered_load(lw, plan.load, loop_var, f"{loop_var} + {step}")
-    raw = plan.target if plan.load is s.value else f"{plan.target}_loaded"
+    raw = plan.raw
     lw.emit(depth, f"if {plan.flag}:")
     lw.emit(depth + 1, f"{raw} = {plan.buffer}")
     lw.emit(depth + 1, f"{plan.buffer} = {nxt.code}")

@@ -253,8 +253,13 @@ def test_copy(x):
     return k
 """)
     errs = [d for d in res.diagnostics if d.code == "C2T108"]
-    assert errs and "is used in a function defined inside `test_copy`" in errs[0].message
+    # one error for the nested kernel, located at it, naming what it uses (not one per use)
+    assert len(errs) == 1 and errs[0].line == 8, [d.format() for d in errs]
+    assert "function `k`, defined inside `test_copy`, uses cuda.tile (" in errs[0].message
+    assert all(f"`ct.{n}`" in errs[0].message for n in ("kernel", "store", "load"))
     assert "at module level" in errs[0].hint
+    # the module is written; calling the factory raises with that error
+    assert res.partial and "C2T108 at line 8: function `k`" in res.code
 
 
 def test_other_host_uses_of_cuda_tile_keep_the_plain_message():

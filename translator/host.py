@@ -113,8 +113,12 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
             continue    # kernel-only aliases (ConstInt = ct.Constant[int]) are dropped from the output
         annotations = _annotation_nodes(st)
         rebound = {id(t) for x in walk(st) if isinstance(x, N.Assign) for t in x.targets}
-        nested = {id(x) for d in walk(st.body) if isinstance(d, N.FunctionDef) for x in walk(d)} \
-            if isinstance(st, N.FunctionDef) else set()
+        nested: dict = {}       # id(node) -> the outermost function defined inside `st` holding it
+        for d in (walk(st.body) if isinstance(st, N.FunctionDef) else ()):
+            if isinstance(d, N.FunctionDef):
+                for x in walk(d):
+                    nested.setdefault(id(x), d)
+        nested_uses: dict = {}  # id(that function) -> (it, the cuda.tile names it uses)
         for n in walk(st):
             if id(n) in handled:
                 continue
@@ -216,9 +220,10 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 elif path == "Constant" or path.startswith("Constant"):
                     continue
                 elif id(n) in nested:
-                    rep.add("C2T108", f"`ct.{path}` is used in a function defined inside `{st.name}`: only "
-                                      "module-level kernels and the functions they call are translated", n.span,
-                            "define the kernel (and its helpers) at module level")
+                    d = nested[id(n)]
+                    names = nested_uses.setdefault(id(d), (d, []))[1]
+                    if path not in names:
+                        names.append(path)
                 elif isinstance(st, N.FunctionDef) and _kernel_side(path) and host_calls.get(st.name):
                     rep.add("C2T108", f"function `{st.name}` uses `ct.{path}`, a tile operation, but host code "
                                       "of this module refers to it (no kernel calls it), so it is host code, where "
@@ -232,6 +237,14 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                             + (" (not through functools.partial or an alias)" if path == "launch" else ""))
                 else:
                     rep.add("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
+        for d, names in nested_uses.values():
+            # (one error for the function, not one per use: a kernel defined inside a test function
+            # uses dozens of cuda.tile names)
+            rep.add("C2T108", f"function `{d.name}`, defined inside `{st.name}`, uses cuda.tile ("
+                              + ", ".join(f"`ct.{p}`" for p in names) + "): only module-level kernels and the "
+                              "functions they call are translated; calling it raises", d.span,
+                    "define the kernel (and its helpers) at module level, with what it reads from the "
+                    "enclosing function as ct.Constant parameters")
     inner = list(edits)
     batched = _launch_loops(info, text, rep, kernels, skip, needs)
     for n in launches:

@@ -71,9 +71,8 @@ def placeholder_block(info, host_errors: list) -> str:
     bindings = []
     if host_errors:
         for d in host_errors:
-            m = _CT_NAME.search(d.message)
-            if m:
-                details.setdefault(m.group(1), f"{d.code} at line {d.line}: {d.message}")
+            for name in _CT_NAME.findall(d.message):
+                details.setdefault(name, f"{d.code} at line {d.line}: {d.message}")
         for st in info.ct_import_stmts:
             for name, alias in st.names:
                 if st.module is None and name == CT_MODULE:

@@ -237,7 +237,7 @@ def _library_helpers(shared: Shared, info, library: set, rep: Reporter) -> list:
             continue
         n0 = len(rep.items)
         saved = (dict(shared.helpers), list(shared.helper_order), dict(shared.extra_defs),
-                 dict(shared.__dict__.get("helper_plans", {})))
+                 dict(shared.helper_plans))
         lower_library_helper(shared, info.functions[name])
         if name not in shared.helpers or any(d.severity == ERROR for d in rep.items[n0:]):
             # (what its lowering added, callees' variants included, is dropped)

@@ -153,7 +153,7 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     all_args = args + pass_a + cap_vals
     sig = tuple(_sig_of(a) for a in all_args)
     key = (id(fd), sig)
-    plans = s.__dict__.setdefault("helper_plans", {})
+    plans = s.helper_plans
     plan = plans.get(key)
     if plan is None:
         n_same = sum(1 for (fid, _) in plans if fid == id(fd))
@@ -171,8 +171,7 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     if getattr(plan, "permutes", False):
         lw.permutes_tiles = True
     for p, a in zip(all_params, all_args):      # the arrays it loads from and stores to, in order
-        if a.kind == T.ARRAY and (p.name in plan.__dict__.get("array_reads", ()) or
-                                  p.name in plan.__dict__.get("array_writes", ())):
+        if a.kind == T.ARRAY and (p.name in plan.array_reads or p.name in plan.array_writes):
             lw.helper_access(a.array, p.name in plan.array_reads, p.name in plan.array_writes)
     # its dots and reads count where it is called; a loop with dots inside it is one the
     # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
@@ -243,7 +242,7 @@ def lower_library_helper(s, fd: N.FunctionDef):
                 args.append(V(p.name, T.UNKNOWN))
         plan = HelperPlan(name=fd.name, fd=fd, array_params={})
         plan.emit_name = fd.name
-        s.__dict__.setdefault("helper_plans", {})[(id(fd), tuple(_sig_of(a) for a in args))] = plan
+        s.helper_plans[(id(fd), tuple(_sig_of(a) for a in args))] = plan
         _lower_helper(lw, plan, params, args)
     except TranslationError as e:
         s.reporter.items.append(e.diag)

@@ -37,6 +37,8 @@ class Shared:
     # the launcher sizes num_warps from them
     tile_shapes: list = field(default_factory=list)
     has_dot: bool = False
+    # lowered helpers by (function, argument signature) (lower/helpers.py)
+    helper_plans: dict = field(default_factory=dict)
 
     def note_tile(self, shape_codes):
         self.tile_shapes.append(list(shape_codes))
@@ -72,6 +74,8 @@ class HelperPlan:
     lines: list = field(default_factory=list)
     params: list = field(default_factory=list)
     done: bool = False
+    array_reads: set = field(default_factory=set)       # array parameters it reads / writes
+    array_writes: set = field(default_factory=set)
 
 
 class FunctionLowerer(GemmLoops, ExpressionLowering):

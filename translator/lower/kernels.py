@@ -106,6 +106,11 @@ class KernelPlan:
     # diagnostics, and those they could (over all its layout-flag variants)
     rank_dead: dict = field(default_factory=dict)
     rank_lowered: set = field(default_factory=set)
+    # what the lowering of each layout-flag variant leaves for the plan (_lower, _add_tma_prologue):
+    permutes: bool = False      # the variant just lowered transposes or permutes tiles
+    gemm_loops: list = field(default_factory=list)      # per variant: its GEMM loops (None: other dots)
+    tma_union: dict = field(default_factory=dict)       # array -> descriptor blocks of every variant
+    tma_looped_arrays: set = field(default_factory=set)
 
     def memo_layout(self):
         """For the launcher's launch memo (_c2t_memo): the names of the array, scalar and Constant
@@ -339,14 +344,16 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
         for flag, val in zip(plan.flags, values):
             venv[flag] = V(str(val), T.STATIC, value=val, known=True)
         lines = _lower(shared, fd, venv, plan)
-        permuting.append(plan.__dict__.pop("_permutes", False))
+        permuting.append(plan.permutes)
+        plan.permutes = False
         name = plan.name if not plan.flags else plan.name + "".join(
             f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
         plan.variants.append((name, dict(zip(plan.flags, values)), lines))
     plan.lines = plan.variants[0][2]
     plan.warps_expr = _warps_expr(plan, shared)
     plan.tile_params = _tile_params(plan, shared)
-    plan.stage_bytes = stage_bytes(plan.params, plan.__dict__.pop("_gemm", []))
+    plan.stage_bytes = stage_bytes(plan.params, plan.gemm_loops)
+    plan.gemm_loops = []
     plan.has_dot = shared.has_dot
     if any(len(shape) > 2 for shape in shared.tile_shapes) \
             or any(p.kind == "array" and (p.rank or 0) > 2 for p in plan.params):
@@ -400,14 +407,13 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         for key, diags in lw.rank_dead.items():
             plan.rank_dead.setdefault(key, diags)
         plan.rank_lowered |= lw.rank_lowered
-    gemm = plan.__dict__.setdefault("_gemm", [])
-    gemm.append(None if lw.other_dot_loops else lw.gemm_loops)
+    plan.gemm_loops.append(None if lw.other_dot_loops else lw.gemm_loops)
     for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)
         for other in lw.aliases.get(kp.name, []):
             if other not in kp.same_as:
                 kp.same_as.append(other)
     from .helpers import permutes_tiles
-    plan._permutes = lw.permutes_tiles or permutes_tiles(lines)
+    plan.permutes = lw.permutes_tiles or permutes_tiles(lines)
     if lw.tma is not None and lw.tma.descs:
         lines = _add_tma_prologue(plan, lw.tma, lines)
     return lines
@@ -442,8 +448,8 @@ def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
     """Descriptors are made once, at the top of the kernel (after its docstring). Every variant of
     a dual kernel takes the same `<array>_TMA` flags (the union of their descriptor blocks)."""
     plan.tma = tma
-    union = plan.__dict__.setdefault("_tma_blocks", {})
-    looped = plan.__dict__.setdefault("_tma_looped", set())
+    union = plan.tma_union
+    looped = plan.tma_looped_arrays
     looped |= tma.looped
     for kp in plan.params:
         if kp.kind == "array" and kp.name in tma.blocks:

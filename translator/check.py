@@ -53,6 +53,9 @@ class KernelCheck:
     # consts: check_inputs.constant_candidates
     types: list
     required: set = field(default_factory=set)    # labels that must compile (the spec's dtypes)
+    # tried when none of `types` compiles: integer and mixed array dtypes (a kernel may be valid
+    # only for those: then it is no C2T110)
+    fallback: list = field(default_factory=list)
     body: list = field(default_factory=list)      # the kernel's body lines (SrcLine: .origin)
 
 
@@ -225,29 +228,34 @@ _VALUE_DEPENDENT = ("shape", "static_assert", "static assert", "static assertion
                     "must be at least", "too large", "exceeds", "divisible", "arange")
 
 
+def _try_types(fn, params, bind, consts, text: str, full: bool):
+    """Triton's first error for one typing of the kernel's arrays over the Constant values to try
+    (None: it compiles)."""
+    for group in consts["combos"]:      # each launch site's values (or assumed ones), in turn
+        first = None
+        for user in group:              # assumed values: one that compiles is enough
+            sig, const = bind(params, user)
+            res = _compile(fn, sig, const, text, full)
+            if res is None:
+                first = None
+                break
+            first = first or dict(res, values=_values_text(user))
+        if first is not None:
+            return first
+    return None
+
+
 def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
     params = [(p.name, p.is_constexpr) for p in fn.params]
     results, unsure = {}, {}
     assumed = c.types[0][2].get("assumed") if c.types else False
     for label, bind, consts in c.types:
-        err = None
-        for group in consts["combos"]:      # each launch site's values (or assumed ones), in turn
-            first = None
-            for user in group:              # assumed values: one that compiles is enough
-                try:
-                    sig, const = bind(params, user)
-                except UnknownConstexpr as e:
-                    return [CheckFinding("C2T216", c.kernel, c.line, 1,
-                                         f"kernel `{c.kernel}` was not checked: the check does not know what "
-                                         f"its constexpr parameter `{e}` takes")]
-                res = _compile(fn, sig, const, text, full)
-                if res is None:
-                    first = None
-                    break
-                first = first or dict(res, values=_values_text(user))
-            if first is not None:
-                err = first
-                break
+        try:
+            err = _try_types(fn, params, bind, consts, text, full)
+        except UnknownConstexpr as e:
+            return [CheckFinding("C2T216", c.kernel, c.line, 1,
+                                 f"kernel `{c.kernel}` was not checked: the check does not know what "
+                                 f"its constexpr parameter `{e}` takes")]
         if err is not None and assumed and any(w in err["message"].lower() for w in _VALUE_DEPENDENT):
             unsure[label] = err
         elif err is not None:
@@ -281,6 +289,17 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
     first = err["message"]
     values = f", {err['values']}" if err.get("values") else ""
     note = " (assumed Constant values)" if values and assumed else ""
+    if len(bad) == len(results) and not c.required:
+        # none of the usual typings compiles: integer or mixed array dtypes may (a kernel valid only
+        # for int8 arrays, or for an fp32 and an int32 array) -- then it is not a translator error
+        ok = next((lb for lb, bind, consts in c.fallback
+                   if _try_types(fn, params, bind, consts, text, full) is None), None)
+        if ok is not None:
+            return out + [CheckFinding(
+                "C2T215", c.kernel, line, 1,
+                f"kernel `{c.kernel}` compiles with {ok} but Triton rejects it with {'; '.join(bad)}{values}: "
+                f"{first}" + (f" [generated: `{gen}`]" if gen else ""),
+                "if the host passes those types, the launch fails; cuTile may reject them too")]
     if len(bad) == len(results) or bad.keys() & c.required:
         which = ", ".join(bad) if len(bad) < len(results) + len(unsure) else "every argument type checked"
         return out + [CheckFinding(

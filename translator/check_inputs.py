@@ -49,12 +49,30 @@ def kernel_checks(info, plans: dict) -> list:
                 types.append((_label(dt, index), dt, dt if dt in _INTS else "int32"))
             if index and not spec:
                 types.append((_label(floats[0], index, "int64"), floats[0], "int64"))
+            fallback = [] if spec else [
+                (label, _binder(arrays, lists, scalars, index, fdt, "int32", per), consts)
+                for label, fdt, per in _fallback_types(arrays, index)]
             for vname, _values, lines in sub.variants or [(sub.name, {}, sub.lines)]:
                 out.append(KernelCheck(
                     jit_name=vname, kernel=name, line=fd.span.line, body=list(lines),
                     required={t[0] for t in types if spec and t[1] in spec},
                     types=[(label, _binder(arrays, lists, scalars, index, fdt, idt), consts)
-                           for label, fdt, idt in types]))
+                           for label, fdt, idt in types], fallback=fallback))
+    return out
+
+
+_FALLBACK_MAX_ARRAYS = 6     # mixed typings are tried one array at a time up to this many arrays
+
+
+def _fallback_types(arrays: dict, index: set) -> list:
+    """[(label, data dtype, {array: dtype})]: every array int32, int16 or int8 (index arrays too);
+    then each data array alone int32 among fp32 ones, and alone fp32 among int32 ones."""
+    data = sorted(a for a in arrays if a not in index)
+    out = [(f"{dt} arrays" + (" (index arrays too)" if index else ""), dt, {a: dt for a in index})
+           for dt in ("int32", "int16", "int8")]
+    if 1 < len(data) <= _FALLBACK_MAX_ARRAYS:
+        out += [(f"`{a}` int32, the other arrays float32", "float32", {a: "int32"}) for a in data]
+        out += [(f"`{a}` float32, the other arrays int32", "int32", {a: "float32"}) for a in data]
     return out
 
 
@@ -62,11 +80,13 @@ def _label(dt: str, index: set, idt: str = "int32") -> str:
     return f"{dt} arrays" + (f", {idt} index arrays ({', '.join(sorted(index))})" if index else "")
 
 
-def _binder(arrays, lists, scalars, index, fdt, idt):
+def _binder(arrays, lists, scalars, index, fdt, idt, per_array=None):
     """A function of the Triton kernel's parameters [(name, is_constexpr)] and of one choice of the
-    Constant values: (signature, constexprs) for Triton's ASTSource."""
+    Constant values: (signature, constexprs) for Triton's ASTSource. `per_array`: dtypes of some
+    data arrays other than `fdt`."""
     import triton.language as tl
     ftl, itl = _FLOATS.get(fdt) or _INTS.get(fdt, "fp32"), _INTS.get(idt, "i32")
+    own = {a: _FLOATS.get(dt) or _INTS[dt] for a, dt in (per_array or {}).items()}
 
     def bind(params, user):
         sig, const = {}, {}
@@ -76,7 +96,7 @@ def _binder(arrays, lists, scalars, index, fdt, idt):
                 const[pname] = _constexpr(pname, user, arrays, lists, ftl, tl)
                 continue
             if pname in arrays:
-                sig[pname] = "*" + (itl if pname in index else ftl)
+                sig[pname] = "*" + own.get(pname, itl if pname in index else ftl)
             elif pname in scalars:
                 sig[pname] = "fp32" if scalars[pname] else "i32"
             elif any(pname == f"{lst}_tbl" for lst in lists):

@@ -176,6 +176,12 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     if deco is not None and isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:
             value = kw.value
+            if kw.name is None:
+                rep.add("C2T201", f"kernel `{fd.name}`: hints passed as `**{shared.text[value.span.start:value.span.end]}` "
+                                  "are not read at translation time and were dropped (a num_ctas among them does "
+                                  "not reach the Triton launch)", kw.span,
+                        "name the hints in the decorator, e.g. @ct.kernel(num_ctas=...)")
+                continue
             if is_by_target(info, value):
                 # ct.ByTarget(sm_90=..., default=...): the translation targets sm_90
                 try:
@@ -190,6 +196,13 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                             kw.span)
                     continue
             s = value.span
+            ct_used = next((x for x in N.walk(value) if isinstance(x, (N.Name, N.Attr)) and info.ct_path(x) is not None), None)
+            if ct_used is not None and kw.name == "num_ctas":
+                # (the launcher would run this text on the host, where cuda.tile is gone)
+                rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={shared.text[s.start:s.end]}` uses cuda.tile "
+                                  "names, which the launcher cannot evaluate: dropped", kw.span,
+                        "give num_ctas as a number or a module constant")
+                continue
             plan.hints[kw.name] = shared.text[s.start:s.end]
             if kw.name == "num_ctas":
                 continue        # the launcher passes it as Triton's num_ctas (a CTA cluster on sm_90+)

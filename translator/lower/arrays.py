@@ -197,3 +197,87 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
     if conflicts is not None:
         conflicts.update({name: ranks for name, ranks in exact.items() if name in found and len(ranks) > 1})
     return found, lists
+
+
+def array_guards(fd: N.FunctionDef, text: str, arrays: set, constexprs: set) -> dict:
+    """Array parameter -> the source of a condition on Constant parameters without which the
+    kernel never uses it (`HAS_BIAS` for an array used only under `if HAS_BIAS:`), for the
+    arrays that have one. cuTile compiles only the branches Constant arguments select, so such an
+    array may be a placeholder of any rank when the condition is false (a layer norm's bias
+    gradient buffer without a bias); the launcher then checks its rank only when it is true."""
+    guards = {}
+    for name in arrays:
+        g = _needed(fd.body, name, text, constexprs)
+        if isinstance(g, str):
+            guards[name] = g
+    return guards
+
+
+def _needed(stmts, name: str, text: str, constexprs: set):
+    """When `stmts` use array `name`: True (always), False (never) or a condition's source."""
+    def used(e):
+        return any(isinstance(n, N.Name) and n.id == name for n in walk(e))
+
+    def either(*xs):
+        if any(x is True for x in xs):
+            return True
+        xs = list(dict.fromkeys(x for x in xs if x is not False))
+        return False if not xs else xs[0] if len(xs) == 1 else " or ".join(f"({x})" for x in xs)
+
+    def both(cond, x):
+        return False if x is False else cond if x is True else f"{cond} and ({x})"
+
+    out = []
+    for st in stmts:
+        if isinstance(st, N.If) and _launcher_evaluable(st.test, constexprs):
+            cond = text[st.test.span.start:st.test.span.end]
+            b = _needed(st.body, name, text, constexprs)
+            o = _needed(st.orelse, name, text, constexprs)
+            out.append(b if b == o else either(both(f"({cond})", b), both(f"not ({cond})", o)))
+        elif isinstance(st, (N.If, N.For, N.While)):
+            head = [st.test] if not isinstance(st, N.For) else [st.target, st.iter]
+            out.append(either(used(head), _needed(st.body, name, text, constexprs),
+                              _needed(st.orelse, name, text, constexprs)))
+        elif isinstance(st, N.Other) and st.children:
+            out.append(either(used(st.exprs), _needed(st.children, name, text, constexprs)))
+        else:
+            out.append(used(st))
+    return either(*out)
+
+
+def _launcher_evaluable(e, constexprs: set) -> bool:
+    """An expression of Constant parameters and literals that means the same in the launcher
+    (Python, on the arguments) as in cuTile's compile-time evaluation."""
+    for n in walk(e):
+        if isinstance(n, N.Name):
+            if n.id not in constexprs:
+                return False
+        elif isinstance(n, N.Const):
+            if not (n.value is None or isinstance(n.value, (bool, int, float, str))):
+                return False
+        elif isinstance(n, N.UnaryOp):
+            if n.op not in ("not", "-", "+"):
+                return False
+        elif isinstance(n, N.BinOp):
+            if n.op not in ("+", "-", "*", "//", "%"):
+                return False
+        elif not isinstance(n, (N.BoolOp, N.Compare)):
+            return False
+    return True
+
+
+def ranks_at_least(fd: N.FunctionDef, arrays: set) -> set:
+    """The arrays the kernel uses only through `A.shape[k]`, `A.strides[k]` (k a literal >= 0)
+    and `A.dtype`: their inferred rank is only the least one cuTile accepts (a kernel that reads
+    `X.shape[0]` compiles for an X of any rank >= 1), so the launcher takes a higher rank too."""
+    covered, names = set(), {}
+    for n in walk(fd.body):
+        if isinstance(n, N.Name) and n.id in arrays:
+            names.setdefault(n.id, []).append(n)
+        elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) and n.value.attr in ("shape", "strides") \
+                and isinstance(n.value.value, N.Name) and isinstance(n.index, N.Const) \
+                and type(n.index.value) is int and n.index.value >= 0:
+            covered.add(id(n.value.value))
+        elif isinstance(n, N.Attr) and n.attr == "dtype" and isinstance(n.value, N.Name):
+            covered.add(id(n.value))
+    return {name for name, uses in names.items() if all(id(u) in covered for u in uses)}

@@ -10,7 +10,7 @@ from typing import Optional
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
-from .arrays import infer_params
+from .arrays import array_guards, infer_params, ranks_at_least
 from .gemm_loops import stage_bytes
 from .kernel import FunctionLowerer, Shared
 from .ops_math import is_by_target, resolve_by_target
@@ -32,6 +32,10 @@ class Param:
     # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
     same_as: list = field(default_factory=list)
     isfloat: bool = False       # scalars annotated `float` (fp32 in cuTile)
+    # arrays: the condition on Constant arguments without which the kernel never uses it
+    # (arrays.array_guards); when it is false, the launcher accepts an array of any rank
+    needed_if: str = ""
+    rank_at_least: bool = False     # arrays: any rank >= `rank` is accepted (arrays.ranks_at_least)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -321,6 +325,12 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             kp.isfloat = isinstance(p.annotation, N.Name) and p.annotation.id == "float"
         kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
         plan.params.append(kp)
+    guards = array_guards(fd, shared.text, {p.name for p in plan.params if p.kind == "array"},
+                          {p.name for p in plan.params if p.kind == "constexpr"})
+    at_least = ranks_at_least(fd, {p.name for p in plan.params if p.kind == "array"})
+    for kp in plan.params:
+        kp.needed_if = guards.get(kp.name, "") if kp.kind == "array" and kp.rank is not None else ""
+        kp.rank_at_least = kp.kind == "array" and kp.rank is not None and kp.name in at_least
     env = {}
     for kp in plan.params:
         if kp.kind == "array":

@@ -543,6 +543,21 @@ def run(x):
     assert not res.ok and len(bad) == 1 and bad[0].line == 16 and "f-string" in bad[0].message
 
 
+def test_a_kernel_only_alias_in_a_host_dict_is_refused_where_it_is_defined():
+    """`PAD = ct.PaddingMode.ZERO` is dropped from the output: a host dict that names it is a use
+    (it was not seen inside the dict, and the dict kept a dangling `PAD`)."""
+    res = translate("""
+PAD = ct.PaddingMode.ZERO
+MODES = {"zero": PAD}
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=PAD)
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+""")
+    bad = [d for d in res.diagnostics if d.code == "C2T108"]
+    assert not res.ok and len(bad) == 1 and bad[0].line == 6 and "`PAD`" in bad[0].message
+
 def test_a_plain_host_f_string_is_kept(tmp_path):
     mod = build("""
 @ct.kernel

@@ -269,3 +269,39 @@ def helper(a):
 @ct.kernel""").replace("    ct.store(OUT", f"    s = {use}\n    ct.store(OUT"))
         assert res.ok, "\n".join(d.format() for d in res.diagnostics)
         assert 'at_least' not in res.code.split("def _c2t_array", 1)[1].split("\ndef ", 1)[1]
+
+
+INDEX_FORMS = """
+def at(row, cols):
+    return (row, cols)
+
+
+@ct.kernel
+def pick(X, OUT, T: ConstInt, FLAG: ConstInt):
+    cols = ct.arange(T, dtype=ct.int32)
+    {assign}
+    v = ct.gather(X, idx)
+    ct.scatter(OUT, idx, v * 2)
+
+
+def run(x):
+    out = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), pick, (x, out, 16, 1))
+    return out
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("assign, shape", [
+    ("idx = at(ct.bid(0), cols)", (3, 16)),                                    # a helper's tuple
+    ("idx = (ct.bid(0), cols) if FLAG == 1 else (0, cols)", (3, 16)),          # either of two tuples
+    ("idx = at(ct.bid(0), cols) if FLAG == 1 else (0, cols)", (3, 16)),
+    ("idx = cols + ct.bid(0) * T", (48,)),                                     # a tile: a 1-D array
+])
+def test_an_index_tuple_from_a_helper_or_a_conditional_fixes_the_rank(tmp_path, assign, shape):
+    """A gather/scatter index held in a name assigned a helper's tuple or a conditional between
+    tuples has one entry per axis; the translator took any name it could not read as a bare
+    tile index (a 1-D array) and refused the kernel (`2 indices for a 1-D array`)."""
+    mod = build(INDEX_FORMS.format(assign=assign), tmp_path)
+    x = torch.randn(shape)
+    torch.testing.assert_close(mod.run(x), x * 2)

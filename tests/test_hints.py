@@ -478,6 +478,120 @@ def run(x, dtype: ct.DType = None):
     assert seen[-1]["num_ctas"] == 2
 
 
+
+HOST_CONTAINERS = """
+from cuda.tile import ByTarget
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+HINTS = {"num_ctas": ByTarget(sm_90=2, default=1), "occupancy": ct.ByTarget(sm_100=4)}
+PER_SIZE = {n: ct.ByTarget(sm_90=n, default=1) for n in (1, 2, 4)}
+DTYPES = {ct.float16, ct.float32}
+
+def run(x, size=None):
+    y = torch.empty_like(x)
+    hints = HINTS if size is None else {"num_ctas": PER_SIZE[size]}
+    assert (dt := ct.float32) == x.dtype and x.dtype in DTYPES
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale.replace_hints(**hints),
+              (x, y, 16))
+    return y, [g() for g in [lambda: ct.cdiv(x.shape[0], 16)]]
+"""
+
+
+def test_by_target_and_ct_names_in_host_dicts_sets_and_comprehensions_are_translated(tmp_path, monkeypatch):
+    """cuda.tile names in host dicts, sets, dict comprehensions and `:=` (kept as text by the IR)
+    are rewritten like any other host use: `{"occupancy": ByTarget(...)}` was left as is, a
+    NameError for `ByTarget` at import."""
+    res = translate(HOST_CONTAINERS)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert 'HINTS = {"num_ctas": (2), "occupancy": None}' in res.code
+    assert "PER_SIZE = {n: (n) for n in (1, 2, 4)}" in res.code
+    assert "DTYPES = {torch.float16, torch.float32}" in res.code
+    mod = build(HOST_CONTAINERS, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(40)
+    y, grids = mod.run(x)
+    torch.testing.assert_close(y, x * 3)
+    assert seen[-1]["num_ctas"] == 2 and grids == [3]
+    mod.run(x, 4)
+    assert seen[-1]["num_ctas"] == 4
+
+
+@pytest.mark.parametrize("field", ["ct.cdiv(x.shape[0], 16)", "ByTarget(sm_90=2)", "ct.float16", "PAD"])
+def test_cuda_tile_names_in_host_f_strings_are_refused_where_they_are(field):
+    """f-string fields are text in the IR, so host rewrites cannot reach them: refused at the
+    f-string (C2T108), not left dangling for a NameError at run time."""
+    res = translate(f"""
+from cuda.tile import ByTarget
+PAD = ct.PaddingMode.ZERO
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=PAD)
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+def run(x):
+    y = torch.empty_like(x)
+    name = f"scale {{{field}}} of {{x.shape[0]}}"
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+    return y, name
+""")
+    bad = [d for d in res.diagnostics if d.code == "C2T108"]
+    assert not res.ok and len(bad) == 1 and bad[0].line == 16 and "f-string" in bad[0].message
+
+
+def test_a_kernel_only_alias_in_a_host_dict_is_refused_where_it_is_defined():
+    """`PAD = ct.PaddingMode.ZERO` is dropped from the output: a host dict that names it is a use
+    (it was not seen inside the dict, and the dict kept a dangling `PAD`)."""
+    res = translate("""
+PAD = ct.PaddingMode.ZERO
+MODES = {"zero": PAD}
+
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=PAD)
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+""")
+    bad = [d for d in res.diagnostics if d.code == "C2T108"]
+    assert not res.ok and len(bad) == 1 and bad[0].line == 6 and "`PAD`" in bad[0].message
+
+def test_a_plain_host_f_string_is_kept(tmp_path):
+    mod = build("""
+@ct.kernel
+def scale(x, y, T: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3.0)
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+    return y, f"scale of {x.shape[0]}"
+""", tmp_path)
+    x = torch.randn(20)
+    y, name = mod.run(x)
+    torch.testing.assert_close(y, x * 3)
+    assert name == "scale of 20"
+
+
+@pytest.mark.parametrize("deco, why", [("(**HINTS)", "**HINTS"), ("(num_ctas=ct.cdiv(4, 2))", "uses cuda.tile names")])
+def test_decorator_hints_the_launcher_cannot_evaluate_are_dropped_with_a_warning(deco, why, tmp_path, monkeypatch):
+    """`@ct.kernel(**HINTS)` was reported as a hint named `None`; a num_ctas whose text uses
+    cuda.tile names was copied into the launcher, where `ct` is not defined."""
+    src = SCALE.format(deco=deco).replace("from types", "HINTS = {'num_ctas': 2}\nfrom types", 1)
+    res = translate(src)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    warned = [d for d in res.diagnostics if d.code == "C2T201"]
+    assert len(warned) == 1 and why in warned[0].message and "None=" not in warned[0].message
+    mod = build(src, tmp_path)
+    seen = _spy_launches(mod, monkeypatch)
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.run(x), x * 3)
+    assert "num_ctas" not in seen[-1]
+
+
 def test_search_retries_a_failing_best_and_says_when_no_config_runs(tmp_path, monkeypatch):
     """When every config fails in the first round, each (the round's nominal best too) is timed
     again with fewer stages; when none ever runs, the search raises a RuntimeError that names the

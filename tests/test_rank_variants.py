@@ -170,3 +170,138 @@ def test_a_branch_one_rank_and_layout_lowers_is_no_error():
     assert "y * 2.0" in lowered
     not_trans = code[code.index("def k_OUT_2d_not_TRANS("):code.index("def launch_k_OUT_2d(")]
     assert "y * 2.0" not in not_trans and "tl.static_assert(False" in not_trans
+
+
+# ---------------------------------------------------------------- placeholders and rank bounds
+PARTIAL = """
+@ct.kernel
+def bias_grad_partial(DY, DB_PARTIAL, N: ConstInt, HAS_BIAS: ct.Constant[bool], MODE: ConstInt, n_valid):
+    row = ct.bid(0)
+    dy = ct.load(DY, index=(row, 0), shape=(1, N), padding_mode=ct.PaddingMode.ZERO)
+    if HAS_BIAS:
+        if MODE == 0:
+            ct.store(DB_PARTIAL, index=(row, 0), tile=dy)
+        elif MODE == 1 and n_valid > 0:
+            ct.store(DB_PARTIAL, index=(row, 0), tile=dy * 2.0)
+    {tail}
+
+
+def run(dy, db, has_bias, mode=0):
+    ct.launch(torch.cuda.current_stream(), (dy.shape[0],), bias_grad_partial, (dy, db, 64, has_bias, mode, 1))
+    return db
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("placeholder", [(1,), (), (2, 2, 2)])
+def test_an_array_the_constants_leave_unused_may_be_a_placeholder_of_any_rank(tmp_path, placeholder):
+    """A layer-norm backward without a bias passes a 1-element placeholder for the bias gradient
+    partials: cuTile compiles only the branch HAS_BIAS selects, so it never checks that
+    placeholder's rank; the launcher refused it (`must be a 2-D array, got 1-D`)."""
+    res = translate(PARTIAL.format(tail="pass"))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    # (the elif's runtime part is left out: under HAS_BIAS the array counts as needed whatever MODE is)
+    assert "unused=not ((HAS_BIAS)))," in res.code
+    mod = build(PARTIAL.format(tail="pass"), tmp_path)
+    dy = torch.randn(3, 40)
+    dummy = torch.full(placeholder, 7.0)
+    assert mod.run(dy, dummy, False) is dummy and torch.equal(dummy, torch.full(placeholder, 7.0))
+    torch.testing.assert_close(mod.run(dy, torch.zeros(3, 40), True), dy)
+    torch.testing.assert_close(mod.run(dy, torch.zeros(3, 40), True, 1), dy * 2)
+    # where the constants select a use, the rank is checked as before
+    with pytest.raises(ValueError, match="`DB_PARTIAL` must be a 2-D array, got"):
+        mod.run(dy, dummy, True)
+
+
+def test_the_condition_follows_the_branches_that_use_the_array():
+    res = translate(PARTIAL.format(tail="pass").replace("    if HAS_BIAS:\n        if MODE == 0:", """    if MODE == 3:
+        pass
+    elif HAS_BIAS:
+        if MODE == 0:"""))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "unused=not (not (MODE == 3) and ((HAS_BIAS)))),\n" in res.code
+
+
+def test_a_use_outside_the_constant_branches_keeps_the_rank_check(tmp_path):
+    """One use not under a condition of Constant arguments (or under a runtime condition only)
+    and the array is always needed: no `unused=` in the launcher."""
+    for tail in ("ct.store(DB_PARTIAL, index=(row, 1), tile=dy)",
+                 "if n_valid > 3:\n        ct.store(DB_PARTIAL, index=(row, 1), tile=dy)"):
+        res = translate(PARTIAL.format(tail=tail))
+        assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+        assert "unused=" not in res.code.split("def _c2t_array", 1)[1].split("\ndef ", 1)[1]
+
+
+SHAPE_ONLY = """
+@ct.kernel
+def extents(X, OUT, T: ConstInt):
+    ct.store(OUT, index=(ct.bid(0),), tile=ct.full((T,), X.shape[{axis}] * 100 + X.strides[0], dtype=ct.int32))
+
+
+def run(x):
+    out = torch.zeros(16, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (1,), extents, (x, out, 16))
+    return out
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("axis", [0, 1])
+def test_an_array_read_only_through_shape_entries_takes_any_higher_rank(tmp_path, axis):
+    """`X.shape[k]` compiles in cuTile for an X of any rank above k: the launcher checked the
+    least such rank exactly."""
+    mod = build(SHAPE_ONLY.format(axis=axis), tmp_path)
+    for shape in [(5, 3), (5, 3, 2), (4, 6, 2, 2)][:3 - axis] + [(5, 7, 2)]:
+        x = torch.randn(shape)[:, 1:]       # (a view: its own strides)
+        assert mod.run(x)[0].item() == x.shape[axis] * 100 + x.stride(0), shape
+    if axis == 0:
+        assert mod.run(torch.randn(9))[0].item() == 901
+    with pytest.raises(ValueError, match=rf"`X` must be a {axis + 1}-D array \(or of a higher rank\), got {axis}-D"):
+        mod.run(torch.randn((4,) * axis))
+
+
+def test_an_array_used_whole_or_by_a_helper_keeps_its_exact_rank():
+    for use in ("X.shape", "helper(X)"):
+        res = translate(SHAPE_ONLY.format(axis=0).replace("@ct.kernel", f"""
+def helper(a):
+    return a.shape[0]
+
+@ct.kernel""").replace("    ct.store(OUT", f"    s = {use}\n    ct.store(OUT"))
+        assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+        assert 'at_least' not in res.code.split("def _c2t_array", 1)[1].split("\ndef ", 1)[1]
+
+
+INDEX_FORMS = """
+def at(row, cols):
+    return (row, cols)
+
+
+@ct.kernel
+def pick(X, OUT, T: ConstInt, FLAG: ConstInt):
+    cols = ct.arange(T, dtype=ct.int32)
+    {assign}
+    v = ct.gather(X, idx)
+    ct.scatter(OUT, idx, v * 2)
+
+
+def run(x):
+    out = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), pick, (x, out, 16, 1))
+    return out
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("assign, shape", [
+    ("idx = at(ct.bid(0), cols)", (3, 16)),                                    # a helper's tuple
+    ("idx = (ct.bid(0), cols) if FLAG == 1 else (0, cols)", (3, 16)),          # either of two tuples
+    ("idx = at(ct.bid(0), cols) if FLAG == 1 else (0, cols)", (3, 16)),
+    ("idx = cols + ct.bid(0) * T", (48,)),                                     # a tile: a 1-D array
+])
+def test_an_index_tuple_from_a_helper_or_a_conditional_fixes_the_rank(tmp_path, assign, shape):
+    """A gather/scatter index held in a name assigned a helper's tuple or a conditional between
+    tuples has one entry per axis; the translator took any name it could not read as a bare
+    tile index (a 1-D array) and refused the kernel (`2 indices for a 1-D array`)."""
+    mod = build(INDEX_FORMS.format(assign=assign), tmp_path)
+    x = torch.randn(shape)
+    torch.testing.assert_close(mod.run(x), x * 2)

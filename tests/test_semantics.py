@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import translator
-from kernel_util import build, compile_sm90, translate
+from kernel_util import build, compile_sm90, compile_sm90_asm, translate
 
 
 def test_floor_division_and_modulo_of_negative_runtime_values(tmp_path):
@@ -1241,3 +1241,75 @@ def test_argmax_and_argmin_with_propagate_nan(tmp_path, dtype):
     assert amin.tolist() == [5, 2, 6, 2]
     assert plain.tolist() == [1, 3, 0, 0]
     assert "OK k" in compile_sm90(ARG_PROPAGATE_NAN, "run", "(torch.randn(4, 8),)", tmp_path)
+
+
+# ---------------------------------------------------------------- fp16/bf16 with float arguments
+ROTARY = """
+@ct.kernel
+def rotary(Q, COS, SIN, OUT, scale: float, TS: ConstInt, HALF: ConstInt, LOOSE: ConstFloat):
+    b = ct.bid(0)
+    h = ct.bid(1)
+    s = ct.bid(2)
+    x1 = ct.load(Q, index=(b, h, s, 0), shape=(1, 1, TS, HALF))
+    x2 = ct.load(Q, index=(b, h, s, 1), shape=(1, 1, TS, HALF))
+    c = ct.load(COS, index=(s, 0), shape=(TS, HALF))
+    sn = ct.load(SIN, index=(s, 0), shape=(TS, HALF))
+    o1 = (x1 * c - x2 * sn) * LOOSE
+    o2 = (x2 * c + x1 * sn) * scale
+    ct.store(OUT, index=(b, h, s, 0), tile=ct.astype(o1, OUT.dtype))
+    ct.store(OUT, index=(b, h, s, 1), tile=ct.astype(o2, OUT.dtype))
+
+
+def run(q, cos, sin, out, scale, loose):
+    B, H, S, D = q.shape
+    ct.launch(torch.cuda.current_stream(), (B, H, ct.cdiv(S, 16)), rotary, (q, cos, sin, out, scale, 16, D // 2, loose))
+    return out
+""".replace("ConstFloat", "ct.Constant[float]")
+
+
+@pytest.mark.parametrize("dt, cs", [(torch.float16, torch.float16), (torch.float16, torch.float32),
+                                    (torch.bfloat16, torch.float32)])
+@pytest.mark.parametrize("shape", [(1, 2, 16, 64), (2, 3, 37, 32)])
+def test_rotary_rounds_as_cutile_and_float_arguments_are_float32(tmp_path, dt, cs, shape):
+    """A rotary embedding over 4-D q with [seq, head_dim/2] cos/sin: each fp16 operation rounds
+    to fp16 (x1*cos - x2*sin as torch computes it in fp16, bit for bit), fp16 with fp32 operands
+    computes in fp32, a Constant float stays loosely typed (the tile's dtype), and a float
+    argument is a float32 scalar, so fp16 * scale is fp32 (the interpreter kept it fp16: its
+    Python float was weakly typed)."""
+    mod = build(ROTARY, tmp_path)
+    g = torch.Generator().manual_seed(1)
+    B, H, S, D = shape
+    q = torch.randn(shape, generator=g).to(dt)
+    ang = torch.randn(S, D // 2, generator=g) * 40
+    cos, sin = ang.cos().to(cs), ang.sin().to(cs)
+    out = mod.run(q, cos, sin, torch.empty(shape, dtype=torch.float32), 0.3, 0.7)
+    x1, x2 = q[..., :D // 2], q[..., D // 2:]
+    if cs == dt:
+        r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin          # torch: each op rounded to fp16
+    else:
+        x1, x2 = x1.float(), x2.float()
+        r1, r2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+    r1 = r1 * torch.tensor(0.7).to(r1.dtype)     # the Constant takes the tile's dtype first (torch's
+                                                  # `r1 * 0.7` would multiply by 0.7 in fp32)
+    r2 = r2.float() * torch.tensor(0.3, dtype=torch.float32)      # the argument: float32
+    if dt == torch.bfloat16:      # (the stock interpreter rounds bf16 differently: within an ulp)
+        torch.testing.assert_close(out, torch.cat([r1.float(), r2], -1), rtol=8e-3, atol=1e-5)
+    else:
+        assert torch.equal(out, torch.cat([r1.float(), r2], -1))
+
+
+def test_rotary_compiles_to_fp16_arithmetic_fused_as_cutile_fuses(tmp_path):
+    """On the GPU: fp16 products and sums stay fp16 (no widening), and the contraction into FMAs
+    is cuTile's (its rewrite fuses the left product of `a*b - c*d` and `a*b + c*d`: fma(a, b,
+    -(c*d)) and fma(a, b, c*d)), four per output pair; the float argument's product is fp32."""
+    asm = compile_sm90_asm(ROTARY, "run", "(torch.randn(1, 1, 16, 64).half(), torch.randn(16, 32).half(), "
+                                          "torch.randn(16, 32).half(), torch.empty(1, 1, 16, 64), 0.3, 0.7)", tmp_path)
+    ttir, ptx = asm["rotary"]["ttir"], asm["rotary"]["ptx"]
+    assert re.search(r"arith\.subf .*: tensor<1x1x16x32xf16>", ttir) and re.search(r"arith\.mulf .*x32xf32>", ttir)
+    regs = {}
+    for op, dst, src in re.findall(r"^\s*(mul\.f16|neg\.f16|fma\.rn\.f16)\s+(%rs\d+)((?:, %rs\d+)+);", ptx, re.M):
+        regs[dst] = (op, src.split(", ")[1:])
+    fmas = [(d, s) for d, (op, s) in regs.items() if op == "fma.rn.f16"]
+    assert fmas and all(regs.get(s[2], ("",))[0] in ("mul.f16", "neg.f16") for _, s in fmas)
+    # each addend is the other product (negated for the difference), never a fused left product
+    assert sum(regs[s[2]][0] == "neg.f16" for _, s in fmas) == len(fmas) // 2

@@ -41,6 +41,20 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     return uses
 
 
+def fstring_ct_names(info: ModuleInfo, n: N.Raw) -> list:
+    """The cuda.tile names (the module's aliases, names imported from it, module aliases of its
+    objects) an f-string's fields use: the IR keeps f-strings as text, so host rewrites do not
+    reach them (the source is parsed here, never run)."""
+    import ast
+    try:
+        tree = ast.parse(n.text, mode="eval")
+    except SyntaxError:
+        return []
+    ct = (info.ct_modules | set(info.ct_names) | info.cuda_names | set(info.ct_constants)
+          | info.constant_aliases)
+    return sorted({x.id for x in ast.walk(tree) if isinstance(x, ast.Name) and x.id in ct})
+
+
 def _num_ctas_fate(plan) -> str:
     if plan.clusters and plan.cluster_free:
         which = "; ".join(", ".join(f"{f}={v}" for f, v in zip(plan.flags, t)) for t in plan.cluster_free)
@@ -153,6 +167,13 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
                 kept = {id(x) for x in walk(chosen)} if chosen is not None else set()
                 handled.update(id(x) for x in walk(n) if id(x) not in kept)   # (ct names in the value are rewritten)
                 rep.add("C2T204", "ct.ByTarget on the host: the sm_90 entry (or the default) is used", n.span)
+                continue
+            if isinstance(n, N.Raw) and n.kind == "fstring":
+                used = fstring_ct_names(info, n)
+                if used:
+                    rep.add("C2T108", f"an f-string in host code uses `{used[0]}` (cuda.tile), which is not "
+                                      "translated inside f-string fields", n.span,
+                            "compute the value before the f-string and format that variable")
                 continue
             if isinstance(n, (N.Attr, N.Name)) and id(n) in annotations and info.ct_path(n) is not None \
                     and not info.ct_path(n).startswith("Constant"):

@@ -174,7 +174,7 @@ def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
         return tl.sum(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 8f0f7ce2d96aed8a),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 24374ba010263b72),
 # left out of golden files (tests/golden_form.py)
 
 

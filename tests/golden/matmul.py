@@ -204,7 +204,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 075ec2d5b1279ac2),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 eb4c5c219707f8e8),
 # left out of golden files (tests/golden_form.py)
 
 

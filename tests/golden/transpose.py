@@ -127,7 +127,7 @@ def _c2t_desc_3d(base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], PAD)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 8f0f7ce2d96aed8a),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 24374ba010263b72),
 # left out of golden files (tests/golden_form.py)
 
 

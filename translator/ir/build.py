@@ -35,8 +35,18 @@ class Builder:
 
     # ------------------------------------------------------------------ helpers
     def raw(self, t, kind: str) -> N.Raw:
+        """An expression the IR has no node for (dict, set, their comprehensions, `:=`, yield,
+        await...): its text, and its sub-expressions as `parts`, so that host rewrites and the
+        names analyses see (`{"occupancy": ct.ByTarget(...)}`) are those inside it too."""
         s = span_of(t)
-        return N.Raw(span=s, kind=kind, text=self.text[s.start:s.end])
+        return N.Raw(span=s, kind=kind, text=self.text[s.start:s.end], parts=self.raw_parts(t))
+
+    def raw_parts(self, t) -> list:
+        parts = []
+        for c in (t.children if isinstance(t, Tree) else []):
+            if isinstance(c, Tree) or (isinstance(c, Token) and c.type.endswith("NAME")):
+                parts.append(self.expr(c))
+        return parts
 
     def name_of(self, t) -> str:
         if isinstance(t, Token):

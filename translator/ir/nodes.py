@@ -139,9 +139,11 @@ class Comprehension(Expr):
 
 @dataclass
 class Raw(Expr):
-    """Any other expression (comprehension, dict, f-string...), kept as source text."""
+    """Any other expression (dict, set, f-string...), kept as source text; `parts` are the
+    sub-expressions it contains where the parse tree has them (not an f-string's fields)."""
     kind: str = ""
     text: str = ""
+    parts: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- statements

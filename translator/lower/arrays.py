@@ -50,6 +50,25 @@ def _rank_from(e):
     return None
 
 
+def tuple_length(e, info: ModuleInfo, tuple_names: dict, _depth: int = 0) -> Optional[int]:
+    """How many entries the tuple `e` has, where that is clear from the kernel's text: a tuple, a
+    name assigned one, a conditional between tuples of one length, or a call of a module function
+    whose every `return` is one; else None (a tile, a scalar or not known)."""
+    if isinstance(e, (N.TupleExpr, N.ListExpr)):
+        return len(e.elts)
+    if isinstance(e, N.Name):
+        return tuple_names.get(e.id)
+    if isinstance(e, N.IfExp):
+        a, b = (tuple_length(x, info, tuple_names, _depth) for x in (e.body, e.orelse))
+        return a if a == b else None
+    if isinstance(e, N.Call) and isinstance(e.func, N.Name) and e.func.id in info.functions \
+            and e.func.id not in info.kernels and _depth < 8:
+        rets = [r.value for r in walk(info.functions[e.func.id].body) if isinstance(r, N.Return)]
+        lens = {tuple_length(r, info, {}, _depth + 1) for r in rets}
+        return lens.pop() if len(lens) == 1 and rets else None
+    return None
+
+
 def static_iter_members(target, src, tuple_elts: dict, candidates: set, out: dict):
     """For `for target in ct.static_iter(src)` over a tuple (a literal or a name assigned one;
     through reversed, enumerate or zip) holding names of `candidates` (None: any name): loop
@@ -121,6 +140,10 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 if isinstance(t, N.Name):
                     tuple_names[t.id] = len(n.value.elts)
                     tuple_elts[t.id] = n.value.elts
+        elif isinstance(n, N.Assign) and tuple_length(n.value, info, tuple_names) is not None:
+            for t in n.targets:       # `idx = (r, c) if ... else (r, 0)`, `idx = make_index(r, c)`
+                if isinstance(t, N.Name):
+                    tuple_names[t.id] = tuple_length(n.value, info, tuple_names)
         if isinstance(n, N.For) and isinstance(n.iter, N.Call) and info.ct_path(n.iter.func) == "static_iter" \
                 and len(n.iter.args) == 1:
             static_iter_members(n.target, n.iter.args[0], tuple_elts, candidates, iterated)
@@ -154,8 +177,8 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 idx = n.args[1] if len(n.args) > 1 else kw.get("index", kw.get("indices"))
                 shape = n.args[2] if path == "load" and len(n.args) > 2 else kw.get("shape")
                 rank = _rank_from(idx) if idx is not None else None
-                if rank is None and isinstance(idx, N.Name):
-                    rank = tuple_names.get(idx.id)
+                if rank is None and idx is not None:
+                    rank = tuple_length(idx, info, tuple_names)
                 if rank is None and shape is not None and _rank_from(shape):
                     rank = _rank_from(shape)    # a non-empty shape tuple has one entry per axis
                 if rank is None and idx is not None and (path in ("load", "store", "gather", "scatter")
@@ -197,3 +220,94 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
     if conflicts is not None:
         conflicts.update({name: ranks for name, ranks in exact.items() if name in found and len(ranks) > 1})
     return found, lists
+
+
+def array_guards(fd: N.FunctionDef, text: str, arrays: set, constexprs: set) -> dict:
+    """Array parameter -> the source of a condition on Constant parameters without which the
+    kernel never uses it (`HAS_BIAS` for an array used only under `if HAS_BIAS:`), for the
+    arrays that have one. cuTile compiles only the branches Constant arguments select, so such an
+    array may be a placeholder of any rank when the condition is false (a layer norm's bias
+    gradient buffer without a bias); the launcher then checks its rank only when it is true."""
+    if not any(isinstance(n, N.If) and _launcher_evaluable(n.test, constexprs) for n in walk(fd.body)):
+        return {}
+    names: dict = {}       # id(node) -> the names below it (each node walked once per level)
+    guards = {}
+    for name in arrays:
+        g = _needed(fd.body, name, text, constexprs, names)
+        if isinstance(g, str):
+            guards[name] = g
+    return guards
+
+
+def _needed(stmts, name: str, text: str, constexprs: set, names: dict):
+    """When `stmts` use array `name`: True (always), False (never) or a condition's source."""
+    def used(e):
+        if isinstance(e, list):
+            return any(used(x) for x in e)
+        if id(e) not in names:
+            names[id(e)] = {n.id for n in walk(e) if isinstance(n, N.Name)}
+        return name in names[id(e)]
+
+    def either(*xs):
+        if any(x is True for x in xs):
+            return True
+        xs = list(dict.fromkeys(x for x in xs if x is not False))
+        return False if not xs else xs[0] if len(xs) == 1 else " or ".join(f"({x})" for x in xs)
+
+    def both(cond, x):
+        return False if x is False else cond if x is True else f"{cond} and ({x})"
+
+    out = []
+    for st in stmts:
+        if isinstance(st, N.If) and _launcher_evaluable(st.test, constexprs):
+            cond = text[st.test.span.start:st.test.span.end]
+            b = _needed(st.body, name, text, constexprs, names)
+            o = _needed(st.orelse, name, text, constexprs, names)
+            out.append(b if b == o else either(both(f"({cond})", b), both(f"not ({cond})", o)))
+        elif isinstance(st, (N.If, N.For, N.While)):
+            head = [st.test] if not isinstance(st, N.For) else [st.target, st.iter]
+            out.append(either(used(head), _needed(st.body, name, text, constexprs, names),
+                              _needed(st.orelse, name, text, constexprs, names)))
+        elif isinstance(st, N.Other) and st.children:
+            out.append(either(used(st.exprs), _needed(st.children, name, text, constexprs, names)))
+        else:
+            out.append(used(st))
+    return either(*out)
+
+
+def _launcher_evaluable(e, constexprs: set) -> bool:
+    """An expression of Constant parameters and literals that means the same in the launcher
+    (Python, on the arguments) as in cuTile's compile-time evaluation."""
+    for n in walk(e):
+        if isinstance(n, N.Name):
+            if n.id not in constexprs:
+                return False
+        elif isinstance(n, N.Const):
+            if not (n.value is None or isinstance(n.value, (bool, int, float, str))):
+                return False
+        elif isinstance(n, N.UnaryOp):
+            if n.op not in ("not", "-", "+"):
+                return False
+        elif isinstance(n, N.BinOp):
+            if n.op not in ("+", "-", "*", "//", "%"):
+                return False
+        elif not isinstance(n, (N.BoolOp, N.Compare)):
+            return False
+    return True
+
+
+def ranks_at_least(fd: N.FunctionDef, arrays: set) -> set:
+    """The arrays the kernel uses only through `A.shape[k]`, `A.strides[k]` (k a literal >= 0)
+    and `A.dtype`: their inferred rank is only the least one cuTile accepts (a kernel that reads
+    `X.shape[0]` compiles for an X of any rank >= 1), so the launcher takes a higher rank too."""
+    covered, names = set(), {}
+    for n in walk(fd.body):
+        if isinstance(n, N.Name) and n.id in arrays:
+            names.setdefault(n.id, []).append(n)
+        elif isinstance(n, N.Subscript) and isinstance(n.value, N.Attr) and n.value.attr in ("shape", "strides") \
+                and isinstance(n.value.value, N.Name) and isinstance(n.index, N.Const) \
+                and type(n.index.value) is int and n.index.value >= 0:
+            covered.add(id(n.value.value))
+        elif isinstance(n, N.Attr) and n.attr == "dtype" and isinstance(n.value, N.Name):
+            covered.add(id(n.value))
+    return {name for name, uses in names.items() if all(id(u) in covered for u in uses)}

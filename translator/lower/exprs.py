@@ -441,6 +441,18 @@ class ExpressionLowering:
             if tf32 is None:
                 self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
             return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
+        return self.choose(e, t, b, o)
+
+    def choose(self, e, t: V, b: V, o: V) -> V:
+        """`b if t else o`; between two tuples of one length, the tuple of the choices between
+        their entries (`idx = (r, c) if FLAG else (0, c)` is an index tuple)."""
+        if b.kind == T.TUPLE and o.kind == T.TUPLE and b.elts is not None and o.elts is not None:
+            if t.known:
+                return b if t.value else o
+            if len(b.elts) != len(o.elts):
+                self.fail("C2T101", f"a choice between tuples of {len(b.elts)} and {len(o.elts)} entries "
+                                    "is not supported in kernel code", e)
+            return self.make_tuple([self.choose(e, t, x, y) for x, y in zip(b.elts, o.elts)])
         kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
         return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3,
                  rank=b.rank if b.rank == o.rank else None)

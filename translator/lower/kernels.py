@@ -10,7 +10,7 @@ from typing import Optional
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
-from .arrays import infer_params
+from .arrays import array_guards, infer_params, ranks_at_least
 from .gemm_loops import stage_bytes
 from .kernel import FunctionLowerer, Shared
 from .ops_math import is_by_target, resolve_by_target
@@ -33,6 +33,10 @@ class Param:
     same_as: list = field(default_factory=list)
     isfloat: bool = False       # scalars annotated `float` (fp32 in cuTile)
     isdtype: bool = False       # `ct.Constant[ct.DType]`: the launcher turns a torch dtype into Triton's
+    # arrays: the condition on Constant arguments without which the kernel never uses it
+    # (arrays.array_guards); when it is false, the launcher accepts an array of any rank
+    needed_if: str = ""
+    rank_at_least: bool = False     # arrays: any rank >= `rank` is accepted (arrays.ranks_at_least)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -182,6 +186,12 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     if deco is not None and isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:
             value = kw.value
+            if kw.name is None:
+                rep.add("C2T201", f"kernel `{fd.name}`: hints passed as `**{shared.text[value.span.start:value.span.end]}` "
+                                  "are not read at translation time and were dropped (a num_ctas among them does "
+                                  "not reach the Triton launch)", kw.span,
+                        "name the hints in the decorator, e.g. @ct.kernel(num_ctas=...)")
+                continue
             if is_by_target(info, value):
                 # ct.ByTarget(sm_90=..., default=...): the translation targets sm_90
                 try:
@@ -196,6 +206,13 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                             kw.span)
                     continue
             s = value.span
+            ct_used = next((x for x in N.walk(value) if isinstance(x, (N.Name, N.Attr)) and info.ct_path(x) is not None), None)
+            if ct_used is not None and kw.name == "num_ctas":
+                # (the launcher would run this text on the host, where cuda.tile is gone)
+                rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={shared.text[s.start:s.end]}` uses cuda.tile "
+                                  "names, which the launcher cannot evaluate: dropped", kw.span,
+                        "give num_ctas as a number or a module constant")
+                continue
             plan.hints[kw.name] = shared.text[s.start:s.end]
             if kw.name == "num_ctas":
                 continue        # the launcher passes it as Triton's num_ctas (a CTA cluster on sm_90+)
@@ -315,6 +332,12 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             kp.isfloat = isinstance(p.annotation, N.Name) and p.annotation.id == "float"
         kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
         plan.params.append(kp)
+    guards = array_guards(fd, shared.text, {p.name for p in plan.params if p.kind == "array"},
+                          {p.name for p in plan.params if p.kind == "constexpr"})
+    at_least = ranks_at_least(fd, {p.name for p in plan.params if p.kind == "array"})
+    for kp in plan.params:
+        kp.needed_if = guards.get(kp.name, "") if kp.kind == "array" and kp.rank is not None else ""
+        kp.rank_at_least = kp.kind == "array" and kp.rank is not None and kp.name in at_least
     env = {}
     for kp in plan.params:
         if kp.kind == "array":

@@ -76,7 +76,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 40199b392f8b7014),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 18b07e2a380a4f6c),
 # left out of golden files (tests/golden_form.py)
 
 

@@ -528,6 +528,13 @@ def _minmax(lw, name, call, args):
             prop = "tl.PropagateNan.ALL"
     if x.is_static and y.is_static:
         return V(f"{'max' if name == 'maximum' else 'min'}({x.code}, {y.code})", T.STATIC)
+    from . import dtype_facts as F
+    if x.is_static != y.is_static or F.may_be_bf16(x) or F.may_be_bf16(y):
+        # tl.maximum/minimum compute bf16 in fp32 and turn a literal into an int32/fp32 tensor (so
+        # int16 with 1 gives int32, fp16 with 2.0 gives fp32); cuTile keeps its promoted dtype
+        fn = lw.s.use("_c2t_minmax_ct")
+        return V(f"{fn}({x.code}, {y.code}, {name == 'maximum'}, {prop.endswith('ALL')}, "
+                 f"{x.is_static != y.is_static})", _result_kind(x, y), rank=_rank(x, y))
     suffix = "" if prop.endswith("NONE") else f", propagate_nan={prop}"
     return V(f"tl.{name}({x.code}, {y.code}{suffix})", _result_kind(x, y), rank=_rank(x, y))
 

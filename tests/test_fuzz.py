@@ -107,3 +107,24 @@ def test_check_accepts_a_kernel_valid_only_for_integer_arrays():
     from translator.api import Options
     res = translate_source(CHECK_TYPING, "int8_acc.py", Options(check=True))
     assert res.ok, [d.format() for d in res.diagnostics]
+
+
+def test_cli_gen_run_and_shrink_on_the_cpu(tmp_path):
+    import subprocess
+    import sys
+
+    def cli(*args):
+        r = subprocess.run([sys.executable, "-m", "translator.fuzz", *map(str, args)], capture_output=True,
+                           text=True, cwd=ROOT, timeout=600)
+        return r
+    assert cli("gen", "--seed", 5, "--count", 2, "--cpu", "-o", tmp_path).returncode == 0
+    assert sorted(p.name for p in tmp_path.glob("fuzz_*.py")) == ["fuzz_00005.py", "fuzz_00006.py"]
+    r = cli("run", tmp_path)                  # no --gpu: translate and classify only
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["generated"] == summary["finished"] == 2, (summary, r.stderr[-2000:])
+    assert set(summary["by_status"]) <= {"translated", "refused", "translator_error"}
+    r = cli("shrink", tmp_path / "fuzz_00005.py", "--until", "translated", "--budget", 8)
+    assert r.returncode == 0, r.stderr[-2000:]
+    small = (tmp_path / "fuzz_00005_shrunk.py").read_text()
+    assert len(small) < len((tmp_path / "fuzz_00005.py").read_text())
+    assert translate_source(small, "s.py").ok

@@ -127,7 +127,7 @@ class KernelGen:
         dtype = ch.pick(self.dtypes())
         kind = ch.pick(["load", "gather", "load_order", "gather_indirect"])
         if rank == 0:
-            return self._read0(dtype, kind.startswith("gather"))
+            return self._read0(dtype)
         if kind == "load_order" and rank != 2:
             kind = "load"
         if kind == "gather_indirect" and rank != 1:
@@ -135,9 +135,9 @@ class KernelGen:
         t = self.tile_shape(rank)
         return getattr(self, "_" + kind)(t, dtype)
 
-    def _read0(self, dtype, gather) -> Val:
+    def _read0(self, dtype) -> Val:
         """A 0-D array is read with ct.gather(a, ()): cuTile 1.7 (tileiras 13.4) rejects ct.load on a
-        0-D array ("0-dimension tile shape is not supported", the first GPU run), so `gather` is moot."""
+        0-D array ("0-dimension tile shape is not supported", the first GPU run)."""
         a = self.new_array((), dtype)
         v = self.fresh()
         self.emit(f"{v} = ct.gather({a.name}, ())")

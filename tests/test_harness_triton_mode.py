@@ -49,3 +49,30 @@ def test_interp_run_after_compiled_import():
     assert res["language_restored"], res          # the interpreter's in-place patches are undone
     assert res["inside_interp"] == ["InterpretedFunction", "function"], res      # methods: a forwarder
     assert res["nested_compiled"] == ["JITFunction", "JITFunction"] and res["twin_reused"], res
+
+
+SCRIPT_TWICE = r'''
+import json, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from translator.fuzz.corpus import unpack
+from translator.harness import check_goldens
+corpus = json.loads(Path(sys.argv[1], "tests", "fuzz_corpus", "corpus.json").read_text())
+names = [n for n, p in sorted(corpus["programs"].items()) if "ct.cumsum(" in p["source"]][:3]
+pairs = unpack({"format": 1, "programs": {n: corpus["programs"][n] for n in names}}, Path(tempfile.mkdtemp()))
+reps = [check_goldens(p, g, mode="interp", progress=False) for p, g in pairs]
+print(json.dumps({"names": names, "ok": [r.ok for r in reps],
+                  "errors": [x.error[-300:] for r in reps for x in r.results if x.error]}))
+'''
+
+
+def test_interp_runs_one_after_another_keep_the_interpreters_rewrites_working():
+    """The interpreter rewrites tl.cumsum once (a cached rewrite whose globals get
+    `interpreter_semantic`); library_mode's restore must leave that name, or the next run in the
+    same process fails with NameError (found replaying the fuzz corpus in one process)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT_TWICE, str(ROOT)], capture_output=True, text=True,
+                          env=dict(env, C2T_CHECK="0"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(res["names"]) >= 2 and all(res["ok"]), res

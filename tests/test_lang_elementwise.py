@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from kernel_util import build
+from kernel_util import build, compile_sm90
 
 F, I = ("float32", "float16", "bfloat16"), ("int32", "int16")
 
@@ -118,3 +118,47 @@ def test_pow_small_integer_exponent_bitcast_ones_broadcast_expand_matmul(tmp_pat
     ref = a * a + a.sum(1, keepdim=True) + 1 + (a.double() @ b.double()).float()
     torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-4)
     assert torch.equal(bits, a.view(torch.int32))
+
+
+# ct.maximum / ct.minimum keep cuTile's dtype (found by the differential fuzzer,
+# docs/fuzz-2026-12-02.md): tl.maximum computes bf16 in fp32 and returns fp32 (a bf16 accumulator
+# carried through a loop changed type: "Loop-carried variable acc ... bf16 ... re-assigned to fp32"),
+# and turns a literal into an int32/fp32 tensor (int16 with 1 gave int32, so ct.cat of that with an
+# int16 tile failed: "'tt.join' op requires all operands to have the same type").
+_MINMAX_DTYPES = """
+@ct.kernel
+def k(x, o, n, oc):
+    acc = ct.full((2, 4), -100, dtype=x.dtype)
+    low = ct.full((2, 4), 100, dtype=x.dtype)
+    for i in range(n):
+        t = ct.load(x, index=(i, 0), shape=(2, 4))
+        acc = ct.maximum(acc, t)
+        low = ct.minimum(t, low)
+    ct.store(o, index=(0, 0), tile=acc - low)
+    t = ct.load(x, index=(0, 0), shape=(2, 4))
+    w = ct.maximum(t, 1) - ct.minimum(2, t)
+    ct.store(oc, index=(0, 0), tile=ct.cat((w, t), axis=0))
+
+def run(x):
+    o = torch.zeros((2, 4), dtype=x.dtype, device=x.device)
+    oc = torch.zeros((4, 4), dtype=x.dtype, device=x.device)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, o, 3, oc))
+    return o, oc
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.bfloat16, torch.float16, torch.int16, torch.int8, torch.float32])
+def test_maximum_minimum_keep_the_cutile_dtype_interp(tmp_path, dt):
+    m = build(_MINMAX_DTYPES, tmp_path)
+    x = torch.randint(-4, 5, (6, 4), generator=torch.Generator().manual_seed(2)).to(dt)
+    o, oc = m.run(x)
+    xs = x.reshape(3, 2, 4).float()
+    assert torch.equal(o.float(), xs.amax(0) - xs.amin(0))
+    t = x[:2].float()
+    assert torch.equal(oc.float(), torch.cat([t.clamp(min=1) - t.clamp(max=2), t]))
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "int16"])
+def test_maximum_minimum_keep_the_cutile_dtype_compile_sm90(tmp_path, dt):
+    out = compile_sm90(_MINMAX_DTYPES, "run", f"torch.zeros(6, 4, dtype=torch.{dt}),", tmp_path)
+    assert "OK k" in out

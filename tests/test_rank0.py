@@ -125,3 +125,37 @@ def test_scalar_index_neighbours_interp(tmp_path):
 
 def test_scalar_index_neighbours_compile_sm90(tmp_path):
     assert "OK k" in compile_sm90(NEIGHBOURS, "run", NB_ARGS, tmp_path)
+
+
+# Reductions of a 0-D tile (found by the differential fuzzer, docs/fuzz-2026-12-02.md: tl.sum /
+# tl.max / tl.reduce reject a scalar, "'dtype' object has no attribute 'numel'"): the tile is its
+# own sum, max, min and product, with keepdims or not; a bool sums to int32.
+REDUCE_0D = """
+@ct.kernel
+def k(g, gi, out, outi, outb):
+    v = ct.gather(g, ())
+    a = ct.sum(v) + ct.max(v, axis=None) + ct.min(v, axis=None, keepdims=True) + ct.prod(v, axis=None)
+    ct.scatter(out, (), a + ct.sum(v, axis=None, keepdims=True))
+    w = ct.gather(gi, ())
+    ct.scatter(outi, (), ct.max(w, axis=None) * ct.prod(w) - ct.min(w, axis=None))
+    ct.scatter(outb, (), ct.sum(v > 1.0) + ct.sum(v > 2.0))
+
+def run(g, gi, out, outi, outb):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (g, gi, out, outi, outb))
+"""
+REDUCE_0D_ARGS = ("torch.tensor(1.5), torch.tensor(-3, dtype=torch.int16), torch.tensor(0.0), "
+                  "torch.tensor(0, dtype=torch.int16), torch.tensor(0, dtype=torch.int32)")
+
+
+def test_zero_d_reductions_interp(tmp_path):
+    m = build(REDUCE_0D, tmp_path)
+    out, outi, outb = torch.tensor(0.0), torch.tensor(0, dtype=torch.int16), torch.tensor(0, dtype=torch.int32)
+    m.run(torch.tensor(1.5), torch.tensor(-3, dtype=torch.int16), out, outi, outb)
+    assert out.item() == 1.5 * 5
+    assert outi.item() == (-3) * (-3) - (-3)
+    assert outb.item() == 1
+
+
+def test_zero_d_reductions_compile_sm90(tmp_path):
+    out = compile_sm90(REDUCE_0D, "run", REDUCE_0D_ARGS, tmp_path)
+    assert "OK k" in out

@@ -1313,3 +1313,45 @@ def test_rotary_compiles_to_fp16_arithmetic_fused_as_cutile_fuses(tmp_path):
     assert fmas and all(regs.get(s[2], ("",))[0] in ("mul.f16", "neg.f16") for _, s in fmas)
     # each addend is the other product (negated for the difference), never a fused left product
     assert sum(regs[s[2]][0] == "neg.f16" for _, s in fmas) == len(fmas) // 2
+
+
+# argmax / argmin over the whole tile (axis=None) with keepdims=True keep every dimension as 1
+# (found by the differential fuzzer, docs/fuzz-2026-12-02.md: the flattened index came back as a
+# scalar, and storing it into a (1, ...) tile failed with "Cannot splat a block tensor").
+_ARG_ALL_KEEP = """
+@ct.kernel
+def k(x1, x2, x3, x4, o1, o2, o3, o4, oflat):
+    t1 = ct.load(x1, index=(0,), shape=(8,))
+    ct.store(o1, index=(0,), tile=ct.argmax(t1, axis=None, keepdims=True))
+    t2 = ct.load(x2, index=(0, 0), shape=(4, 8))
+    ct.store(o2, index=(0, 0), tile=ct.argmin(t2, axis=None, keepdims=True))
+    t3 = ct.load(x3, index=(0, 0, 0), shape=(2, 4, 4))
+    ct.store(o3, index=(0, 0, 0), tile=ct.argmax(t3, axis=None, keepdims=True))
+    t4 = ct.load(x4, index=(0, 0, 0, 0), shape=(2, 2, 2, 4))
+    ct.store(o4, index=(0, 0, 0, 0), tile=ct.argmin(t4, axis=None, keepdims=True) + 1)
+    ct.scatter(oflat, (), ct.argmax(t2, axis=None))
+
+def run(x1, x2, x3, x4):
+    outs = [torch.zeros((1,) * r, dtype=torch.int32, device=x1.device) for r in (1, 2, 3, 4)]
+    flat = torch.zeros((), dtype=torch.int32, device=x1.device)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x1, x2, x3, x4, *outs, flat))
+    return outs + [flat]
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.int16])
+def test_argmax_argmin_all_axes_keepdims_every_rank(tmp_path, dt):
+    mod = build(_ARG_ALL_KEEP, tmp_path)
+    g = torch.Generator().manual_seed(5)
+    xs = [torch.randint(-3, 4, s, generator=g).to(dt) for s in ((8,), (4, 8), (2, 4, 4), (2, 2, 2, 4))]
+    got = mod.run(*xs)
+    want = [xs[0].argmax(), xs[1].flatten().argmin(), xs[2].flatten().argmax(), xs[3].flatten().argmin() + 1,
+            xs[1].flatten().argmax()]
+    for i, (o, w) in enumerate(zip(got, want)):
+        assert tuple(o.shape) == ((1,) * (i + 1) if i < 4 else ()), o.shape
+        assert o.item() == int(w), (i, o, w)     # torch: first index of the extreme, as cuTile
+
+
+def test_argmax_all_axes_keepdims_compile_sm90(tmp_path):
+    args = "torch.zeros(8), torch.zeros(4, 8), torch.zeros(2, 4, 4), torch.zeros(2, 2, 2, 4)"
+    assert "OK k" in compile_sm90(_ARG_ALL_KEEP, "run", args, tmp_path)

@@ -167,8 +167,10 @@ def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
 
 @triton.jit
 def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
-    """ct.sum: the result keeps the input dtype (bool sums to int32)."""
-    if x.dtype == tl.int1:
+    """ct.sum: the result keeps the input dtype (bool sums to int32); a 0-D tile is its own sum."""
+    if len(x.shape) == 0:
+        return x.to(tl.int32) if x.dtype == tl.int1 else x
+    elif x.dtype == tl.int1:
         return tl.sum(x.to(tl.int32), axis=AXIS, keep_dims=KEEPDIMS)
     else:
         return tl.sum(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)

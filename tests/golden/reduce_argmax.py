@@ -89,8 +89,10 @@ def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
 
 @triton.jit
 def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
-    """ct.sum: the result keeps the input dtype (bool sums to int32)."""
-    if x.dtype == tl.int1:
+    """ct.sum: the result keeps the input dtype (bool sums to int32); a 0-D tile is its own sum."""
+    if len(x.shape) == 0:
+        return x.to(tl.int32) if x.dtype == tl.int1 else x
+    elif x.dtype == tl.int1:
         return tl.sum(x.to(tl.int32), axis=AXIS, keep_dims=KEEPDIMS)
     else:
         return tl.sum(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
@@ -98,8 +100,12 @@ def _c2t_sum(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
 
 @triton.jit
 def _c2t_max(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
-    """ct.max: the result keeps the input dtype; NaN is ignored (tl.max uses maxnum, as cuTile's default)."""
-    return tl.max(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
+    """ct.max: the result keeps the input dtype; NaN is ignored (tl.max uses maxnum, as cuTile's
+    default); a 0-D tile is its own max."""
+    if len(x.shape) == 0:
+        return x
+    else:
+        return tl.max(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
 
 
 @triton.jit

@@ -73,10 +73,17 @@ def _snapshot(objs) -> list:
 
 
 def _restore(snap) -> None:
+    """Put the snapshot back, except the names the interpreter's FunctionRewriter copies from its
+    own module into a rewritten function's globals (`interpreter_semantic`, ...): the rewrite is
+    cached (InterpretedFunction.rewritten_fn), so a later run would meet a NameError in tl.cumsum."""
+    import triton.runtime.interpreter as interp
+    injected = vars(interp)
     missing = object()
     for obj, before in snap:
         now = vars(obj)
         for key in [k for k in now if k not in before]:
+            if injected.get(key, missing) is now[key]:
+                continue
             with contextlib.suppress(AttributeError, TypeError):
                 delattr(obj, key)
         for key, val in before.items():

@@ -434,8 +434,13 @@ def _reduce(lw, name, call, args):
                  **dtype_facts.kept(x))
     if axis is None:
         if name in ("argmax", "argmin"):
-            return V(f"{fn}(tl.reshape({x.code}, [tl.numel({x.code})]) if False else "
-                     f"tl.reshape({x.code}, [{x.code}.numel]), 0, {keep})", T.SCALAR)
+            flat = f"tl.reshape({x.code}, [{x.code}.numel])"
+            if keep == "True" and x.rank is not None:
+                # cuTile keeps every dimension (size 1): the flattened index, reshaped to rank x.rank
+                ones = ", ".join(["1"] * x.rank)
+                return V(f"tl.reshape({fn}({flat}, 0, True), [{ones}])", T.TILE, rank=x.rank,
+                         shape=["1"] * x.rank, **dtype_facts.of_dtype("tl.int32"))
+            return V(f"{fn}({flat}, 0, {keep})", T.SCALAR)
         return V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
                  rank=0 if keep == "False" else x.rank, **_reduced_facts(name, x))
     return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep),

@@ -140,3 +140,21 @@ def test_a_kernel_valid_only_for_other_array_dtypes_is_no_error(src, ok_with):
     [w] = [d for d in res.diagnostics if d.code == "C2T215"]
     assert f"compiles with {ok_with}" in w.message and "rejects it with float32 arrays" in w.message
     # (a kernel no typing compiles for stays an error: test_translation_is_refused_when_the_check_fails)
+
+
+# the checked-in fuzz corpus (tests/fuzz_corpus, programs cuTile ran on an H200): no translation is
+# refused by the check (C2T216 "not checked" stays possible where the host computes a Constant: two
+# programs, whose outputs test_fuzz.py compares with cuTile's under the interpreter)
+def _fuzz_programs():
+    import json
+    from pathlib import Path
+    corpus = json.loads((Path(__file__).resolve().parent / "fuzz_corpus" / "corpus.json").read_text())
+    return sorted(corpus["programs"].items())
+
+
+@pytest.mark.parametrize("name,prog", _fuzz_programs(), ids=[n for n, _ in _fuzz_programs()])
+def test_fuzz_corpus_passes_the_check(name, prog):
+    res = translator.translate_source(prog["source"], f"{name}.py", CHECK)
+    assert res.ok and not res.stubs, [d.format() for d in res.diagnostics]
+    ast.parse(res.code)
+    assert not [d for d in res.diagnostics if d.code in ("C2T005", "C2T110")], [d.format() for d in res.diagnostics]

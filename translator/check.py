@@ -289,7 +289,7 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
     first = err["message"]
     values = f", {err['values']}" if err.get("values") else ""
     note = " (assumed Constant values)" if values and assumed else ""
-    if len(bad) == len(results) and not c.required:
+    if len(bad) == len(results):
         # none of the usual typings compiles: integer or mixed array dtypes may (a kernel valid only
         # for int8 arrays, or for an fp32 and an int32 array) -- then it is not a translator error
         ok = next((lb for lb, bind, consts in c.fallback

@@ -49,9 +49,9 @@ def kernel_checks(info, plans: dict) -> list:
                 types.append((_label(dt, index), dt, dt if dt in _INTS else "int32"))
             if index and not spec:
                 types.append((_label(floats[0], index, "int64"), floats[0], "int64"))
-            fallback = [] if spec else [
-                (label, _binder(arrays, lists, scalars, index, fdt, "int32", per), consts)
-                for label, fdt, per in _fallback_types(arrays, index)]
+            # (a spec's dtypes are its cases' dtype: its make_args may give some arrays others)
+            fallback = [(label, _binder(arrays, lists, scalars, index, fdt, "int32", per), consts)
+                        for label, fdt, per in _fallback_types(arrays, index)]
             for vname, _values, lines in sub.variants or [(sub.name, {}, sub.lines)]:
                 out.append(KernelCheck(
                     jit_name=vname, kernel=name, line=fd.span.line, body=list(lines),

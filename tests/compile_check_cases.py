@@ -158,3 +158,25 @@ def test_fuzz_corpus_passes_the_check(name, prog):
     assert res.ok and not res.stubs, [d.format() for d in res.diagnostics]
     ast.parse(res.code)
     assert not [d for d in res.diagnostics if d.code in ("C2T005", "C2T110")], [d.format() for d in res.diagnostics]
+
+
+def test_constant_values_the_launch_computes_from_literals_are_known():
+    from translator.analysis import analyze
+    from translator.check_inputs import constant_candidates
+    from translator.diagnostics import Reporter
+    from translator.ir.build import build_module
+    from translator.parse import parse
+    src = HEADER + textwrap.dedent("""
+    BLOCK = 64
+
+    @ct.kernel
+    def k(x, A: ConstInt, B: ConstInt, C: ConstInt):
+        ct.store(x, index=(0,), tile=ct.zeros((A,), dtype=ct.float32))
+
+    def run(x, n):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, 2 * 8, BLOCK // 2 - 1, n * 2))
+    """)
+    info = analyze(build_module(parse(src, Reporter("k.py"))))
+    got = constant_candidates(info, info.kernels["k"])
+    assert got["combos"][0][0]["A"] == 16 and got["combos"][0][0]["B"] == 31     # (C: assumed)
+    assert got["assumed"]

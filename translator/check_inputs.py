@@ -27,6 +27,8 @@ _FLOATS = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": 
            "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5"}
 _INTS = {"int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "i1"}
 _GUESS_INTS = (16, 64, 128, 32)
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "//": lambda a, b: a // b, "%": lambda a, b: a % b}
 MAX_LAUNCH_COMBOS = 4
 
 
@@ -66,14 +68,18 @@ _FALLBACK_MAX_ARRAYS = 6     # mixed typings are tried one array at a time up to
 
 def _fallback_types(arrays: dict, index: set) -> list:
     """[(label, data dtype, {array: dtype})]: every array int32, int16 or int8 (index arrays too);
-    then each data array alone int32 among fp32 ones, and alone fp32 among int32 ones."""
+    then each data array alone of another dtype among fp32 ones, and among int32 ones."""
     data = sorted(a for a in arrays if a not in index)
     out = [(f"{dt} arrays" + (" (index arrays too)" if index else ""), dt, {a: dt for a in index})
            for dt in ("int32", "int16", "int8")]
     if 1 < len(data) <= _FALLBACK_MAX_ARRAYS:
-        out += [(f"`{a}` int32, the other arrays float32", "float32", {a: "int32"}) for a in data]
-        out += [(f"`{a}` float32, the other arrays int32", "int32", {a: "float32"}) for a in data]
+        for base in ("float32", "int32"):
+            out += [(f"`{a}` {dt}, the other arrays {base}", base, {a: dt})
+                    for a in data for dt in _FALLBACK_DTYPES if dt != base]
     return out
+
+
+_FALLBACK_DTYPES = ("int32", "float32", "float16", "bfloat16", "int16", "int8")
 
 
 def _label(dt: str, index: set, idt: str = "int32") -> str:
@@ -173,6 +179,15 @@ def _value(info, e, env=None):
         return env[e.id]
     if isinstance(e, N.Name) and isinstance(info.constants.get(e.id), (bool, int, float)):
         return info.constants[e.id]
+    if isinstance(e, N.BinOp) and e.op in _ARITH:
+        # `2 * 2`, `BLOCK // 2` of known values (numbers only, small: nothing is evaluated but these)
+        a, b = _value(info, e.left, env), _value(info, e.right, env)
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 2 ** 31 for v in (a, b)):
+            try:
+                return _ARITH[e.op](a, b)
+            except (ZeroDivisionError, OverflowError):
+                return None
+        return None
     path = info.ct_path(e)
     if path is None and isinstance(e, N.Attr) and isinstance(e.value, N.Name) and e.value.id == "torch":
         path = e.attr

@@ -158,8 +158,10 @@ def cache_env(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(shared))
     monkeypatch.setenv("C2T_CACHE_DIR", str(tmp_path / "cache"))
     P.parser.cache_clear()
+    P._PARSED.clear()       # (a text parsed before would not build the parser, nor read the cache)
     yield tmp_path
     P.parser.cache_clear()
+    P._PARSED.clear()
 
 
 def test_cache_planted_in_the_shared_temporary_directory_is_never_loaded(cache_env):
@@ -241,6 +243,7 @@ def test_private_cache_is_written_and_loaded(cache_env, monkeypatch):
     assert not builds and path.stat().st_mtime_ns == st.st_mtime_ns     # loaded, not rebuilt
     path.write_bytes(path.read_bytes()[:1000])         # truncated (a crash while writing...): rebuilt
     P.parser.cache_clear()
+    P._PARSED.clear()
     _works()
     assert builds and path.stat().st_size > 1000
 

@@ -366,3 +366,28 @@ def test_shapes_known_after_elementwise_ops_and_reductions(tmp_path):
     torch.testing.assert_close(y, (x.exp() + x.cumsum(1) + m + 1).reshape(-1))
     torch.testing.assert_close(z, m.sum(0, keepdim=True).reshape(2, -1))
     torch.testing.assert_close(w, (x.cumsum(1) + 1).reshape(-1, 4) * torch.where(x == 0, 1.0, x).prod())
+
+
+# negative permute axes count from the end (cuTile's own tests use (-1, -2)); tl.permute takes 0..n-1
+PERMUTE_NEGATIVE = """
+@ct.kernel
+def k(x, y, z):
+    t = ct.load(x, index=(0, 0, 0), shape=(2, 4, 8))
+    ct.store(y, index=(0, 0, 0), tile=ct.permute(t, (-1, 0, -2)))
+    ct.store(z, index=(0, 0, 0), tile=t.permute((0, -1, 1)))
+
+def run(x):
+    y = torch.empty(8, 2, 4)
+    z = torch.empty(2, 8, 4)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z))
+    return y, z
+"""
+
+
+def test_permute_with_negative_axes(tmp_path):
+    mod = build(PERMUTE_NEGATIVE, tmp_path)
+    x = torch.randn(2, 4, 8)
+    y, z = mod.run(x)
+    torch.testing.assert_close(y, x.permute(2, 0, 1))
+    torch.testing.assert_close(z, x.permute(0, 2, 1))
+    assert "tl.permute(t, (2, 0, 1))" in open(mod.__file__).read()

@@ -727,9 +727,14 @@ def op_permute(lw, call, args):
     axes = _req(lw, "permute", args, "axes", call)
     elts = _static_tuple(lw, axes, "permute axes", call)
     perm = [e.value for e in elts]
+    codes = [e.code for e in elts]
+    if all(isinstance(p, int) and not isinstance(p, bool) for p in perm):
+        # negative axes count from the end, as in cuTile (tl.permute takes 0..n-1 only)
+        perm = [p % len(perm) if -len(perm) <= p < 0 else p for p in perm]
+        codes = [str(p) for p in perm]
     shape = ([x.shape[p] for p in perm] if x.shape and all(isinstance(p, int) for p in perm)
              and sorted(perm) == list(range(len(x.shape))) else None)
-    return V(f"tl.permute({x.code}, ({', '.join(e.code for e in elts)}{',' if len(elts) == 1 else ''}))",
+    return V(f"tl.permute({x.code}, ({', '.join(codes)}{',' if len(codes) == 1 else ''}))",
              T.TILE, rank=len(elts), shape=shape)
 
 

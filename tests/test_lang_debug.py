@@ -180,3 +180,31 @@ def test_debug_ops_compile_for_sm90(tmp_path):
         ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, 16))
     """, "run", "torch.zeros(16, dtype=torch.int32), 32", tmp_path)
     assert "OK" in out, out
+
+
+# tuples print as Python prints them: known elements as text, runtime ones as values (found by the
+# check on cutile-python's test_print: `tl.device_print('{}', x.shape)` took a tuple, a C2T110)
+PRINT_TUPLES = """
+@ct.kernel
+def k(x, n, T: ConstInt):
+    t = ct.load(x, index=(0, 0), shape=(2, T))
+    ct.print(t.shape)
+    ct.print("x:", x.shape, sep=" ")
+    print(f"nested={((T, 'a'), n)} one={(n,)} none={()}")
+    ct.store(x, index=(0, 0), tile=t)
+
+def run(x, n):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, 4))
+"""
+
+
+def test_tuples_print_as_python_prints_them(tmp_path, capfd):
+    mod = build(PRINT_TUPLES, tmp_path)
+    code = open(mod.__file__).read()
+    assert "tl.device_print('(2, {})', T)" in code          # (T: a constexpr, printed as a value)
+    assert "tl.device_print('x: ({}, {})', x_shape_0, x_shape_1)" in code
+    assert """tl.device_print("nested=(({}, 'a'), {}) one=({},) none=()", T, n, n)""" in code
+    mod.run(torch.zeros(2, 4, dtype=torch.int32), 9)
+    out = capfd.readouterr().out
+    assert "(2, {})" in out and "x: ({}, {})" in out and "none=()" in out
+    assert compile_sm90(PRINT_TUPLES, "run", "torch.zeros(2, 4, dtype=torch.int32), 9", tmp_path).count("OK")

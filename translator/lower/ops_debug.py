@@ -75,6 +75,8 @@ def _py_to_ir(e: ast.expr, span) -> N.Expr:
         return N.UnaryOp(span=span, op="-", operand=_py_to_ir(e.operand, span))
     if isinstance(e, ast.Call) and not e.keywords and not any(isinstance(a, ast.Starred) for a in e.args):
         return N.Call(span=span, func=_py_to_ir(e.func, span), args=[_py_to_ir(a, span) for a in e.args])
+    if isinstance(e, ast.Tuple):
+        return N.TupleExpr(span=span, elts=[_py_to_ir(x, span) for x in e.elts])
     if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant):
         return N.Subscript(span=span, value=_py_to_ir(e.value, span), index=_py_to_ir(e.slice, span))
     raise ValueError(ast.unparse(e))
@@ -108,16 +110,42 @@ def _print_parts(lw, node, out_text: list, out_vals: list):
                 except (ValueError, TypeError):
                     text += str(v.value)
                 continue
+            if v.kind == T.TUPLE and v.elts is not None:
+                t, vals = _tuple_parts(v)
+                text += t
+                out_vals.extend(vals)
+                continue
             text += "{}"
             out_vals.append(v.code)         # a constexpr (Constant parameter) prints as a value
         out_text.append(text)
         return
     v = lw.expr(node)
-    if v.known and isinstance(v.value, (str, int, float, bool)):
+    if v.kind == T.TUPLE and v.elts is not None:
+        t, vals = _tuple_parts(v)
+        out_text.append(t)
+        out_vals.extend(vals)
+    elif v.known and isinstance(v.value, (str, int, float, bool)):
         out_text.append(str(v.value))
     else:
         out_text.append("{}")
         out_vals.append(v.code)
+
+
+def _tuple_parts(v: V):
+    """A tuple printed as Python prints it, `(2, 'a', {})`: known elements as text (repr), runtime
+    ones as `{}` with their values (tl.device_print takes no tuple)."""
+    texts, vals = [], []
+    for e in v.elts:
+        if e.kind == T.TUPLE and e.elts is not None:
+            t, sub = _tuple_parts(e)
+            texts.append(t)
+            vals.extend(sub)
+        elif e.known and isinstance(e.value, (str, int, float, bool, type(None))):
+            texts.append(repr(e.value))
+        else:
+            texts.append("{}")
+            vals.append(e.code)
+    return "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")", vals
 
 
 def print_call(lw, call: N.Call, name: str = "print") -> V:

@@ -208,3 +208,16 @@ def test_tuples_print_as_python_prints_them(tmp_path, capfd):
     out = capfd.readouterr().out
     assert "(2, {})" in out and "x: ({}, {})" in out and "none=()" in out
     assert compile_sm90(PRINT_TUPLES, "run", "torch.zeros(2, 4, dtype=torch.int32), 9", tmp_path).count("OK")
+
+
+def test_shape_of_an_array_of_unknown_rank_is_refused_not_printed_empty():
+    # (x is never indexed, so its rank is unknown: printing its shape as `()` would be wrong)
+    res = translate("""
+    @ct.kernel
+    def k(x, y):
+        ct.print(x.shape)
+        ct.print(y.shape)
+        ct.store(y, index=(0, 0), tile=ct.zeros((2, 2), dtype=ct.float32))
+    """)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert [d.code for d in errs] == ["C2T104"] and "`x.shape`" in errs[0].message and res.stubs == ["k"]

@@ -341,7 +341,9 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
     env = {}
     for kp in plan.params:
         if kp.kind == "array":
-            env[kp.name] = V(kp.name, T.ARRAY, array=ArrayRef.for_param(kp.name, kp.rank or 0))
+            ref = ArrayRef.for_param(kp.name, kp.rank or 0)
+            ref.rank_unknown = kp.rank is None
+            env[kp.name] = V(kp.name, T.ARRAY, array=ref)
         elif kp.kind == "list":
             env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
         elif kp.kind == "constexpr" and kp.isdtype:

@@ -251,6 +251,10 @@ def op_scatter(lw, call, args):
 
 def array_attr(lw, base: V, attr: str, node) -> V:
     arr = base.array
+    if arr.rank_unknown and attr in ("shape", "strides", "ndim"):
+        # (its rank comes from nothing the kernel does with it: `()` would be a wrong answer)
+        lw.fail("C2T104", f"`{arr.ptr}.{attr}`: the kernel does not index `{arr.ptr}` anywhere, so its rank "
+                          "is not known", node)
     if attr == "shape":
         elts = [V(s, T.SCALAR) for s in arr.shapes]
         return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)

@@ -41,6 +41,7 @@ class ArrayRef:
     strides: list = field(default_factory=list)
     root: str = ""          # the parameter it comes from, when `ptr` is an expression (list elements)
     from_list: bool = False  # an element of a list parameter: its codes read the table at `index`
+    rank_unknown: bool = False   # a parameter the kernel uses only through its pointer (rank None)
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":

@@ -532,3 +532,24 @@ def test_dataclasses_with_post_init_or_decorated_methods_are_not_rebuilt():
     for extra in ("    def __post_init__(self):\n        pass\n", "    @property\n    def c(self):\n        return 1\n"):
         src = DC_METHODS.replace("    def apply(self, t):", extra + "\n    def apply(self, t):")
         assert "C2T103" in codes(src), extra
+
+
+def test_a_loop_of_launches_with_a_dtype_parameter_stays_one_launch_each_and_says_why(tmp_path):
+    src = """
+@ct.kernel
+def k(x, y, DT: ct.Constant[ct.DType]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(ct.load(x, index=(ct.bid(0),), shape=(16,)), DT))
+
+def run(xs, ys):
+    for x, y in zip(xs, ys):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, ct.float16))
+    return ys
+"""
+    res = translate(src)
+    assert any(d.code == "C2T207" and "ct.Constant[ct.DType]" in d.message for d in res.diagnostics), \
+        [d.format() for d in res.diagnostics]
+    mod = build(src, tmp_path)
+    xs = [torch.randn(16), torch.randn(16)]
+    ys = mod.run(xs, [torch.empty(16, dtype=torch.float16) for _ in xs])
+    for x, y in zip(xs, ys):
+        torch.testing.assert_close(y, x.half())

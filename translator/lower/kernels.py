@@ -507,6 +507,8 @@ def batch_refusal(plan: KernelPlan, info) -> str:
         return "it has dual-kernel layout flags"
     if plan.subs:
         return "the ranks of its arrays pick one of several kernels"
+    if any(p.isdtype for p in plan.params):
+        return "a ct.Constant[ct.DType] parameter takes the launcher's dtype conversion"
     if any(p.kind == "list" for p in plan.params):
         return "it takes a list of arrays"
     for n in walk(plan.fd.body):

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90
+from kernel_util import build, checked, compile_sm90, translate
 
 FIRST_NEGATIVE = """
 @ct.kernel
@@ -758,3 +758,46 @@ def test_chunked_cross_entropy_computes(tmp_path, dtype, tdtype):
     torch.testing.assert_close(x, soft, rtol=tol, atol=tol)
     ref = -torch.log(soft.float()[torch.arange(4), t.long()])
     torch.testing.assert_close(loss, ref, rtol=tol, atol=tol)
+
+
+# A number a loop or a run-time `if` changes is a run-time scalar after it, never a constexpr: the
+# translation annotated `a: tl.constexpr = k // 3` after `k = 0; while k < 3: k += 1`, which Triton
+# rejects ("error encountered during parsing"; found by the fuzzer, seed 5021 of generation 2).
+PATH_NUMBERS = """
+@ct.kernel
+def k(out, n):
+    w = 0
+    while w < 3:
+        w = w + 1
+    s = 0
+    for i in range(n):
+        s = s + 2
+    t = 1
+    if ct.bid(0) > 0:
+        t = 5
+    elif n > 100:
+        t = 7
+    q, r = divmod(s, 3)
+    a = w // 2
+    b = t * 2
+    c = q == 1
+    ct.scatter(out, ct.bid(0) * 4 + 0, ct.full((), a, dtype=ct.int32))
+    ct.scatter(out, ct.bid(0) * 4 + 1, ct.full((), b, dtype=ct.int32))
+    ct.scatter(out, ct.bid(0) * 4 + 2, ct.full((), q * 10 + r, dtype=ct.int32))
+    ct.scatter(out, ct.bid(0) * 4 + 3, ct.where(c, 1, 0))
+
+def run(n):
+    out = torch.zeros(8, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (2,), k, (out, n))
+    return out.tolist()
+"""
+
+
+def test_numbers_changed_on_a_run_time_path_are_run_time_values(tmp_path):
+    res = checked(PATH_NUMBERS)       # Triton's front end accepts it (it did not for the loops)
+    assert ": tl.constexpr =" not in res.code.split("def k(", 1)[1].split("\ndef ", 1)[0]
+    mod = build(PATH_NUMBERS, tmp_path)
+    for n in (0, 2, 4):
+        q, r = divmod(2 * n, 3)
+        assert mod.run(n) == [1, 2, q * 10 + r, int(q == 1), 1, 10, q * 10 + r, int(q == 1)], n
+

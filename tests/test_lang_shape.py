@@ -391,3 +391,32 @@ def test_permute_with_negative_axes(tmp_path):
     torch.testing.assert_close(y, x.permute(2, 0, 1))
     torch.testing.assert_close(z, x.permute(0, 2, 1))
     assert "tl.permute(t, (2, 0, 1))" in open(mod.__file__).read()
+
+
+def test_ellipsis_in_a_tile_index_stands_for_the_remaining_axes(tmp_path):
+    # Triton's tensors take no `...` ("unsupported tensor index: constexpr[Ellipsis]", found by the
+    # fuzzer): it is spelled out as one `:` per axis the other parts leave
+    mod = build("""
+    @ct.kernel
+    def k(x, out):
+        t = ct.load(x, index=(0, 0), shape=(2, 4))
+        a = t[None, ...]            # (1, 2, 4)
+        b = t[..., None]            # (2, 4, 1)
+        c = t[:, None, ...]         # (2, 1, 4)
+        d = ct.reshape(t, (8,))[..., None] * 0
+        ct.store(out, index=(0, 0, 0), tile=a + ct.permute(b, (2, 0, 1)) + ct.permute(c, (1, 0, 2))
+                 + ct.reshape(d, (1, 2, 4)))
+
+    def run(x):
+        out = torch.zeros((1, 2, 4), dtype=x.dtype)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out))
+        return out
+    """, tmp_path)
+    x = torch.arange(8, dtype=torch.float32).reshape(2, 4)
+    assert torch.equal(mod.run(x), 3 * x[None])
+    assert "C2T103" in codes("""
+    @ct.kernel
+    def k(x):
+        t = ct.load(x, index=(0,), shape=(4,))
+        u = t[..., None, ...]
+    """)

@@ -187,14 +187,26 @@ class ExpressionLowering:
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
             parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
             out, rank = [], base.rank
+            dots = [p for p in parts if isinstance(p, N.Const) and p.value is Ellipsis]
+            if len(dots) > 1:
+                self.fail("C2T103", "a tile index can hold one `...` only", dots[1])
+            if dots:
+                # Triton's tensors take no Ellipsis: `...` stands for the axes the other parts leave
+                if base.rank is None:
+                    self.fail("C2T104", "`...` in a tile index needs the tile's rank, which is not known "
+                                        "here", dots[0], hint="write one `:` per axis")
+                fill = base.rank - sum(1 for p in parts if not (isinstance(p, N.Const) and p.value in (None, Ellipsis)))
+                if fill < 0:
+                    self.fail("C2T103", f"too many indices for a tile of rank {base.rank}", e)
+                at = parts.index(dots[0])
+                parts = parts[:at] + [N.SliceExpr(span=dots[0].span, lower=None, upper=None, step=None)] * fill \
+                    + parts[at + 1:]
             for p in parts:
                 if isinstance(p, N.SliceExpr) and p.lower is None and p.upper is None and p.step is None:
                     out.append(":")
                 elif isinstance(p, N.Const) and p.value is None:
                     out.append("None")
                     rank = rank + 1 if rank is not None else None
-                elif isinstance(p, N.Const) and p.value is Ellipsis:
-                    out.append("...")
                 else:
                     self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
                                         "(use ct.extract or .item())", p)

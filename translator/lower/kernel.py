@@ -602,7 +602,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.if_path.pop()
             if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
                 self._warn_constants_merged(st, before, after_body)
-        self._merge_env(after_body)
+        self._merge_env(after_body, runtime=not test.is_static)
         if frame is not None:
             self._one_branch_per_iteration(frame, start, mid)
 
@@ -655,7 +655,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         from .arrays import walk
         return any(isinstance(n, N.Name) and n.id in names for n in walk(stmts))
 
-    def _merge_env(self, other: dict):
+    def _merge_env(self, other: dict, runtime: bool = True):
+        """The names after two paths met (the branches of an `if`; a loop and no iteration of it).
+        A number whose value depends on a run-time path is a run-time scalar after it, not a
+        constexpr (`t = 1` then `if pid > 0: t = 2`); a constexpr `if` keeps it compile-time."""
         for k, v in other.items():
             if k not in self.env:
                 self.env[k] = v
@@ -664,7 +667,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             elif (self.env[k].known or v.known) and not (
                     self.env[k].known and v.known and type(self.env[k].value) is type(v.value)
                     and self.env[k].value == v.value):
-                self.env[k] = self._forget(self.env[k])     # the value depends on the path taken
+                was = self.env[k]
+                self.env[k] = self._forget(was)     # the value depends on the path taken
+                if runtime and was.kind == T.STATIC and any(
+                        isinstance(x.value, (bool, int, float)) and x.known for x in (was, v)):
+                    self.env[k] = dataclasses.replace(self.env[k], kind=T.SCALAR)
             if k in other and self.env[k].shape != other[k].shape:   # known only if both paths agree
                 self.env[k] = dataclasses.replace(self.env[k], shape=None)
             if k in other and self.env[k].nonneg != other[k].nonneg:     # so is a sign
@@ -682,7 +689,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         for k in names:
             v = self.env.get(k)
             if v is not None and v.known and v.kind in (T.STATIC, T.SCALAR, T.TILE, T.TUPLE):
-                self.env[k] = self._forget(v)
+                v = self._forget(v)
+                if v.kind == T.STATIC and isinstance(self.env[k].value, (bool, int, float)):
+                    # a number the loop changes is a run-time scalar there and after it (`k = 0;
+                    # while k < n: k += 1`), never a constexpr (Triton rejects `a: tl.constexpr = k // 3`)
+                    v = dataclasses.replace(v, kind=T.SCALAR)
+                self.env[k] = v
             elif v is not None and v.nonneg is not None:       # a later iteration may see another sign
                 self.env[k] = dataclasses.replace(v, nonneg=None)
         return names

@@ -15,6 +15,7 @@ def main(argv=None) -> int:
     g.add_argument("--count", type=int, default=1)
     g.add_argument("-o", "--out", required=True)
     g.add_argument("--cpu", action="store_true", help="no bfloat16 (programs for the CPU interpreter)")
+    g.add_argument("--gen", type=int, default=2, help="generator generation (1: the statement kinds of the first runs; 2: more)")
     r = sub.add_parser("run", help="translate every fuzz_*.py in DIR and, with --gpu, compare with cuTile")
     r.add_argument("dir")
     r.add_argument("--gpu", action="store_true", help="run original and translation (needs CUDA and cuTile)")
@@ -40,7 +41,7 @@ def main(argv=None) -> int:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         for seed in range(a.seed, a.seed + a.count):
-            prog = generate(seed, gpu=not a.cpu)
+            prog = generate(seed, gpu=not a.cpu, gen=a.gen)
             (out / f"{prog.name}.py").write_text(prog.source)
         print(f"wrote {a.count} programs to {out}")
         return 0

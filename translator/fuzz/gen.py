@@ -11,6 +11,7 @@ from .choices import Choices, decode, encode
 from .kernel_gen import KernelGen
 
 HEADER = "# c2t-fuzz"
+GEN = 2         # the generation generate() makes by default (a header without gen= is generation 1)
 
 
 class Names:
@@ -39,11 +40,13 @@ def _torch_dtype(dt: str) -> str:
     return f"torch.{dt}"
 
 
-def generate(seed: int | None = None, choices: list | None = None, gpu: bool = True) -> Program:
-    """gpu=False leaves bfloat16 out (the stock interpreter computes it wrongly: CPU corpus)."""
+def generate(seed: int | None = None, choices: list | None = None, gpu: bool = True, gen: int = GEN) -> Program:
+    """gpu=False leaves bfloat16 out (the stock interpreter computes it wrongly: CPU corpus). gen: the
+    generator generation (1: the statement kinds of the first runs, so their seeds regenerate them;
+    2 adds translator/fuzz/more_gen.py's)."""
     ch = Choices(seed, replay=choices)
     names = Names()
-    kernels = [KernelGen(ch, i, names, gpu).build() for i in range(1 + ch.int(3))]
+    kernels = [KernelGen(ch, i, names, gpu, gen).build() for i in range(1 + ch.int(3))]
     relaunch = [bool(ch.chance(25)) for _ in kernels]
     src = render(kernels, relaunch, names)
     classes = sorted(set().union(*(k.classes for k in kernels)) |
@@ -51,7 +54,7 @@ def generate(seed: int | None = None, choices: list | None = None, gpu: bool = T
                      ({"relaunch"} if any(relaunch) else set()) |
                      ({"bytarget"} if any("ByTarget" in k.decorator for k in kernels) else set()) |
                      ({"bfloat16"} if "bfloat16" in src else set()))
-    head = (f"{HEADER} seed={seed if seed is not None else '-'} gpu={int(gpu)}\n"
+    head = (f"{HEADER} seed={seed if seed is not None else '-'} gpu={int(gpu)}" + (f" gen={gen}" if gen != 1 else "") + "\n"
             f"{HEADER} classes: {' '.join(classes)}\n"
             f"{HEADER} choices: {encode(ch.made)}\n")
     return Program(seed, list(ch.made), head + src, classes)
@@ -121,14 +124,15 @@ def header(source: str) -> dict:
     """seed, gpu, classes and choices from a generated file's header (empty dict if none)."""
     info = {}
     for line in source.splitlines()[:3]:
-        m = re.match(rf"{HEADER} (seed=(\S+) gpu=(\d))?(classes: (.*))?(choices: (.*))?$", line)
+        m = re.match(rf"{HEADER} (seed=(\S+) gpu=(\d)(?: gen=(\d+))?)?(classes: (.*))?(choices: (.*))?$", line)
         if not m:
             continue
         if m.group(1):
             info["seed"] = None if m.group(2) == "-" else int(m.group(2))
             info["gpu"] = m.group(3) == "1"
-        if m.group(4):
-            info["classes"] = m.group(5).split()
-        if m.group(6):
-            info["choices"] = decode(m.group(7))
+            info["gen"] = int(m.group(4) or 1)
+        if m.group(5):
+            info["classes"] = m.group(6).split()
+        if m.group(7):
+            info["choices"] = decode(m.group(8))
     return info

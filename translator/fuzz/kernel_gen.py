@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .choices import Choices
+from .more_gen import MORE_KINDS, MoreStatements
 from .values import (FLOATS, GPU_ONLY, INTS, LIMIT, MAX_NUMEL, Val, broadcast, ct_dtype, is_float, numel,
                      promote, shape_text)
 
@@ -48,9 +49,9 @@ class Kernel:
     flag: str = ""                                 # name of a Constant[int] flag param (relaunched with 1 - value)
 
 
-class KernelGen:
-    def __init__(self, ch: Choices, kid: int, names, gpu: bool):
-        self.ch, self.kid, self.names, self.gpu = ch, kid, names, gpu
+class KernelGen(MoreStatements):
+    def __init__(self, ch: Choices, kid: int, names, gpu: bool, gen: int = 2):
+        self.ch, self.kid, self.names, self.gpu, self.gen = ch, kid, names, gpu, gen
         blocks = 1 + ch.int(3)
         self.k = Kernel(f"kernel_{kid}", blocks, self._decorator())
         self.vals: list[Val] = []
@@ -228,6 +229,8 @@ class KernelGen:
     def statement(self):
         kinds = ["binary", "unary", "reduce", "cast", "scan", "shape", "where", "read", "loop", "if",
                  "helper", "nested", "custom_reduce", "scalar_param", "matmul"]
+        if self.gen >= 2:
+            kinds += MORE_KINDS
         getattr(self, "s_" + self.ch.pick(kinds))()
 
     def s_read(self):

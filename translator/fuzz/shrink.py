@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .gen import generate, header
+from .gen import GEN, generate, header
 
 
 def shrink_choices(choices: list, gpu: bool, holds: Callable[[str], bool], *, budget_s: float = 300.0,
-                   max_tries: int = 2000, log=None) -> tuple[list, str]:
+                   max_tries: int = 2000, log=None, gen: int = GEN) -> tuple[list, str]:
     """(smallest choices found, its source) such that holds(source) is True for it."""
     seen: dict[str, bool] = {}
     end = time.time() + budget_s
@@ -21,7 +21,7 @@ def shrink_choices(choices: list, gpu: bool, holds: Callable[[str], bool], *, bu
 
     def test(c):
         nonlocal tries
-        src = generate(choices=c, gpu=gpu).source
+        src = generate(choices=c, gpu=gpu, gen=gen).source
         body = src.split("\n", 3)[3]              # the header differs with the choices, the program may not
         key = hashlib.sha256(body.encode()).hexdigest()
         if key not in seen:
@@ -83,7 +83,7 @@ def shrink_file(path: Path, until: str, *, gpu_run: bool, budget_s: float = 300.
     if "choices" not in info:
         raise ValueError(f"{path} has no '# c2t-fuzz choices:' header: not a generated program")
     _, src = shrink_choices(info["choices"], info.get("gpu", True), predicate(until, gpu_run),
-                            budget_s=budget_s, log=log)
+                            budget_s=budget_s, log=log, gen=info.get("gen", 1))
     out = path.with_name(path.stem + "_shrunk.py")
     out.write_text(src)
     return out

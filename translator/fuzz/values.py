@@ -8,9 +8,9 @@ from dataclasses import dataclass
 FLOATS = ("float32", "float16")
 INTS = ("int32", "int16", "int8")
 GPU_ONLY = ("bfloat16",)            # the stock interpreter gets bf16 wrong: GPU runs only
-WIDTH = {"float32": 32, "float16": 16, "bfloat16": 16, "int32": 32, "int16": 16, "int8": 8}
+WIDTH = {"float32": 32, "float16": 16, "bfloat16": 16, "int32": 32, "int16": 16, "int8": 8, "uint8": 8}
 # largest |integer| each dtype holds exactly (and sums stay in range)
-LIMIT = {"float32": 2 ** 22, "float16": 1024, "bfloat16": 128, "int32": 2 ** 28, "int16": 2 ** 13, "int8": 60}
+LIMIT = {"float32": 2 ** 22, "float16": 1024, "bfloat16": 128, "int32": 2 ** 28, "int16": 2 ** 13, "int8": 60, "uint8": 120}
 MAX_NUMEL = 256
 
 

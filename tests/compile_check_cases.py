@@ -133,7 +133,42 @@ def k(x, y, T: ConstInt):
 def run(x, y):
     ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 16))
 """
-@pytest.mark.parametrize("src,ok_with", [(ONLY_INT8, "int8 arrays (index arrays too)")])
+# (fuzzer, generation 2: a running int16 sum beside a bitcast that needs 32-bit data; an int8
+# accumulator among more arrays than the one-array-at-a-time typings try)
+INT16_COUNT = """
+@ct.kernel
+def k(a, x, y, o, N: ConstInt):
+    v = ct.bitcast(ct.abs(ct.load(a, index=(0,), shape=(4,))), ct.float32)
+    acc = ct.zeros((1,), dtype=ct.int16)
+    for i in range(N):
+        t = ct.load(x, index=(i,), shape=(1,))
+        if i % 2 == 1:
+            continue
+        acc = acc + t
+    ct.store(y, index=(0,), tile=acc)
+    ct.store(o, index=(0,), tile=v)
+
+def run(a, x, y, o):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a, x, y, o, 3))
+"""
+MANY_ARRAYS = """
+@ct.kernel
+def k(x1, x2, x3, x4, x5, o1, o2, o3):
+    acc = ct.full((2, 4), 1, dtype=ct.int8)
+    for i in range(2):
+        acc = acc + ct.load(x4, index=(i, 0), shape=(2, 4))
+    ct.store(o1, index=(0, 0), tile=acc)
+    ct.store(o2, index=(0,), tile=ct.load(x1, index=(0,), shape=(4,)) + ct.load(x2, index=(0,), shape=(4,)))
+    ct.store(o3, index=(0,), tile=ct.load(x3, index=(0,), shape=(4,)) * ct.load(x5, index=(0,), shape=(4,)))
+
+def run(*args):
+    ct.launch(torch.cuda.current_stream(), (1,), k, args)
+"""
+@pytest.mark.parametrize("src,ok_with", [
+    (ONLY_INT8, "`x` int8 (the dtypes of the accumulators they feed), the other arrays float32"),
+    (INT16_COUNT, "`x` int16 (the dtypes of the accumulators they feed), the other arrays float32"),
+    (MANY_ARRAYS, "`x4` int8 (the dtypes of the accumulators they feed), the other arrays float32")],
+    ids=["int8_accumulator", "int16_count_beside_bitcast", "accumulator_among_8_arrays"])
 def test_a_kernel_valid_only_for_other_array_dtypes_is_no_error(src, ok_with):
     res = translator.translate_source(HEADER + textwrap.dedent(src), "k.py", CHECK)
     assert res.ok and not res.stubs, [d.format() for d in res.diagnostics]

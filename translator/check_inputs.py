@@ -53,7 +53,7 @@ def kernel_checks(info, plans: dict) -> list:
                 types.append((_label(floats[0], index, "int64"), floats[0], "int64"))
             # (a spec's dtypes are its cases' dtype: its make_args may give some arrays others)
             fallback = [(label, _binder(arrays, lists, scalars, index, fdt, "int32", per), consts)
-                        for label, fdt, per in _fallback_types(arrays, index)]
+                        for label, fdt, per in _fallback_types(arrays, index, accumulator_dtypes(fd, info))]
             for vname, _values, lines in sub.variants or [(sub.name, {}, sub.lines)]:
                 out.append(KernelCheck(
                     jit_name=vname, kernel=name, line=fd.span.line, body=list(lines),
@@ -66,16 +66,23 @@ def kernel_checks(info, plans: dict) -> list:
 _FALLBACK_MAX_ARRAYS = 6     # mixed typings are tried one array at a time up to this many arrays
 
 
-def _fallback_types(arrays: dict, index: set) -> list:
+def _fallback_types(arrays: dict, index: set, acc: dict = None) -> list:
     """[(label, data dtype, {array: dtype})]: every array int32, int16 or int8 (index arrays too);
-    then each data array alone of another dtype among fp32 ones, and among int32 ones."""
-    data = sorted(a for a in arrays if a not in index)
+    then each array alone of another dtype among fp32 ones, and among int32 ones (an index array:
+    of a narrower integer type, as a running count of int16 data makes one). First of all, where
+    `acc` (accumulator_dtypes) gives some arrays a dtype: those, among fp32 and among int32."""
     out = [(f"{dt} arrays" + (" (index arrays too)" if index else ""), dt, {a: dt for a in index})
            for dt in ("int32", "int16", "int8")]
-    if 1 < len(data) <= _FALLBACK_MAX_ARRAYS:
+    acc = {a: d for a, d in (acc or {}).items() if a in arrays}
+    if acc:
+        said = ", ".join(f"`{a}` {d}" for a, d in sorted(acc.items()))
+        out = [(f"{said} (the dtypes of the accumulators they feed), the other arrays {base}", base, acc)
+               for base in ("float32", "int32")] + out
+    if 1 < len(arrays) <= _FALLBACK_MAX_ARRAYS:
         for base in ("float32", "int32"):
             out += [(f"`{a}` {dt}, the other arrays {base}", base, {a: dt})
-                    for a in data for dt in _FALLBACK_DTYPES if dt != base]
+                    for a in sorted(arrays) for dt in (_FALLBACK_DTYPES if a not in index else ("int16", "int8"))
+                    if dt != base]
     return out
 
 
@@ -257,10 +264,10 @@ def _const_kind(info, ann, fd) -> str:
 
 
 # ---------------------------------------------------------------- index arrays
-def index_arrays(fd: N.FunctionDef, info, _seen=None, params_too=False) -> set:
-    """Array parameters whose tiles the kernel uses as indices (gather/scatter/load indices, range
-    bounds, bitwise operands), so that they hold integers: a tile's source arrays are followed
-    through assignments (flow-insensitively); an explicit cast ends the trail."""
+def _taints(fd: N.FunctionDef, info, params_too=False):
+    """(taint, sources, assigns): the array parameters each name's values may come from (followed
+    through assignments flow-insensitively; an explicit cast ends the trail), and `sources(e)`, those
+    of an expression."""
     params = {p.name for p in fd.params}
     # a helper's parameters may be tiles of the caller's arrays: each is its own source there
     taint: dict = {p: {p} for p in params} if params_too else {}
@@ -284,6 +291,8 @@ def index_arrays(fd: N.FunctionDef, info, _seen=None, params_too=False) -> set:
             if value is None or _is_cast(info, value):
                 continue
             src = sources(value)
+            if isinstance(st, N.AugAssign):
+                src = src | sources(st.target)
             targets = st.targets if isinstance(st, N.Assign) else [st.target]
             for t in targets:
                 for x in walk(t):
@@ -292,6 +301,37 @@ def index_arrays(fd: N.FunctionDef, info, _seen=None, params_too=False) -> set:
                         changed = True
         if not changed:
             break
+    return taint, sources, assigns
+
+
+def accumulator_dtypes(fd: N.FunctionDef, info) -> dict:
+    """{array: dtype}: arrays whose data a tile made with an explicit dtype accumulates (`acc =
+    ct.zeros(s, dtype=ct.int8)`, then `acc = acc + ct.load(x, ...)`): in cuTile a loop-carried
+    accumulator keeps its type, so x holds that dtype (the check's first fallback typing)."""
+    taint, _, assigns = _taints(fd, info)
+    arrays = {p.name for p in fd.params if not info.is_constant_annotation(p.annotation)}
+    out: dict = {}
+    for st in assigns:
+        if not (isinstance(st, N.Assign) and isinstance(st.value, N.Call)
+                and info.ct_path(st.value.func) in ("zeros", "ones", "full")):
+            continue
+        dt = next((k.value for k in st.value.keywords if k.name == "dtype"), None)
+        path = info.ct_path(dt) if dt is not None else None
+        if path not in _FLOATS and path not in _INTS or path == "bool":
+            continue
+        for t in st.targets:
+            if isinstance(t, N.Name):
+                for a in taint.get(t.id, set()) & arrays:
+                    out[a] = path if out.get(a, path) == path else None      # (two: no hint)
+    return {a: d for a, d in out.items() if d is not None}
+
+
+def index_arrays(fd: N.FunctionDef, info, _seen=None, params_too=False) -> set:
+    """Array parameters whose tiles the kernel uses as indices (gather/scatter/load indices, range
+    bounds, bitwise operands), so that they hold integers: a tile's source arrays are followed
+    through assignments (flow-insensitively); an explicit cast ends the trail."""
+    params = {p.name for p in fd.params}
+    taint, sources, assigns = _taints(fd, info, params_too)
     used = set()
     for n in walk(fd.body):
         spots = []

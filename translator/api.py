@@ -7,12 +7,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
-from . import emit, partial, rules
+from . import emit, partial
 from .analysis import analyze
 from .diagnostics import ERROR, WARNING, Reporter, TranslationError
 from .imports import check_cutile_imports
 from .helper_sets import kernel_helpers, library_helpers
-from .host import Edit, apply_edits, host_name_uses, rewrite_host
+from .host import Edit, apply_edits, drop_ct_aliases, host_name_uses, rewrite_host
 from .ir import nodes as N
 from .ir.build import build_module
 from .lower.arrays import walk
@@ -169,12 +169,14 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         # reported where the kernel calls it; the module is refused)
         helper_names |= helpers
     n_host = len(rep.items)
-    edits = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
-        h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds), needs=shared.host_needs) + stubs
+    host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
+        h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds))
+    _apply_host_facts(host, plans, shared)
+    edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
     edits.extend(_imports_and_prelude(info, shared, text))
     replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
-    edits.extend(_drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
+    edits.extend(drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
     host_errors = [d for d in rep.items[n_host:] if d.severity == ERROR]
     contained = options.partial and not any(d.severity == ERROR for d in rep.items[n_start:n_host])
     if refused_fds or (contained and host_errors):
@@ -204,6 +206,16 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
             return Result(None, rep.sorted(), _mark_checked(kernels, rep), filename), {}
         diags = rep.sorted()
     return Result(code, diags, kernels, filename, stubs=sorted(refused_fds)), {}
+
+
+def _apply_host_facts(host, plans: dict, shared: Shared):
+    """What the host rewrite found that the kernels' code and the host prelude depend on."""
+    shared.host_needs |= host.needs
+    for name in host.tuned:         # exhaustive_search autotunes it: its _c2t_meta_<kernel>
+        plans[name].tuned = True
+    for name, (consts, arrays, written) in host.batched.items():    # host loops launch it: its batched twin
+        plan = plans[name]
+        plan.batched, plan.batch_consts, plan.batch_arrays, plan.batch_written = True, consts, arrays, written
 
 
 def _summaries(plans: dict, names, rep: Reporter) -> list:
@@ -354,34 +366,6 @@ def _mark_checked(kernels: list, rep: Reporter) -> list:
         if k.name in bad:
             k.translated = False
     return kernels
-
-
-def _drop_ct_aliases(info, uses: dict, text: str, rep) -> list:
-    """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`: kernel-only names, removed."""
-    edits = []
-    defs: dict = {}
-    for st in info.module.body:
-        if isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
-            defs[st.targets[0].id] = defs.get(st.targets[0].id, 0) + 1
-    for st in info.module.body:
-        if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)):
-            continue
-        name = st.targets[0].id
-        if name not in info.constant_aliases and name not in info.ct_constants:
-            continue
-        if uses.get(name, 0) > defs[name]:
-            path = info.ct_constants.get(name)
-            if path in rules.HOST_DTYPES:
-                # `OUT_DTYPE = ct.float16` read on the host (passed to a launch): torch's dtype there
-                edits.append(Edit(st.value.span.start, st.value.span.end, rules.HOST_DTYPES[path]))
-                continue
-            rep.add("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span)
-            continue
-        start = text.rfind("\n", 0, st.span.start) + 1
-        end = text.find("\n", st.span.start)
-        end = len(text) if end < 0 else end + 1
-        edits.append(Edit(start, end, ""))
-    return edits
 
 
 def _version() -> str:

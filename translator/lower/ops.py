@@ -1,6 +1,7 @@
 """Lowering of cuTile operations, operators and calls inside kernel code."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional
 
@@ -8,6 +9,7 @@ from .. import rules
 from ..ir import nodes as N
 from . import dtype_facts
 from . import registry
+from .registry import op
 from . import types as T
 from .types import ArrayRef, V, paren
 
@@ -286,6 +288,7 @@ def _index(lw, args, key, name, call, rank) -> list:
 
 
 # ---------------------------------------------------------------- grid
+@op("bid")
 def op_bid(lw, call, args):
     ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
     if lw.coarsen and ax.known and ax.value == 0:       # (a coarsened kernel: lower/coarsen.py)
@@ -293,11 +296,13 @@ def op_bid(lw, call, args):
     return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
+@op("num_blocks")
 def op_num_blocks(lw, call, args):
     ax = _static(lw, _req(lw, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
     return V(f"tl.num_programs({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
+@op("num_tiles")
 def op_num_tiles(lw, call, args):
     arr = _array(lw, args, "array", "num_tiles", call)
     ax = _static(lw, _req(lw, "num_tiles", args, "axis", call), "ct.num_tiles axis", call)
@@ -312,6 +317,7 @@ def op_num_tiles(lw, call, args):
     return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
 
 
+@op("cdiv")
 def op_cdiv(lw, call, args):
     a, b = _req(lw, "cdiv", args, "x", call), _req(lw, "cdiv", args, "y", call)
     if a.is_static and b.is_static:
@@ -340,6 +346,7 @@ def _dtype(lw, args, key, name, call) -> V:
     return v
 
 
+@op("arange")
 def op_arange(lw, call, args):
     n = _static(lw, _req(lw, "arange", args, "size", call), "ct.arange size", call)
     dt = _dtype(lw, args, "dtype", "arange", call)
@@ -356,6 +363,7 @@ def op_arange(lw, call, args):
              shape=[n.code], nonneg=frozenset() if dt.code in ("tl.int32", "tl.int64") else None)
 
 
+@op("full")
 def op_full(lw, call, args):
     shape = _req(lw, "full", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "full", call)
@@ -366,6 +374,7 @@ def op_full(lw, call, args):
              shape=_shape_codes(shape), **dtype_facts.of_dtype(dt.code, dt))
 
 
+@op("zeros")
 def op_zeros(lw, call, args):
     shape = _req(lw, "zeros", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "zeros", call)
@@ -375,6 +384,7 @@ def op_zeros(lw, call, args):
              **dtype_facts.of_dtype(dt.code, dt))
 
 
+@op("ones")
 def op_ones(lw, call, args):
     shape = _req(lw, "ones", args, "shape", call)
     dt = _dtype(lw, args, "dtype", "ones", call)
@@ -384,6 +394,7 @@ def op_ones(lw, call, args):
              **dtype_facts.of_dtype(dt.code, dt))
 
 
+@op("astype")
 def op_astype(lw, call, args):
     x = _req(lw, "astype", args, "x", call)
     dt = _dtype(lw, args, "dtype", "astype", call)
@@ -393,12 +404,14 @@ def op_astype(lw, call, args):
     return dtype_facts.set_facts(astype_value(lw, x, dt, call, args), dtype_facts.of_dtype(dt.code, dt))
 
 
+@op("bitcast")
 def op_bitcast(lw, call, args):
     x = _req(lw, "bitcast", args, "x", call)
     dt = _dtype(lw, args, "dtype", "bitcast", call)
     return V(f"{paren(x, 100)}.to({dt.code}, bitcast=True)", x.kind, rank=x.rank)
 
 
+@op("where")
 def op_where(lw, call, args):
     c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
     from .exprs import mixes_bf16_int
@@ -469,27 +482,33 @@ def _reduced_rank(x, n, keep):
     return x.rank if keep == "True" else x.rank - n
 
 
+@op("sum")
 def op_sum(lw, call, args):
     return _reduce(lw, "sum", call, args)
 
 
+@op("max")
 def op_max(lw, call, args):
     return _reduce(lw, "max", call, args)
 
 
+@op("min")
 def op_min(lw, call, args):
     return _reduce(lw, "min", call, args)
 
 
+@op("argmax")
 def op_argmax(lw, call, args):
     return _reduce(lw, "argmax", call, args)
 
 
+@op("argmin")
 def op_argmin(lw, call, args):
     return _reduce(lw, "argmin", call, args)
 
 
 # ---------------------------------------------------------------- matmul
+@op("mma")
 def op_mma(lw, call, args):
     x, y, acc = (_req(lw, "mma", args, k, call) for k in ("x", "y", "acc"))
     if "use_fast_acc" in args:
@@ -505,16 +524,19 @@ def op_mma(lw, call, args):
              rank=acc.rank, shape=acc.shape, **dtype_facts.kept(acc))
 
 
+@op("matmul")
 def op_matmul(lw, call, args):
     x, y = _req(lw, "matmul", args, "x", call), _req(lw, "matmul", args, "y", call)
     return matmul(lw, x, y, call)
 
 
 # ---------------------------------------------------------------- elementwise
+@op("maximum")
 def op_maximum(lw, call, args):
     return _minmax(lw, "maximum", call, args)
 
 
+@op("minimum")
 def op_minimum(lw, call, args):
     return _minmax(lw, "minimum", call, args)
 
@@ -547,12 +569,14 @@ def minmax(lw, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
     return V(f"tl.{name}({x.code}, {y.code}{suffix})", kind, rank=rank, **facts)
 
 
+@op("divmod")
 def op_divmod(lw, call, args):
     x, y = _req(lw, "divmod", args, "x", call), _req(lw, "divmod", args, "y", call)
     q, r = binary(lw, "//", x, y, call), binary(lw, "%", x, y, call)
     return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
 
 
+@op("negative")
 def op_negative(lw, call, args):
     return negate(lw, _req(lw, "negative", args, "x", call), call)
 
@@ -580,6 +604,7 @@ def negate(lw, x: V, node=None) -> V:
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 
+@op("abs")
 def op_abs(lw, call, args):
     x = _req(lw, "abs", args, "x", call)
     if x.is_static:
@@ -587,12 +612,14 @@ def op_abs(lw, call, args):
     return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
 
 
+@op("isnan")
 def op_isnan(lw, call, args):
     x = _req(lw, "isnan", args, "x", call)
     return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank, shape=x.shape,
              **dtype_facts.of_dtype("tl.int1"))
 
 
+@op("bitwise_not")
 def op_bitwise_not(lw, call, args):
     x = _req(lw, "bitwise_not", args, "x", call)
     return V(f"~{paren(x, 14)}", x.kind, prec=14, rank=x.rank, shape=x.shape)
@@ -655,6 +682,7 @@ def compare_func(lw, name, call, args):
 
 
 # ---------------------------------------------------------------- shape ops
+@op("reshape")
 def op_reshape(lw, call, args):
     x = _req(lw, "reshape", args, "x", call)
     shape = _req(lw, "reshape", args, "shape", call)
@@ -722,6 +750,7 @@ def _int_code(code: str):
         return None
 
 
+@op("permute")
 def op_permute(lw, call, args):
     x = _req(lw, "permute", args, "x", call)
     axes = _req(lw, "permute", args, "axes", call)
@@ -738,6 +767,7 @@ def op_permute(lw, call, args):
              T.TILE, rank=len(elts), shape=shape)
 
 
+@op("transpose")
 def op_transpose(lw, call, args):
     x = _req(lw, "transpose", args, "x", call)
     a0 = lw.expr(args["axis0"]) if "axis0" in args else None
@@ -755,6 +785,7 @@ def op_transpose(lw, call, args):
     return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank, shape=shape)
 
 
+@op("broadcast_to")
 def op_broadcast_to(lw, call, args):
     x = _req(lw, "broadcast_to", args, "x", call)
     shape = _req(lw, "broadcast_to", args, "shape", call)
@@ -763,6 +794,7 @@ def op_broadcast_to(lw, call, args):
              shape=_shape_codes(shape))
 
 
+@op("expand_dims")
 def op_expand_dims(lw, call, args):
     x = _req(lw, "expand_dims", args, "x", call)
     ax = _static(lw, _req(lw, "expand_dims", args, "axis", call), "expand_dims axis", call)
@@ -966,23 +998,15 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
     lw.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)
 
 
-# ---------------------------------------------------------------- registration
-def _register_core():
-    import functools
-    for name in rules.SIGNATURES:
-        fn = globals().get("op_" + name)
-        if fn is not None:
-            registry.register(name, fn)
-    for name in rules.UNARY_MATH:
-        registry.register(name, functools.partial(_named, unary_math, name))
-    for name in rules.BINARY_FUNCS:
-        registry.register(name, functools.partial(_named, binary_func, name))
-    for name in rules.COMPARE_FUNCS:
-        registry.register(name, functools.partial(_named, compare_func, name))
-
-
 def _named(fn, name, lw, call, args):
     return fn(lw, name, call, args)
 
 
-_register_core()
+# ---------------------------------------------------------------- registration
+# (the families of rules.py, one handler each: ct.exp, ct.add, ct.equal...)
+for _name in rules.UNARY_MATH:
+    op(_name)(functools.partial(_named, unary_math, _name))
+for _name in rules.BINARY_FUNCS:
+    op(_name)(functools.partial(_named, binary_func, _name))
+for _name in rules.COMPARE_FUNCS:
+    op(_name)(functools.partial(_named, compare_func, _name))

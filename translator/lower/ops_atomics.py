@@ -13,6 +13,8 @@ ops_memory.op_load/op_store dispatch here through `ordered_load`/`ordered_store`
 """
 from __future__ import annotations
 
+import functools
+
 from . import ops, ops_memory
 from . import types as T
 from .registry import method, op
@@ -87,14 +89,8 @@ def _atomic_rmw(opname, lw, call, args):
              kind, rank=rank)
 
 
-def _register_rmw():
-    import functools
-    from .registry import register
-    for o in _RMW:
-        register(f"atomic_{o}", functools.partial(_atomic_rmw, o), _RMW_SIG)
-
-
-_register_rmw()
+for _o in _RMW:
+    op(f"atomic_{_o}", _RMW_SIG)(functools.partial(_atomic_rmw, _o))
 
 
 @op("atomic_cas", _CAS_SIG)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from . import registry
 from . import types as T
 from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _static_tuple)
+from .registry import op
 from .types import ArrayRef, V, call_code, paren
 
 # ---------------------------------------------------------------- memory
+@op("load")
 def op_load(lw, call, args):
     from .ops_atomics import is_ordered, ordered_load
     if is_ordered(lw, args):          # memory_order=RELAXED/ACQUIRE
@@ -135,6 +137,7 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
 # and transposes the block (in shared memory a view). Not done with `order=` (already permuted).
 
 
+@op("store")
 def op_store(lw, call, args):
     from .ops_atomics import is_ordered, ordered_store
     if is_ordered(lw, args):          # memory_order=RELAXED/RELEASE
@@ -205,6 +208,7 @@ def _gather_indices(lw, args, key, name, call, rank):
     return elts
 
 
+@op("gather")
 def op_gather(lw, call, args):
     arr = _array(lw, args, "array", "gather", call)
     _hints(lw, "gather", args, call)
@@ -236,6 +240,7 @@ def _broadcast_shape(tiles) -> list | None:
     return out
 
 
+@op("scatter")
 def op_scatter(lw, call, args):
     arr = _array(lw, args, "array", "scatter", call)
     _hints(lw, "scatter", args, call)
@@ -268,7 +273,3 @@ def array_attr(lw, base: V, attr: str, node) -> V:
     if registry.lookup_method(T.ARRAY, attr) is not None:
         return V(f"{arr.ptr}.{attr}", T.UNKNOWN, value=("method", base, attr))
     lw.fail("C2T101", f"Array.{attr} is not supported yet", node)
-
-
-for _name in ("load", "store", "gather", "scatter"):
-    registry.register(_name, globals()["op_" + _name])

@@ -11,6 +11,8 @@ import pkgutil
 from pathlib import Path
 from typing import Callable, Optional
 
+from .. import rules
+
 HANDLERS: dict = {}
 METHODS: dict = {}      # (value kind, method name) -> handler(lw, base: V, call) -> V
 _loaded = False
@@ -40,7 +42,7 @@ def lookup_method(kind: str, name: str):
 
 
 def register(name: str, fn: Callable, sig: Optional[list] = None):
-    from .. import rules
+    """(what `op` does; topic modules use `@op`)"""
     if sig is None:
         sig = rules.SIGNATURES[name]
     if name in HANDLERS and HANDLERS[name][0] is not fn:

@@ -14,7 +14,7 @@ def test_every_export_is_classified():
 
 def test_no_registered_lowering_for_a_name_cuda_tile_does_not_export():
     from translator.lower import registry
-    assert not registry.translated_names() - set(coverage.EXPORTS)
+    assert not {n.split(".")[0] for n in registry.translated_names()} - set(coverage.EXPORTS)     # (Array.from_foreign)
 
 
 def test_installed_cuda_tile_matches_the_table():

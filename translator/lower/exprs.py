@@ -140,6 +140,8 @@ class ExpressionLowering:
                 return V(f"len({base.code}.shape)", T.STATIC)
             # a method: resolved by the call
             return V(f"{paren(base, 100)}.{e.attr}", T.UNKNOWN, value=("method", base, e.attr))
+        if base.kind == T.CTFUNC and registry.lookup(f"{base.value}.{e.attr}") is not None:
+            return self.ct_object(f"{base.value}.{e.attr}", e)     # a registered dotted name: ct.Array.from_foreign
         hook = registry.lookup_method(base.kind, "__getattr__")
         if hook is not None:     # attributes of a kind a topic module defines (TiledView...)
             return hook(self.cx, base, e)

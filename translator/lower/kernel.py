@@ -985,6 +985,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         def add(node, seen=()):
             if isinstance(node, N.Subscript):       # ct.store(Cs[g], ...)
                 node = node.value
+            node = _foreign_source(node, self.s.info)
             if not isinstance(node, N.Name):
                 return
             if node.id in iterated and node.id not in seen:
@@ -999,7 +1000,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             elif node.id in bound and node.id not in seen:
                 for value in bound[node.id]:        # `v = A.tiled_view(...)`, `v = A`
                     base = value.func.value if isinstance(value, N.Call) and isinstance(value.func, N.Attr) \
-                        else value
+                        and _foreign_source(value, self.s.info) is value else value
                     add(base, (*seen, node.id))
         for n in walk(body):
             if not isinstance(n, N.Call):
@@ -1056,6 +1057,14 @@ def _store_kind(call: N.Call, info) -> str:
     if isinstance(call.func, N.Attr) and (call.func.attr == "store" or call.func.attr.startswith("atomic_")):
         return "method"
     return ""
+
+
+def _foreign_source(node, info):
+    """A for `ct.Array.from_foreign(A.foreign_pointer, ...)` and `A.foreign_pointer`, the pointer
+    argument when it is a name, else `node` (_loop_writes: stores to such a view are stores to A)."""
+    if isinstance(node, N.Call) and info.ct_path(node.func) == "Array.from_foreign":
+        node = node.args[0] if node.args else next((k.value for k in node.keywords if k.name == "pointer"), node)
+    return node.value if isinstance(node, N.Attr) and node.attr == "foreign_pointer" else node
 
 
 def walk_names(target):

@@ -7,6 +7,7 @@ from . import types as T
 from .context import (_array, _bool_arg, _gather_indices, _hints, _index, _order, _padding, _rank, _req,
                       _static_tuple)
 from .ops_atomics import _latency, sem_scope
+from .ops_views import foreign_pointer
 from .registry import op
 from .types import ArrayRef, V, call_code, paren
 
@@ -262,6 +263,8 @@ def array_attr(cx, base: V, attr: str, node) -> V:
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{arr.ptr}", mbf=True)
     if attr == "ndim":
         return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
+    if attr == "foreign_pointer":
+        return foreign_pointer(cx, base, node)
     if registry.lookup_method(T.ARRAY, attr) is not None:
         return V(f"{arr.ptr}.{attr}", T.UNKNOWN, value=("method", base, attr))
     cx.fail("C2T101", f"Array.{attr} is not supported yet", node)

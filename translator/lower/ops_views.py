@@ -9,6 +9,8 @@
 * `ct.load_advanced_indexing` / `ct.store_advanced_indexing`: one 1-D integer tile of element
   indices (the sparse dim) and `ct.Slice(start, length)` element ranges for the other dims; they
   lower to ct.gather / ct.scatter with each index vector laid along its own axis.
+* `ct.Array.from_foreign(A.foreign_pointer, shape, strides)` (cuTile 1.7): A's memory with other
+  extents and strides, an ArrayRef with A's pointer and root; the pointer is a compile-time value.
 """
 from __future__ import annotations
 
@@ -36,13 +38,13 @@ def _axis_of(cx, v: V, rank: int, what: str, node) -> int:
 
 
 # ---------------------------------------------------------------- Array.slice
-def _pin(cx, v: V) -> V:
+def _pin(cx, v: V, prefix: str = "_c2t_slice") -> V:
     """A runtime slice bound is evaluated once, where the view is made (as in cuTile), into a
     temporary: the view's pointer and extent are re-emitted at every use, after which the names
     in the bound may have been rebound."""
     if v.is_static:
         return v
-    name = cx.fresh_temp("_c2t_slice")
+    name = cx.fresh_temp(prefix)
     cx.emit_before(f"{name} = {v.code}")
     return V(name, v.kind, rank=v.rank)
 
@@ -62,6 +64,54 @@ def array_slice(cx, base: V, call):
     shapes = list(arr.shapes)
     shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
     return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
+
+
+# ---------------------------------------------------------------- foreign pointers
+FOREIGN = "foreignptr"      # `A.foreign_pointer`: V.array is A, whose base pointer it is
+
+
+def foreign_pointer(cx, base: V, node) -> V:
+    """`A.foreign_pointer` (from ops_memory.array_attr): A's base pointer, for Array.from_foreign,
+    bound at translation time (the kind has a __getattr__, so kernel.st_Assign binds it)."""
+    if base.array.from_list:        # (its code reads the table at an index that may change)
+        cx.fail("C2T101", "the foreign pointer of a list element: assign the element to a name first "
+                          "(`A = As[g]`)", node)
+    return V(base.array.ptr, FOREIGN, array=base.array)
+
+
+@method(FOREIGN, "__getattr__")
+def foreign_pointer_attr(cx, base: V, node):
+    cx.fail("C2T101", f"a foreign pointer has no attribute `{node.attr}` (it only makes an array, "
+                      "ct.Array.from_foreign)", node)
+
+
+def _extents(cx, v: V, what: str, call) -> list:
+    if v.kind != T.TUPLE or v.elts is None:
+        cx.fail("C2T109", f"ct.Array.from_foreign: `{what}` must be a tuple", call)
+    out = []
+    for e in v.elts:
+        if e.known and (type(e.value) is not int or e.value < 0) or e.kind not in (
+                T.STATIC, T.SCALAR, T.TILE, T.UNKNOWN) or e.kind == T.TILE and e.rank not in (0, None):
+            cx.fail("C2T109", f"ct.Array.from_foreign: `{what}` must hold non-negative integer scalars", call)
+        code = _pin(cx, e, "_c2t_view").code
+        out.append(code if code.isidentifier() or code.isdigit() else f"({code})")
+    return out
+
+
+@op("Array.from_foreign", ["pointer", "shape", "strides"])
+def op_from_foreign(cx, call, args):
+    """ct.Array.from_foreign(pointer, shape, strides): the array at `A.foreign_pointer` with these
+    extents and strides (in elements), evaluated here (runtime ones into temporaries, _pin). Its
+    loads and stores count as A's (memory ordering: the same root)."""
+    p = _req(cx, "Array.from_foreign", args, "pointer", call)
+    if p.kind != FOREIGN:
+        cx.fail("C2T101", "ct.Array.from_foreign: the pointer must be an array's `.foreign_pointer`", call)
+    shapes = _extents(cx, _req(cx, "Array.from_foreign", args, "shape", call), "shape", call)
+    strides = _extents(cx, _req(cx, "Array.from_foreign", args, "strides", call), "strides", call)
+    if len(shapes) != len(strides):
+        cx.fail("C2T109", "ct.Array.from_foreign: shape and strides must have the same rank", call)
+    src = p.array
+    return V(src.ptr, T.ARRAY, array=ArrayRef(src.ptr, len(shapes), shapes, strides, root=src.root))
 
 
 # ---------------------------------------------------------------- Array.tiled_view

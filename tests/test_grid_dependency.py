@@ -1,5 +1,5 @@
 """Programmatic dependent launch: ct.grid_dependency_control_wait / _launch_dependents and
-ct.launch(..., programmatic_dependent_launch=...) (translator/lower/ops_grid_dependency.py, host.py)."""
+ct.launch(..., programmatic_dependent_launch=...) (translator/lower/ops.py, host.py)."""
 import torch
 
 from kernel_util import _compile_in_subprocess, build, translate

@@ -222,19 +222,75 @@ def test_advanced_indexing_of_a_1d_array_is_refused_with_cutiles_hint():
         assert not res.ok and "rank >= 2, not 1-D" in d.message and f"ct.{other}()" in d.hint and d.line
 
 
+FOREIGN_SRC = """
+@ct.kernel
+def k4(x, y, z, B: ConstInt):
+    # x transposed, and x as one row of x.shape[0] * x.shape[1] elements, from its base pointer
+    xt = ct.Array.from_foreign(x.foreign_pointer, (x.shape[1], x.shape[0]), (x.strides[1], x.strides[0]))
+    ct.store(y, (0, 0), ct.load(xt, (ct.bid(0), 1), shape=(B, B), padding_mode=ct.PaddingMode.ZERO))
+    p = x.foreign_pointer
+    flat = ct.Array.from_foreign(p, shape=(x.shape[0] * x.shape[1],), strides=(1,))
+    ct.store(flat, (1,), ct.load(flat, (1,), shape=(B,)) * 2)
+    zv = ct.Array.from_foreign(z.foreign_pointer, (B,), (1,))     # z is used only through its pointer
+    ct.store(zv, (0,), ct.full((B,), 3.0, dtype=x.dtype))
+
+def run4(x, B):
+    y, z = torch.zeros(B, B, dtype=x.dtype), torch.zeros(B, dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k4, (x, y, z, B))
+    return y, z
+"""
+
+
+def test_array_from_foreign_pointer(tmp_path):
+    """ct.Array.from_foreign(A.foreign_pointer, shape, strides): A's memory with other extents
+    and strides (cuTile 1.7)."""
+    x = torch.arange(6 * 8, dtype=torch.float32).reshape(6, 8)
+    x0 = x.clone()
+    y, z = build(FOREIGN_SRC, tmp_path).run4(x, 4)
+    t = torch.zeros(4, 4)
+    t[:, :2] = x0.T[:4, 4:6]                    # columns 4..7 of x.T have 6 rows: padded with zeros
+    assert torch.equal(y, t)
+    want = x0.flatten().clone()
+    want[4:8] *= 2
+    assert torch.equal(x.flatten(), want) and torch.equal(z, torch.full((4,), 3.0))
+
+
+def test_array_from_foreign_pointer_orders_and_refuses():
+    loop = translate("""
+    @ct.kernel
+    def k(x):
+        for i in range(4):
+            t = ct.load(x, (i,), shape=(4,))
+            ct.store(ct.Array.from_foreign(x.foreign_pointer, (8,), (1,)), (i + 1,), t)
+    """)
+    body = loop.code[loop.code.index("    for i in range(4):"):]
+    assert body.index("tl.debug_barrier()") < body.index("t = _c2t_load_1d(x,")     # the store is x's
+    base = """
+    @ct.kernel
+    def k(x, n):
+        v = ct.Array.from_foreign({args})
+        ct.store(v, (0,), ct.zeros((4,), dtype=x.dtype))
+    """
+    assert "C2T101" in codes(base.format(args="x, (n,), (1,)"))
+    assert "C2T109" in codes(base.format(args="x.foreign_pointer, (n, n), (1,)"))
+    assert "C2T109" in codes(base.format(args="x.foreign_pointer, (-1,), (1,)"))
+    assert "C2T101" in codes(base.format(args="x.foreign_pointer.dtype, (n,), (1,)"))
+
+
 @needs_hooks
 def test_views_compile_for_sm90(tmp_path):
     src = (SLICE_SRC + TV_SRC.replace("def k(", "def k2(")
            .replace(", k, (", ", k2, (").replace("def run(x, B0, B1)", "def run2(x, B0, B1)")
            + ADV_SRC.replace("def k(", "def k3(").replace(", k, (", ", k3, (").replace(
-               "def run(x, rows, c0)", "def run3(x, rows, c0)") + """
+               "def run(x, rows, c0)", "def run3(x, rows, c0)") + FOREIGN_SRC + """
 def all_(x):
     run(x, 6, 2, 9, 4)
     run2(x, 4, 2)
     run3(x, torch.arange(8, dtype=torch.int32), 2)
+    run4(x, 4)
 """)
     out = compile_sm90(src, "all_", "torch.zeros(11, 7),", tmp_path)
-    assert out.count("OK ") == 3, out
+    assert out.count("OK ") == 4, out
 
 
 def test_probe_constructs_translate():

@@ -17,7 +17,7 @@ from .ir import nodes as N
 from .ir.build import build_module
 from .lower.arrays import walk
 from .lower.kernel import Shared
-from .lower.helpers import lower_library_helper
+from .lower.helpers import lower_call, lower_library_helper
 from .lower.kernels import plan_kernel
 from .parse import parse
 
@@ -138,7 +138,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         return Result(text, rep.sorted(), [], filename), {}
 
     check_cutile_imports(info, filename, rep)
-    shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text)
+    shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
     library = library_helpers(info, helpers)    # tile helpers for other modules' kernels

@@ -12,10 +12,10 @@ from . import coverage, coverage_table as CT
 from .lower import registry
 
 TRANSLATED, VALUE, HOST, TYPE, REFUSED = "translated", "value", "host", "type", "refused"
-# tile/array members the core lowering handles itself (translator/lower/kernel.py, ops.py)
-# (__index__: a 0-d tile as a range() bound, st_For)
+# tile/array members the core lowering handles itself (translator/lower/kernel.py, ops.py; array
+# attributes: ops_memory.array_attr) (__index__: a 0-d tile as a range() bound, st_For)
 _CORE_TILE = {"shape", "dtype", "ndim", "astype", "reshape", "permute", "transpose", "item", "__index__"}
-_CORE_ARRAY = {"shape", "strides", "dtype", "ndim"}
+_CORE_ARRAY = {"shape", "strides", "dtype", "ndim", "foreign_pointer"}
 
 
 def classify(name: str):
@@ -44,7 +44,8 @@ def member_status(kind: str, member: str) -> str:
     registry.load_all()
     if kind == "Tile" and (member in _CORE_TILE or (T.TILE, member) in registry.METHODS):
         return TRANSLATED
-    if kind == "Array" and (member in _CORE_ARRAY or (T.ARRAY, member) in registry.METHODS):
+    if kind == "Array" and (member in _CORE_ARRAY or (T.ARRAY, member) in registry.METHODS
+                            or registry.lookup(f"Array.{member}") is not None):     # (static: ct.Array.from_foreign)
         return TRANSLATED
     if kind == "TiledView" and any(k[1] == member and k[0] not in (T.TILE, T.ARRAY) for k in registry.METHODS):
         return TRANSLATED

@@ -12,7 +12,7 @@ from ..ir.nodes import walk  # noqa: F401  (re-exported: most passes import it f
 _ARRAY_OPS = {"load", "store", "gather", "scatter", "num_tiles", "atomic_cas", "atomic_xchg",
               "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
               "load_advanced_indexing", "store_advanced_indexing"}
-_ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get_raw_memory"}
+_ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view", "get_raw_memory", "foreign_pointer"}
 # Array methods whose result stands for the same parameter (views): `v = x.slice(...)`
 _DERIVED = {"slice", "tiled_view", "get_raw_memory"}
 

@@ -60,6 +60,11 @@ def may_mix_bf16_int(a: V, b: V) -> bool:
     return (may_be_bf16(a) and may_be_int(b)) or (may_be_bf16(b) and may_be_int(a))
 
 
+def mixes_bf16_int(a: V, b: V) -> bool:
+    """Two runtime tensors that may be bf16 and an integer: operators on them need cuTile's promotion."""
+    return all(x.kind in (T.TILE, T.SCALAR) or x.isint for x in (a, b)) and may_mix_bf16_int(a, b)
+
+
 def _keeps(member: V, other: V) -> bool:
     """Whether `member op other` stays in member's family: `other` is a constant, a value of the
     same family, or a runtime value that is never bf16 (an int or float scalar argument...)."""

@@ -2,14 +2,19 @@
 attributes, subscripts, tuples, comprehensions, operators and calls (calls go to ops.call)."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 from typing import Optional
 
 from .. import const_fold, rules
 from ..ir import nodes as N
-from . import registry
+from . import ops, registry
 from . import types as T
+from .arrays import walk
+from .context import _rank
+from .dtype_facts import kept, mixes_bf16_int
+from .ops_memory import array_attr
 from .types import V, paren
 
 _UNKNOWN = object()     # ExpressionLowering._known_value: no value at translation time
@@ -112,8 +117,7 @@ class ExpressionLowering:
                 return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
         if base.kind == T.ARRAY:
-            from .ops_memory import array_attr
-            return array_attr(self, base, e.attr, e)
+            return array_attr(self.cx, base, e.attr, e)
         if base.kind == T.CONSTOBJ and e.attr in self.s.info.class_methods.get(type(base.value), {}):
             # a frozen dataclass method: called as a helper with the instance as `self` (ops.call)
             fd = self.s.info.class_methods[type(base.value)][e.attr]
@@ -129,7 +133,6 @@ class ExpressionLowering:
                     return V(code, T.TUPLE, elts=[V(f"{code}[{i}]", T.STATIC) for i in range(base.rank)])
                 return V(code, T.STATIC, rank=None, value=("shape_of", base))
             if e.attr == "dtype":
-                from .dtype_facts import kept
                 return V(f"{paren(base, 100)}.dtype", T.DTYPE, **kept(base))   # (its family: dtype_facts)
             if e.attr == "ndim":
                 if base.rank is not None:
@@ -137,9 +140,11 @@ class ExpressionLowering:
                 return V(f"len({base.code}.shape)", T.STATIC)
             # a method: resolved by the call
             return V(f"{paren(base, 100)}.{e.attr}", T.UNKNOWN, value=("method", base, e.attr))
+        if base.kind == T.CTFUNC and registry.lookup(f"{base.value}.{e.attr}") is not None:
+            return self.ct_object(f"{base.value}.{e.attr}", e)     # a registered dotted name: ct.Array.from_foreign
         hook = registry.lookup_method(base.kind, "__getattr__")
         if hook is not None:     # attributes of a kind a topic module defines (TiledView...)
-            return hook(self, base, e)
+            return hook(self.cx, base, e)
         if base.kind == T.DTYPE and e.attr in ("bitwidth", "name"):
             self.fail("C2T101", f"dtype.{e.attr} is host-only in cuTile", e)
         self.fail("C2T103", f"attribute `{e.attr}` of this value is not supported in kernel code", e)
@@ -220,7 +225,6 @@ class ExpressionLowering:
     def _list_element(self, base: V, idx, e) -> V:
         """`As[g]` of a list-of-arrays parameter: an array whose pointer, extents and strides are
         read from the parameter's table (row g)."""
-        from .arrays import walk
         if isinstance(idx, (N.SliceExpr, N.TupleExpr)):
             self.fail("C2T101", "a list of arrays can only be indexed with one integer", e)
         for n in walk(idx):     # the index text is repeated in every table read: it must be pure
@@ -264,7 +268,6 @@ class ExpressionLowering:
     def unroll_comprehension(self, comp) -> list:
         """`tuple(f(x) for x in t)`: the elements, unrolled at translation time over tuples,
         zip/enumerate of tuples, ct.static_iter(...) and range() with constant bounds."""
-        from .arrays import walk
         names = {x.id for f in comp.fors for x in walk(f.target) if isinstance(x, N.Name)}
         saved = {k: self.env[k] for k in names if k in self.env}
         out: list = []
@@ -349,10 +352,10 @@ class ExpressionLowering:
             return V(f"not {paren(v, 6)}", v.kind if v.kind != T.TUPLE else T.STATIC, prec=6, rank=v.rank,
                      dsrc="dt:tl.int1" if v.is_runtime else None, mbf=False)
         if v.known and e.op == "-" and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
-            self.ops.warn_negative_zero(self, -v.value, e)
+            ops.warn_negative_zero(self.cx, -v.value, e)
             return self.static_value(-v.value, e)
         if e.op == "-":
-            return self.ops.negate(self, v, e)
+            return ops.negate(self.cx, v, e)
         return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
 
     def e_BinOp(self, e):
@@ -360,7 +363,7 @@ class ExpressionLowering:
 
     def binop(self, op, left, right, node) -> V:
         a, b = self.expr(left), self.expr(right)
-        v = self.ops.binary(self, op, a, b, node)
+        v = ops.binary(self.cx, op, a, b, node)
         if v.kind == T.TILE and v.shape is None and op != "@":
             v.shape = T.same_shape(a, b)
         return v
@@ -409,7 +412,6 @@ class ExpressionLowering:
                 kind = T.TILE if T.TILE in (left.kind, right.kind) else T.SCALAR
             left = right
         if len(parts) == 1:
-            from .ops import _rank
             rank = _rank(*vals) if kind == T.TILE else None
             return V(parts[0], kind if kind in (T.TILE, T.SCALAR) else T.STATIC, prec=7, rank=rank,
                      shape=T.same_shape(*vals) if kind == T.TILE else None, dsrc="dt:tl.int1", mbf=False)
@@ -470,7 +472,7 @@ class ExpressionLowering:
                  rank=b.rank if b.rank == o.rank else None)
 
     def e_Call(self, e):
-        return self.ops.call(self, e)
+        return ops.call(self.cx, e)
 
     def e_Raw(self, e):
         self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
@@ -478,20 +480,12 @@ class ExpressionLowering:
     def e_Lambda(self, e):
         """A lambda used as a value (passed to a helper, called at once): a nested function named
         after its position, bound at translation time like a nested def."""
-        from .helpers import lambda_as_def
         if any(p.kind != "normal" for p in e.params):
             self.fail("C2T103", "lambdas with variadic parameters are not supported in kernel code", e,
                       hint="write a nested def, or pass the values as arguments")
         fd = self.bind_defaults(lambda_as_def(f"lambda_{e.span.line}_{e.span.col}", e))
         self.local_funcs[fd.name] = fd
         return V(fd.name, T.HELPER, value=("localfunc", fd))
-
-
-def mixes_bf16_int(a: V, b: V) -> bool:
-    """Two runtime tensors that may be bf16 and an integer (lower/dtype_facts.py): operators on
-    them need cuTile's promotion."""
-    from .dtype_facts import may_mix_bf16_int
-    return all(x.kind in (T.TILE, T.SCALAR) or x.isint for x in (a, b)) and may_mix_bf16_int(a, b)
 
 
 def _dimension(d: str) -> V:
@@ -506,3 +500,8 @@ def _is_record(v: V) -> bool:
     that is an int at run time too)."""
     return v.known and (isinstance(v.value, enum.Enum) and not isinstance(v.value, int)
                         or dataclasses.is_dataclass(v.value) and not isinstance(v.value, type))
+
+
+def lambda_as_def(name: str, lam: N.Lambda) -> N.FunctionDef:
+    return N.FunctionDef(span=lam.span, name=name, params=copy.deepcopy(lam.params),
+                         body=[N.Return(span=lam.span, value=lam.body)], full_span=lam.span)

@@ -7,13 +7,16 @@ are passed as extra arguments. A helper is lowered once per distinct argument si
 """
 from __future__ import annotations
 
-import copy
 import enum
 
+from .. import emit
+from ..diagnostics import TranslationError
 from ..ir import nodes as N
+from ..passes import prepare
 from . import types as T
-from .kernel import FunctionLowerer, HelperPlan
+from .arrays import infer_params, walk
 from .dtype_facts import may_be_bf16
+from .kernel import FunctionLowerer, HelperPlan
 from .types import ArrayRef, ListRef, V
 
 _MAX_DEPTH = 16
@@ -43,6 +46,41 @@ def _sig_of(v: V):
             may_be_bf16(v) if v.kind in (T.TILE, T.SCALAR, T.UNKNOWN) else None, v.isfloat,
             # a tuple's elements: the helper unrolls over them (static_iter, indexing)
             tuple(_sig_of(e) for e in v.elts) if v.kind == T.TUPLE and v.elts is not None else None)
+
+
+def lower_call(lw: FunctionLowerer, f: V, e: N.Call) -> V:
+    """A call in kernel code of a function value `f` (T.HELPER; not one imported from another
+    module, ops.imported_call): what LoweringContext.call_function does (Shared.calls)."""
+    if isinstance(f.value, tuple) and f.value[0] == "dcmethod":
+        return method_of_dataclass(lw, f.value[1], f.value[2], e)
+    if isinstance(f.value, tuple) and f.value[0] == "localfunc":
+        fd = f.value[1]
+        if len(f.value) > 2:        # passed in from where it was written: its captures came along
+            capmap = f.value[2]
+            there = {c: lw.env[h] for c, h in capmap.items()}
+            captured = free_names(fd, there)        # (the rest are saved defaults, bind_defaults)
+            defaults = {id(p.default): there[p.default.id] for p in fd.params
+                        if isinstance(p.default, N.Name) and p.default.id in there}
+            lw.node_values.update(defaults)
+            try:
+                return local_call(lw, fd, captured, e, [there[c] for c in captured])
+            finally:
+                for k in defaults:
+                    del lw.node_values[k]
+        return local_call(lw, fd, free_names(fd, lw.env), e)
+    return helper_call(lw, str(f.value), e)
+
+
+def method_of_dataclass(lw, fd, obj: V, e: N.Call) -> V:
+    """`cfg.method(args)` on a frozen dataclass constant: the method as a helper (one per
+    instance value), `self` bound to the instance at translation time."""
+    self_node = N.Name(span=e.span, id=fd.params[0].name)
+    lw.node_values[id(self_node)] = obj
+    try:
+        call2 = N.Call(span=e.span, func=e.func, args=[self_node, *e.args], keywords=e.keywords)
+        return _call(lw, fd, f"_{type(obj.value).__name__}_{fd.name}", call2, [], module_level=False)
+    finally:
+        del lw.node_values[id(self_node)]
 
 
 def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
@@ -222,8 +260,6 @@ def lower_library_helper(s, fd: N.FunctionDef):
     (helper_sets.library_helpers): lowered once as a Triton helper under its own name, its parameters
     typed from its body (arrays by their use, `Constant` annotations as constants, the rest as
     tiles or scalars), the convention kernels of other modules call it with."""
-    from ..diagnostics import TranslationError
-    from .arrays import infer_params
     params = [p for p in fd.params if p.kind == "normal"]
     lw = FunctionLowerer(s, fd, {})
     try:
@@ -252,7 +288,6 @@ def lower_library_helper(s, fd: N.FunctionDef):
 
 
 def _render(plan) -> str:
-    from .. import emit
     return emit.render("helper.py.j2", h=plan)
 
 
@@ -284,7 +319,6 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
                             # its own dtype family; whether it may be bf16 is part of the signature
                             dsrc=f"param:{p.name}", mbf=may_be_bf16(a), isfloat=a.isfloat)
             out_params.append(p.name)
-    from ..passes import prepare
     sub = FunctionLowerer(s, prepare(plan.fd), env)
     sub.local_funcs = dict(getattr(lw, "local_funcs", {}))
     try:
@@ -323,7 +357,6 @@ def _param_elts(name, a: V):
 
 def free_names(fd: N.FunctionDef, env: dict) -> list:
     """Names a nested function reads from the enclosing kernel (its captures), in first-use order."""
-    from .arrays import walk
     params = {p.name for p in fd.params}
     assigned = set()
     for n in walk(fd.body):
@@ -347,8 +380,3 @@ def free_names(fd: N.FunctionDef, env: dict) -> list:
                 continue
             out.append(n.id)
     return out
-
-
-def lambda_as_def(name: str, lam: N.Lambda) -> N.FunctionDef:
-    return N.FunctionDef(span=lam.span, name=name, params=copy.deepcopy(lam.params),
-                         body=[N.Return(span=lam.span, value=lam.body)], full_span=lam.span)

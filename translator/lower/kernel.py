@@ -3,19 +3,23 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from dataclasses import dataclass, field
+from typing import Callable
 
+from .. import rules
 from ..analysis import ModuleInfo
-from ..diagnostics import Reporter, TranslationError
+from ..diagnostics import ERROR, Reporter, TranslationError
 from ..ir import nodes as N
-from . import registry
+from . import prefetch, registry
 from . import types as T
-from .exprs import ExpressionLowering
-from .types import SrcLine
-from .gemm_loops import GemmLoops
+from .arrays import static_iter_members, walk
+from .context import LoweringContext, _static_tuple
 from .dtype_facts import facts_of
-from .types import V
-
+from .exprs import ExpressionLowering, imported_helper, lambda_as_def
+from .gemm_loops import GemmLoops
+from .product_operands import ProductOperands
+from .types import SrcLine, V
 
 
 @dataclass
@@ -25,6 +29,9 @@ class Shared:
     reporter: Reporter
     comments: list
     text: str
+    # how a call of a module function, nested def, lambda or dataclass method is lowered
+    # (helpers.lower_call, given by api.py): LoweringContext.call_function calls it
+    calls: Callable
     used: set = field(default_factory=set)            # prelude helpers used
     host_needs: set = field(default_factory=set)      # host prelude parts the launches need (host.rewrite_host)
     ranks: dict = field(default_factory=dict)         # "load" -> {ranks}
@@ -39,6 +46,7 @@ class Shared:
     has_dot: bool = False
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
+    temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
 
     def note_tile(self, shape_codes):
         self.tile_shapes.append(list(shape_codes))
@@ -78,6 +86,20 @@ class HelperPlan:
     array_writes: set = field(default_factory=set)
 
 
+@dataclass
+class SqueezedLoad:
+    """A fact about one statement, `x = ct.load(...)` (`load`: its call), that the next statement
+    reshapes only to drop unit extents (`target`: the reshape's static shape), and whether the one
+    after that transposes x (`transposes`): block() finds them (_load_then_reshape) before the load
+    is lowered, and the load's lowering (ops_memory._squeezed_load, through
+    LoweringContext.squeeze_of) sets `folded` to the statements after it that its code stands for
+    (1: the reshape; 2: the transpose too; 0: none, the statements are lowered as written)."""
+    load: N.Call
+    target: list
+    transposes: bool
+    folded: int = 0
+
+
 class FunctionLowerer(GemmLoops, ExpressionLowering):
     """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
 
@@ -113,9 +135,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.prefetch_names: set = set()    # names taken in this function (prefetch.fresh_name)
         self.grid_stride_depth = 0      # grid-stride loops enclosing the statement being lowered
         self.node_values = {}
-        # (load call node, reshape target) while lowering `x = ct.load(...)` that the next statement
-        # reshapes to drop unit axes (ops_memory._squeezed_load sets squeeze_done when it could)
-        self.squeeze_request = None
+        self.squeeze = None             # the SqueezedLoad of the statement being lowered (block)
         # aliased-load reuse: tiles loaded in straight-line code, by their load code with the array
         # written as "@" -> (array, variable holding the tile, names the load code reads); a later
         # load of another array with the same code may take that tile when the launcher finds the
@@ -131,19 +151,21 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
         self.init_gemm_loops()          # gemm_loops.GemmLoops: the launcher's num_stages
-        self.squeeze_done = False
-        self.transpose_done = False     # ... and folded the transpose that followed (see there)
         self._product_operands = None   # product_operands()
-        from . import ops   # late import: ops uses this module's helpers
-        self.ops = ops
+        self.cx = LoweringContext(self)     # what op handlers see (lower/context.py)
 
     def product_operands(self):
         """Which of this function's names may hold a product's result (product_operands; made on
         first use, after fd_is_kernel is known)."""
         if self._product_operands is None:
-            from .product_operands import ProductOperands
             self._product_operands = ProductOperands(self.fd, self.fd_is_kernel, self.s.info)
         return self._product_operands
+
+    def lower_nested(self, fd: N.FunctionDef, env: dict) -> tuple:
+        """(lines, returned values) of `fd` lowered on its own with `env` (a combine function's body,
+        ops_scan): LoweringContext.lower_function."""
+        sub = FunctionLowerer(self.s, fd, env)
+        return sub.lower_body(), sub.returns
 
     # ----------------------------------------------------------------- diagnostics
     def fail(self, code: str, msg: str, node=None, hint: str = "", module: bool = False):
@@ -183,15 +205,14 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         for i, st in enumerate(stmts):
             if any(st is s for s in skip):      # the reshape (and transpose) a squeezed load did
                 continue
-            pair = self._load_then_reshape(stmts, i)
-            self.squeeze_request, self.squeeze_done, self.transpose_done = pair, False, False
+            fact = self.squeeze = self._load_then_reshape(stmts, i)
             try:
                 self.stmt(st, depth)
-                if pair is not None and self.squeeze_done:
-                    skip = (stmts[i + 1], stmts[i + 2]) if self.transpose_done else (stmts[i + 1],)
+                if fact is not None and fact.folded:
+                    skip = tuple(stmts[i + 1:i + 1 + fact.folded])
                     # the folded statements' trailing comments go on the load's line
                     self.lines[-1] += ("  # loads the transposed tile (the ct.transpose after it)"
-                                       if self.transpose_done else "") + "".join(
+                                       if fact.folded == 2 else "") + "".join(
                         self._trailing(s.span.line) for s in skip)
             except TranslationError as e:
                 if e.diag not in self.s.reporter.items:
@@ -235,14 +256,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 return V(f"{prev[1]} if {b}_IS_{a} else {other}", v.kind, prec=0, rank=v.rank,
                          shape=v.shape, isint=v.isint, **facts_of(v))
         if prev is None:
-            import re
             self.same_loads[norm] = (b, name, set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", norm)))
         return v
 
     @staticmethod
     def _load_key(array: str, code: str) -> str:
         """A load's code with `array` (and its extents, strides, flags) written as "@"."""
-        import re
         return re.sub(rf"\b{re.escape(array)}(_shape_\d+|_stride_\d+|_TMA|_desc_\d+)?\b", r"@\1", code)
 
     def may_reuse_aliased_load(self, array: str, code: str) -> bool:
@@ -252,11 +271,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         return self.fd_is_kernel and self.loop_depth > 0 and prev is not None and prev[0] != array
 
     def _load_then_reshape(self, stmts: list, i: int):
-        """(load call, static reshape target, transposed) when stmts[i] is `x = ct.load(...)` and
-        stmts[i + 1] is `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`: method spellings are
-        read as the ct calls they mirror, `_as_ct_call`): the pair may become one load of the
-        reshaped tile. `transposed`: stmts[i + 2] transposes x (`_transposes`), which that load may
-        do too (see ops_memory._squeezed_load)."""
+        """A SqueezedLoad when stmts[i] is `x = ct.load(...)` and stmts[i + 1] is
+        `x = ct.reshape(x, shape)` (or `x = x.reshape(shape)`: method spellings are read as the ct
+        calls they mirror, `_as_ct_call`): the pair may become one load of the reshaped tile.
+        `transposes`: stmts[i + 2] transposes x (`_transposes`), which that load may do too (see
+        ops_memory._squeezed_load)."""
         st, info = stmts[i], self.s.info
         if i + 1 >= len(stmts) or id(st) in self.prefetch:
             return None
@@ -276,20 +295,18 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         shape = args[1] if len(args) > 1 else kws.get("shape")
         if not (isinstance(src, N.Name) and src.id == x) or shape is None or len(args) + len(kws) != 2:
             return None
-        from .arrays import walk
         if any(isinstance(n, N.Name) and n.id == x for n in walk([shape])):
             return None         # (the shape is evaluated before the load: it must not read x)
         try:
-            target = self.ops._static_tuple(self, self.expr(shape), "reshape shape", nxt.value)
+            target = _static_tuple(self.cx, self.expr(shape), "reshape shape", nxt.value)
         except TranslationError:
             return None         # the reshape statement reports it when it is lowered
-        return (st.value, target, i + 2 < len(stmts) and self._transposes(stmts[i + 2], x))
+        return SqueezedLoad(st.value, target, i + 2 < len(stmts) and self._transposes(stmts[i + 2], x))
 
     def _as_ct_call(self, call: N.Call):
         """(ct function, positional args, {keyword: value}) of `call` read as a cuTile call: `ct.f(...)`
         as written, a tile method `t.f(...)` (rules.TILE_METHODS, as ops.method_call lowers it) with
         the tile as the first argument; None for other calls."""
-        from .. import rules
         path = self.s.info.ct_path(call.func)
         kws = {k.name: k.value for k in call.keywords}
         if path:
@@ -420,14 +437,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     def st_Assign(self, st, depth):
         if isinstance(st.value, N.Lambda) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
-            from .helpers import lambda_as_def
             fd = self.bind_defaults(lambda_as_def(st.targets[0].id, st.value))
             self.local_funcs[fd.name] = fd
             self.env[fd.name] = V(fd.name, T.HELPER, value=("localfunc", fd))
             return
         plan = self.prefetch.get(id(st))
         if plan is not None:
-            from . import prefetch
             v = prefetch.emit_in_loop(self, st, plan, *plan.loop, depth)
             self.env[plan.target] = V(plan.target, v.kind, rank=v.rank, shape=v.shape, isint=v.isint,
                                       **facts_of(v))
@@ -480,7 +495,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         """How many times the function assigns `name` (any form); cached per function."""
         counts = getattr(self, "_assigned_counts", None)
         if counts is None:
-            from .arrays import walk
             counts = {}
 
             def add(t):
@@ -631,7 +645,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if not self.rank_choice or not self._uses_arrays(stmts, self.rank_choice):
             self.block(stmts, depth)
             return
-        from ..diagnostics import ERROR
         n0, mark = len(self.s.reporter.items), len(self.lines)
         env, emitted, cidx = dict(self.env), set(self._emitted), self._comment_idx
         self.block(stmts, depth)
@@ -652,7 +665,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
 
     @staticmethod
     def _uses_arrays(stmts: list, names) -> bool:
-        from .arrays import walk
         return any(isinstance(n, N.Name) and n.id in names for n in walk(stmts))
 
     def _merge_env(self, other: dict, runtime: bool = True):
@@ -720,7 +732,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "the loop variable must be a name", st.target)
         args = [self._int32_bound(a) for a in args]
-        from . import prefetch
         step = args[2] if len(args) == 3 else None
         loads = prefetch.candidates(self, st, step, self.grid_stride_depth > 0)
         if loads:
@@ -851,7 +862,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     # ----------------------------------------------------------------- memory ordering
     @staticmethod
     def _root(arr) -> str:
-        import re
         if getattr(arr, "root", ""):
             return arr.root
         m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
@@ -968,8 +978,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         ct.store/scatter/atomics (their array comes first), `view.store(...)` and
         `view.atomic_*(...)` of a tiled view, and, not knowing what they do, every array passed to
         a module or local function that may store, or to a function imported from another module."""
-        from .arrays import static_iter_members, walk
-        from .exprs import imported_helper
         names = set()
         # names bound in `body` (not yet in env while a loop header is lowered): a view made there
         # (`v = A.tiled_view(...)`) stands for its array
@@ -989,6 +997,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         def add(node, seen=()):
             if isinstance(node, N.Subscript):       # ct.store(Cs[g], ...)
                 node = node.value
+            node = _foreign_source(node, self.s.info)
             if not isinstance(node, N.Name):
                 return
             if node.id in iterated and node.id not in seen:
@@ -1003,7 +1012,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             elif node.id in bound and node.id not in seen:
                 for value in bound[node.id]:        # `v = A.tiled_view(...)`, `v = A`
                     base = value.func.value if isinstance(value, N.Call) and isinstance(value.func, N.Attr) \
-                        else value
+                        and _foreign_source(value, self.s.info) is value else value
                     add(base, (*seen, node.id))
         for n in walk(body):
             if not isinstance(n, N.Call):
@@ -1025,7 +1034,6 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         """Whether function `fd` (or one it calls or is given) may store to an array: its stores,
         scatters and atomics, those of the module and local functions it names, and any function
         value it is passed (unknown) count."""
-        from .arrays import walk
         seen = set() if seen is None else seen
         if not isinstance(fd, N.FunctionDef) or id(fd) in seen:
             return not isinstance(fd, N.FunctionDef)
@@ -1061,6 +1069,14 @@ def _store_kind(call: N.Call, info) -> str:
     if isinstance(call.func, N.Attr) and (call.func.attr == "store" or call.func.attr.startswith("atomic_")):
         return "method"
     return ""
+
+
+def _foreign_source(node, info):
+    """A for `ct.Array.from_foreign(A.foreign_pointer, ...)` and `A.foreign_pointer`, the pointer
+    argument when it is a name, else `node` (_loop_writes: stores to such a view are stores to A)."""
+    if isinstance(node, N.Call) and info.ct_path(node.func) == "Array.from_foreign":
+        node = node.args[0] if node.args else next((k.value for k in node.keywords if k.name == "pointer"), node)
+    return node.value if isinstance(node, N.Attr) and node.attr == "foreign_pointer" else node
 
 
 def walk_names(target):

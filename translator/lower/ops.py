@@ -1,50 +1,37 @@
-"""Lowering of cuTile operations, operators and calls inside kernel code."""
+"""Lowering of cuTile operations, operators and calls inside kernel code (handlers take the
+LoweringContext `cx`, lower/context.py)."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional
 
 from .. import rules
+from ..coverage import is_exported, refusal
 from ..ir import nodes as N
 from . import dtype_facts
 from . import registry
 from . import types as T
-from .types import ArrayRef, V, paren
+from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _req, _result_kind, _static,
+                      _static_tuple, bind)
+from .ops_debug import print_call
+from .ops_math import astype_value, pow_value, promoted_binary, rounding_mode_value
+from .registry import op
+from .types import V, paren
 
 _BIN_PREC = {"**": 15, "*": 13, "/": 13, "//": 13, "%": 13, "@": 13, "+": 12, "-": 12,
              "<<": 11, ">>": 11, "&": 10, "^": 9, "|": 8}
 
 
-def _result_kind(*vs) -> str:
-    kinds = {v.kind for v in vs}
-    if T.TILE in kinds:
-        return T.TILE
-    if T.UNKNOWN in kinds:
-        return T.UNKNOWN
-    if T.SCALAR in kinds:
-        return T.SCALAR
-    return T.STATIC
-
-
-def _rank(*vs):
-    """Broadcast rank of the operands, or None when an operand's rank is unknown."""
-    if any(v.kind in (T.UNKNOWN, T.TUPLE) for v in vs):
-        return None
-    rs = [v.rank for v in vs if v.kind == T.TILE]
-    if any(r is None for r in rs) or not rs:
-        return None
-    return max(rs)
-
-
 # ---------------------------------------------------------------- operators
-def binary(lw, op: str, a: V, b: V, node) -> V:
-    v = _binary(lw, op, a, b, node)
+def binary(cx, op: str, a: V, b: V, node) -> V:
+    v = _binary(cx, op, a, b, node)
     if op != "@" and v.kind != T.STATIC:
         dtype_facts.set_facts(v, dtype_facts.combined(op, a, b))
     return v
 
 
-def _binary(lw, op: str, a: V, b: V, node) -> V:
+def _binary(cx, op: str, a: V, b: V, node) -> V:
     kind = _result_kind(a, b)
     prec = _BIN_PREC[op]
     if kind == T.STATIC:
@@ -52,65 +39,63 @@ def _binary(lw, op: str, a: V, b: V, node) -> V:
         return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)
     rank = _rank(a, b)
     if op in ("//", "%"):
-        v = _nonneg_division(lw, op, a, b, kind, rank)
+        v = _nonneg_division(cx, op, a, b, kind, rank)
         if v is not None:
             return v
     if op == "//":
-        return V(f"{lw.s.use('_c2t_floordiv')}({a.code}, {b.code})", kind, rank=rank)
+        return V(f"{cx.use('_c2t_floordiv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "%":
-        return V(f"{lw.s.use('_c2t_mod')}({a.code}, {b.code})", kind, rank=rank)
+        return V(f"{cx.use('_c2t_mod')}({a.code}, {b.code})", kind, rank=rank)
     if op == "/":
-        return V(f"{lw.s.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
+        return V(f"{cx.use('_c2t_truediv')}({a.code}, {b.code})", kind, rank=rank)
     if op == "@":
-        return matmul(lw, a, b, node)
+        return matmul(cx, a, b, node)
     if op in ("+", "-", "*") and all(x.kind in (T.TILE, T.SCALAR) or x.isint for x in (a, b)) \
             and dtype_facts.may_mix_bf16_int(a, b):
         # values that may be bf16 and an integer (lower/dtype_facts.py): cuTile keeps bf16 there,
         # Triton gives f32; the helper reads both dtypes (scalars' too)
-        from .ops_math import promoted_binary
-        v = promoted_binary(lw, op, a, b)
+        v = promoted_binary(cx, op, a, b)
         if v is not None:
             return v
     if op == "**":
         if b.known and b.value == 2 and not isinstance(b.value, bool):
             return V(f"{paren(a, 13)} * {paren(a, 13)}", kind, prec=13, rank=rank)   # exact, as cuTile's powi
-        from .ops_math import pow_value
-        return pow_value(lw, a, b, node)
+        return pow_value(cx, a, b, node)
     # a constant next to an integer value keeps it integer for this purpose (a float constant
     # would make it float, but then the only effect is the plain operator, as without this flag)
     both_int = all(x.isint or x.is_static for x in (a, b)) and (a.isint or b.isint)
-    na, nb = nonneg_of(lw, a), nonneg_of(lw, b)
+    na, nb = nonneg_of(cx, a), nonneg_of(cx, b)
     nonneg = na | nb if op in ("+", "*") and both_int and na is not None and nb is not None else None
     return V(f"{paren(a, prec)} {op} {paren(b, prec + 1)}", kind, prec=prec, rank=rank,
              isint=both_int and op not in ("/",), nonneg=nonneg)
 
 
-def nonneg_of(lw, v: V):
+def nonneg_of(cx, v: V):
     """The Constant parameters whose being >= 0 makes `v` >= 0 (frozenset(): none needed), or None
     when that is not known: see V.nonneg. A Constant parameter needs itself; an int literal, nothing."""
     if v.nonneg is not None:
         return v.nonneg
     if v.known and type(v.value) is int:
         return frozenset() if v.value >= 0 else None
-    if v.kind == T.STATIC and not v.known and v.code in lw.constexpr_params:
+    if v.kind == T.STATIC and not v.known and v.code in cx.constexpr_params:
         return frozenset({v.code})
     return None
 
 
-def _nonneg_division(lw, op: str, a: V, b: V, kind: str, rank):
+def _nonneg_division(cx, op: str, a: V, b: V, kind: str, rank):
     """`a // b` and `a % b` of an integer known to be >= 0 by a positive integer constant: Python's
     floor division and modulo equal Triton's truncating ones there, and the plain operators keep
     Triton's contiguity analysis (TileGym's geglu gathers at `i // N`, `i % N` became vector
     loads, up to 16 bytes, instead of 2-byte ones). Where that rests on Constant parameters the helper
     checks them when Triton compiles and falls back on the Python semantics. None: not provable."""
-    na, nb = nonneg_of(lw, a), nonneg_of(lw, b)
+    na, nb = nonneg_of(cx, a), nonneg_of(cx, b)
     if not a.isint or na is None or nb is None or not b.is_static or (b.known and not b.value > 0):
         return None
     conds = [f"{n} >= 0" for n in sorted(na - {b.code})] + ([] if b.known else [f"{b.code} > 0"])
     if not conds:
         return V(f"{paren(a, 13)} {op} {paren(b, 14)}", kind, prec=13, rank=rank, isint=True, nonneg=na | nb)
-    helper = lw.s.use("_c2t_floordiv_nonneg" if op == "//" else "_c2t_mod_nonneg")
-    lw.s.use("_c2t_floordiv" if op == "//" else "_c2t_mod")
+    helper = cx.use("_c2t_floordiv_nonneg" if op == "//" else "_c2t_mod_nonneg")
+    cx.use("_c2t_floordiv" if op == "//" else "_c2t_mod")
     cond = " & ".join(f"({c})" for c in conds)
     return V(f"{helper}({a.code}, {b.code}, {cond})", kind, rank=rank, isint=True, nonneg=na | nb)
 
@@ -125,12 +110,11 @@ def precision(a: V, b: V) -> str:
     return '"ieee"'
 
 
-def matmul(lw, a: V, b: V, node) -> V:
+def matmul(cx, a: V, b: V, node) -> V:
     prec = precision(a, b)
-    lw.s.has_dot = True
-    lw.count_dot()
-    lw.s.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
-    return V(f"{lw.s.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(lw, node)})", T.TILE,
+    cx.count_dot()
+    cx.use("_c2t_mma")        # _c2t_matmul is _c2t_mma with a zero accumulator
+    return V(f"{cx.use('_c2t_matmul')}({a.code}, {b.code}, {prec}{_chain_flag(cx, node)})", T.TILE,
              rank=_matmul_rank(a.rank, b.rank), **dtype_facts.combined("*", a, b))
 
 
@@ -145,183 +129,75 @@ def _matmul_rank(ra, rb):
     return ra or rb or 2
 
 
-def _chain_flag(lw, node) -> str:
+def _chain_flag(cx, node) -> str:
     """`, CHAINED=False` for a product (`node`: the `@`, ct.matmul or ct.mma) whose operands provably
     do not come from another product and whose result provably does not reach another product's B
     operand (see product_operands); else `, PAD=C2T_PAD`: the function then takes the constexpr
     C2T_PAD (the launcher's choice of _c2t_mma's padded narrow form, see _c2t_leaner_if_spilling),
     and so does every function that calls it (helpers.py)."""
-    if lw.product_operands().unchained(node):
+    if cx.unchained_product(node):
         return ", CHAINED=False"
-    lw.pad_products = True
+    cx.needs_pad()
     return ", PAD=C2T_PAD"
 
 
-# ---------------------------------------------------------------- argument binding
-def bind(lw, name: str, call: N.Call, sig=None) -> dict:
-    sig = sig or rules.SIGNATURES[name]
-    positional = [p for p in sig if p not in ("/", "*")]
-    kw_only_from = sig.index("*") if "*" in sig else len(sig)
-    pos_params = [p for p in sig[:kw_only_from] if p != "/"]
-    posonly = set(sig[:sig.index("/")]) if "/" in sig else set()
-    out = Args()
-    if any(isinstance(a, N.Starred) for a in call.args):
-        lw.fail("C2T103", f"ct.{name}: *args are not supported", call)
-    if len(call.args) > len(pos_params):
-        lw.fail("C2T109", f"ct.{name} takes at most {len(pos_params)} positional arguments", call)
-    for p, a in zip(pos_params, call.args):
-        out[p] = a
-    for kw in call.keywords:
-        if kw.name is None:
-            lw.fail("C2T103", f"ct.{name}: **kwargs are not supported", call)
-        if kw.name not in positional or kw.name in posonly:
-            lw.fail("C2T109", f"ct.{name} has no keyword argument `{kw.name}`", kw)
-        if kw.name in out:
-            lw.fail("C2T109", f"ct.{name}: argument `{kw.name}` given twice", kw)
-        out[kw.name] = kw.value
-    return out
-
-
-class Args(dict):
-    """A call's bound arguments (IR nodes by parameter name); `lowered` keeps what _req lowered,
-    so that the dtype facts of the result can be read off them afterwards."""
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self.lowered = {}
-
-
-def _req(lw, name, args, key, call):
-    if key not in args:
-        lw.fail("C2T109", f"ct.{name} needs the argument `{key}`", call)
-    v = lw.expr(args[key])
-    if isinstance(args, Args):
-        args.lowered[key] = v
-    return v
-
-
-def _static(lw, v: V, what: str, node) -> V:
-    if not v.is_static:
-        lw.fail("C2T105", f"{what} must be a compile-time constant", node)
-    return v
-
-
-def _static_tuple(lw, v: V, what: str, node) -> list:
-    if v.kind == T.TUPLE:
-        for x in v.elts:
-            _static(lw, x, what, node)
-        return list(v.elts)
-    _static(lw, v, what, node)
-    return [v]
-
-
-def _bool_arg(lw, args, key, default: bool, node) -> str:
-    if key not in args:
-        return str(default)
-    v = lw.expr(args[key])
-    _static(lw, v, f"`{key}`", node)
-    return v.code
-
-
-def _axis(lw, args, node):
-    if "axis" not in args:
-        return None
-    v = lw.expr(args["axis"])
-    if v.known and v.value is None:
-        return None
-    if v.kind == T.TUPLE:
-        return [_static(lw, x, "`axis`", node) for x in v.elts]
-    return _static(lw, v, "`axis`", node)
-
-
-def _padding(lw, args, node) -> str:
-    if "padding_mode" not in args:
-        return rules.PADDING["UNDETERMINED"]
-    v = lw.expr(args["padding_mode"])
-    if v.kind != T.ENUM or not str(v.value).startswith("PaddingMode."):
-        lw.fail("C2T105", "padding_mode must be a ct.PaddingMode member", node)
-    return rules.PADDING[str(v.value).split(".", 1)[1]]
-
-
-def _hints(lw, name, args, node):
-    for key in ("latency", "allow_tma"):
-        if key in args:
-            lw.note("C2T202", f"ct.{name}: `{key}` hint dropped", node)
-    for key in ("memory_order", "memory_scope"):
-        if key in args:
-            v = lw.expr(args[key])
-            if v.kind == T.ENUM and str(v.value).split(".")[-1] in ("WEAK", "NONE"):
-                continue
-            lw.fail("C2T106", f"ct.{name}: `{key}` other than WEAK/NONE is not supported yet", node)
-
-
-def _array(lw, args, key, name, call) -> ArrayRef:
-    v = _req(lw, name, args, key, call)
-    if v.kind != T.ARRAY:
-        lw.fail("C2T104", f"ct.{name}: the first argument must be an array parameter", call)
-    return v.array
-
-
-def _order(lw, args, rank, node):
-    if "order" not in args:
-        return None
-    v = lw.expr(args["order"])
-    if v.known and v.value == "C":
-        return None
-    if v.known and v.value == "F":
-        return list(reversed(range(rank)))
-    if v.kind == T.TUPLE and v.known:
-        order = list(v.value)
-        if sorted(order) != list(range(rank)):
-            lw.fail("C2T106", "order must be a permutation of the array axes", node)
-        return None if order == list(range(rank)) else order
-    lw.fail("C2T105", "order must be \"C\", \"F\" or a constant tuple", node)
-
-
-def _index(lw, args, key, name, call, rank) -> list:
-    v = _req(lw, name, args, key, call)
-    elts = v.elts if v.kind == T.TUPLE else [v]
-    if len(elts) != rank:
-        lw.fail("C2T109", f"ct.{name}: `{key}` has {len(elts)} entries for a {rank}-D array", call)
-    return elts
-
-
 # ---------------------------------------------------------------- grid
-def op_bid(lw, call, args):
-    ax = _static(lw, _req(lw, "bid", args, "axis", call), "ct.bid axis", call)
-    if lw.coarsen and ax.known and ax.value == 0:       # (a coarsened kernel: lower/coarsen.py)
+@op("bid")
+def op_bid(cx, call, args):
+    ax = _static(cx, _req(cx, "bid", args, "axis", call), "ct.bid axis", call)
+    if cx.coarsen and ax.known and ax.value == 0:       # (a coarsened kernel: lower/coarsen.py)
         return V("c2t_bid0", T.SCALAR, isint=True, nonneg=frozenset())
     return V(f"tl.program_id({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
-def op_num_blocks(lw, call, args):
-    ax = _static(lw, _req(lw, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
+@op("num_blocks")
+def op_num_blocks(cx, call, args):
+    ax = _static(cx, _req(cx, "num_blocks", args, "axis", call), "ct.num_blocks axis", call)
     return V(f"tl.num_programs({ax.code})", T.SCALAR, isint=True, nonneg=frozenset())
 
 
-def op_num_tiles(lw, call, args):
-    arr = _array(lw, args, "array", "num_tiles", call)
-    ax = _static(lw, _req(lw, "num_tiles", args, "axis", call), "ct.num_tiles axis", call)
-    shape = _static_tuple(lw, _req(lw, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
+@op("num_tiles")
+def op_num_tiles(cx, call, args):
+    arr = _array(cx, args, "array", "num_tiles", call)
+    ax = _static(cx, _req(cx, "num_tiles", args, "axis", call), "ct.num_tiles axis", call)
+    shape = _static_tuple(cx, _req(cx, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
     if not ax.known or not isinstance(ax.value, int):
-        lw.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
+        cx.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
     if not 0 <= ax.value < arr.rank or len(shape) != arr.rank:
-        lw.fail("C2T109", f"ct.num_tiles: axis {ax.value} and a {len(shape)}-entry shape for a "
+        cx.fail("C2T109", f"ct.num_tiles: axis {ax.value} and a {len(shape)}-entry shape for a "
                           f"{arr.rank}-D array", call)
-    order = _order(lw, args, arr.rank, call)
+    order = _order(cx, args, arr.rank, call)
     array_axis = order[ax.value] if order else ax.value
     return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
 
 
-def op_cdiv(lw, call, args):
-    a, b = _req(lw, "cdiv", args, "x", call), _req(lw, "cdiv", args, "y", call)
+@op("cdiv")
+def op_cdiv(cx, call, args):
+    a, b = _req(cx, "cdiv", args, "x", call), _req(cx, "cdiv", args, "y", call)
     if a.is_static and b.is_static:
         return V(f"({paren(a, 12)} + {paren(b, 12)} - 1) // {paren(b, 14)}", T.STATIC, prec=13)
-    return V(f"{lw.s.use('_c2t_cdiv')}({a.code}, {b.code})", _result_kind(a, b), rank=_rank(a, b))
+    return V(f"{cx.use('_c2t_cdiv')}({a.code}, {b.code})", _result_kind(a, b), rank=_rank(a, b))
+
+
+# Grid dependency control (programmatic dependent launch, sm_90+): Triton 3.6's gdc_wait() and
+# gdc_launch_dependents() (triton.language.extra.cuda), through prelude helpers that do nothing
+# under the interpreter (which cannot run their inline PTX). Both are safe in a launch that is not
+# programmatically dependent: the wait returns at once, the kernel only started after its
+# predecessor finished. `ct.launch(..., programmatic_dependent_launch=True)` becomes a launch with
+# Triton's `launch_pdl` option (host.py).
+@op("grid_dependency_control_wait", ["/"])
+def op_gdc_wait(cx, call, args):
+    return V(f"{cx.use('_c2t_gdc_wait')}()", T.STATIC, value=None)
+
+
+@op("grid_dependency_control_launch_dependents", ["/"])
+def op_gdc_launch_dependents(cx, call, args):
+    return V(f"{cx.use('_c2t_gdc_launch_dependents')}()", T.STATIC, value=None)
 
 
 # ---------------------------------------------------------------- factories and casts
-def _shape_list(lw, v: V, node) -> str:
-    elts = _static_tuple(lw, v, "a tile shape", node)
+def _shape_list(cx, v: V, node) -> str:
+    elts = _static_tuple(cx, v, "a tile shape", node)
     if v.kind == T.TUPLE:
         return "[" + ", ".join(e.code for e in elts) + "]"
     if isinstance(v.value, tuple) and v.value[:1] == ("shape_of",):
@@ -333,22 +209,16 @@ def _shape_codes(v: V) -> list:
     return [e.code for e in v.elts] if v.kind == T.TUPLE else [v.code]
 
 
-def _dtype(lw, args, key, name, call) -> V:
-    v = _req(lw, name, args, key, call)
-    if v.kind != T.DTYPE:
-        lw.fail("C2T105", f"ct.{name}: `{key}` must be a dtype", call)
-    return v
-
-
-def op_arange(lw, call, args):
-    n = _static(lw, _req(lw, "arange", args, "size", call), "ct.arange size", call)
-    dt = _dtype(lw, args, "dtype", "arange", call)
+@op("arange")
+def op_arange(cx, call, args):
+    n = _static(cx, _req(cx, "arange", args, "size", call), "ct.arange size", call)
+    dt = _dtype(cx, args, "dtype", "arange", call)
     if "start" in args or "step" in args:
-        start = lw.expr(args["start"]).code if "start" in args else "0"
-        step = lw.expr(args["step"]).code if "step" in args else "1"
-        return V(f"{lw.s.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1,
+        start = cx.expr(args["start"]).code if "start" in args else "0"
+        step = cx.expr(args["step"]).code if "step" in args else "1"
+        return V(f"{cx.use('_c2t_arange')}({n.code}, {start}, {step}, {dt.code})", T.TILE, rank=1,
                  isint=dt.code.startswith(("tl.int", "tl.uint")) and dt.code != "tl.int1", shape=[n.code])
-    lw.s.note_tile([n.code])
+    cx.note_tile([n.code])
     code = f"tl.arange(0, {n.code})"
     if dt.code != "tl.int32":
         code += f".to({dt.code})"
@@ -356,77 +226,81 @@ def op_arange(lw, call, args):
              shape=[n.code], nonneg=frozenset() if dt.code in ("tl.int32", "tl.int64") else None)
 
 
-def op_full(lw, call, args):
-    shape = _req(lw, "full", args, "shape", call)
-    dt = _dtype(lw, args, "dtype", "full", call)
-    val = _req(lw, "full", args, "fill_value", call)
+@op("full")
+def op_full(cx, call, args):
+    shape = _req(cx, "full", args, "shape", call)
+    dt = _dtype(cx, args, "dtype", "full", call)
+    val = _req(cx, "full", args, "fill_value", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile(_shape_codes(shape))
-    return V(f"tl.full({_shape_list(lw, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32,
+    cx.note_tile(_shape_codes(shape))
+    return V(f"tl.full({_shape_list(cx, shape, call)}, {val.code}, {dt.code})", T.TILE, rank=rank, tf32=dt.tf32,
              shape=_shape_codes(shape), **dtype_facts.of_dtype(dt.code, dt))
 
 
-def op_zeros(lw, call, args):
-    shape = _req(lw, "zeros", args, "shape", call)
-    dt = _dtype(lw, args, "dtype", "zeros", call)
+@op("zeros")
+def op_zeros(cx, call, args):
+    shape = _req(cx, "zeros", args, "shape", call)
+    dt = _dtype(cx, args, "dtype", "zeros", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile(_shape_codes(shape))
-    return V(f"tl.zeros({_shape_list(lw, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
+    cx.note_tile(_shape_codes(shape))
+    return V(f"tl.zeros({_shape_list(cx, shape, call)}, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
              **dtype_facts.of_dtype(dt.code, dt))
 
 
-def op_ones(lw, call, args):
-    shape = _req(lw, "ones", args, "shape", call)
-    dt = _dtype(lw, args, "dtype", "ones", call)
+@op("ones")
+def op_ones(cx, call, args):
+    shape = _req(cx, "ones", args, "shape", call)
+    dt = _dtype(cx, args, "dtype", "ones", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    lw.s.note_tile(_shape_codes(shape))
-    return V(f"tl.full({_shape_list(lw, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
+    cx.note_tile(_shape_codes(shape))
+    return V(f"tl.full({_shape_list(cx, shape, call)}, 1, {dt.code})", T.TILE, rank=rank, shape=_shape_codes(shape),
              **dtype_facts.of_dtype(dt.code, dt))
 
 
-def op_astype(lw, call, args):
-    x = _req(lw, "astype", args, "x", call)
-    dt = _dtype(lw, args, "dtype", "astype", call)
+@op("astype")
+def op_astype(cx, call, args):
+    x = _req(cx, "astype", args, "x", call)
+    dt = _dtype(cx, args, "dtype", "astype", call)
     if x.is_static and "rounding_mode" not in args:
         return V(f"tl.full([], {x.code}, {dt.code})", T.SCALAR, tf32=dt.tf32, **dtype_facts.of_dtype(dt.code, dt))
-    from .ops_math import astype_value
-    return dtype_facts.set_facts(astype_value(lw, x, dt, call, args), dtype_facts.of_dtype(dt.code, dt))
+    return dtype_facts.set_facts(astype_value(cx, x, dt, call, args), dtype_facts.of_dtype(dt.code, dt))
 
 
-def op_bitcast(lw, call, args):
-    x = _req(lw, "bitcast", args, "x", call)
-    dt = _dtype(lw, args, "dtype", "bitcast", call)
+@op("bitcast")
+def op_bitcast(cx, call, args):
+    x = _req(cx, "bitcast", args, "x", call)
+    dt = _dtype(cx, args, "dtype", "bitcast", call)
     return V(f"{paren(x, 100)}.to({dt.code}, bitcast=True)", x.kind, rank=x.rank)
 
 
-def op_where(lw, call, args):
-    c, x, y = (_req(lw, "where", args, k, call) for k in ("cond", "x", "y"))
-    from .exprs import mixes_bf16_int
-    fn = lw.s.use("_c2t_where_ct") if mixes_bf16_int(x, y) else "tl.where"
+@op("where")
+def op_where(cx, call, args):
+    c, x, y = (_req(cx, "where", args, k, call) for k in ("cond", "x", "y"))
+    fn = cx.use("_c2t_where_ct") if dtype_facts.mixes_bf16_int(x, y) else "tl.where"
     return V(f"{fn}({c.code}, {x.code}, {y.code})", _result_kind(c, x, y), rank=_rank(c, x, y),
              shape=T.same_shape(c, x, y), **dtype_facts.chosen(x, y))
 
 
 # ---------------------------------------------------------------- reductions
-def _reduce(lw, name, call, args):
-    x = _req(lw, name, args, "x", call)
-    axis = _axis(lw, args, call)
-    keep = _bool_arg(lw, args, "keepdims", False, call)
+def _reduce(cx, name, call, args):
+    x = _req(cx, name, args, "x", call)
+    axis = _axis(cx, args, call)
+    keep = _bool_arg(cx, args, "keepdims", False, call)
     nan = ""
     if "propagate_nan" in args:
-        pn = lw.expr(args["propagate_nan"])
+        pn = cx.expr(args["propagate_nan"])
         if pn.known and pn.value is True and name in ("max", "min", "argmax", "argmin"):
             nan = "_nan"            # a NaN wins (tl.reduce with maximum/minimum propagating NaN;
             if name.startswith("arg"):      # for arg*, the first NaN's index)
-                lw.s.use(f"_c2t_{name}")
-                lw.s.use("_c2t_argmax")
+                cx.use(f"_c2t_{name}")
+                cx.use("_c2t_argmax")
         elif not (pn.known and pn.value is False):
-            lw.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet"
+            cx.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet"
                     if pn.known else f"ct.{name}: propagate_nan must be a constant", call)
-    fn = lw.s.use(f"_c2t_{name}{nan}")
+    fn = cx.use(f"_c2t_{name}{nan}")
     if isinstance(axis, list):
         if name in ("argmax", "argmin"):
-            lw.fail("C2T106", f"ct.{name}: axis must be an integer", call)
+            cx.fail("C2T106", f"ct.{name}: axis must be an integer", call)
         code = x.code
         for ax in sorted(axis, key=lambda a: -(a.value if a.known else 0)):
             code = f"{fn}({code}, {ax.code}, {keep})"
@@ -469,67 +343,75 @@ def _reduced_rank(x, n, keep):
     return x.rank if keep == "True" else x.rank - n
 
 
-def op_sum(lw, call, args):
-    return _reduce(lw, "sum", call, args)
+@op("sum")
+def op_sum(cx, call, args):
+    return _reduce(cx, "sum", call, args)
 
 
-def op_max(lw, call, args):
-    return _reduce(lw, "max", call, args)
+@op("max")
+def op_max(cx, call, args):
+    return _reduce(cx, "max", call, args)
 
 
-def op_min(lw, call, args):
-    return _reduce(lw, "min", call, args)
+@op("min")
+def op_min(cx, call, args):
+    return _reduce(cx, "min", call, args)
 
 
-def op_argmax(lw, call, args):
-    return _reduce(lw, "argmax", call, args)
+@op("argmax")
+def op_argmax(cx, call, args):
+    return _reduce(cx, "argmax", call, args)
 
 
-def op_argmin(lw, call, args):
-    return _reduce(lw, "argmin", call, args)
+@op("argmin")
+def op_argmin(cx, call, args):
+    return _reduce(cx, "argmin", call, args)
 
 
 # ---------------------------------------------------------------- matmul
-def op_mma(lw, call, args):
-    x, y, acc = (_req(lw, "mma", args, k, call) for k in ("x", "y", "acc"))
+@op("mma")
+def op_mma(cx, call, args):
+    x, y, acc = (_req(cx, "mma", args, k, call) for k in ("x", "y", "acc"))
     if "use_fast_acc" in args:
-        lw.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
+        cx.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
     if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
         if x.rank != y.rank and not (acc.rank == 3 and x.rank in (2, 3) and y.rank in (2, 3)):
-            lw.fail("C2T101", "ct.mma with these operand ranks is not supported yet (2-D or 3-D operands with "
+            cx.fail("C2T101", "ct.mma with these operand ranks is not supported yet (2-D or 3-D operands with "
                               "a 3-D accumulator are)", call)
     prec = precision(x, y)
-    lw.s.has_dot = True
-    lw.count_dot()
-    return V(f"{lw.s.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(lw, call)})", T.TILE,
+    cx.count_dot()
+    return V(f"{cx.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(cx, call)})", T.TILE,
              rank=acc.rank, shape=acc.shape, **dtype_facts.kept(acc))
 
 
-def op_matmul(lw, call, args):
-    x, y = _req(lw, "matmul", args, "x", call), _req(lw, "matmul", args, "y", call)
-    return matmul(lw, x, y, call)
+@op("matmul")
+def op_matmul(cx, call, args):
+    x, y = _req(cx, "matmul", args, "x", call), _req(cx, "matmul", args, "y", call)
+    return matmul(cx, x, y, call)
 
 
 # ---------------------------------------------------------------- elementwise
-def op_maximum(lw, call, args):
-    return _minmax(lw, "maximum", call, args)
+@op("maximum")
+def op_maximum(cx, call, args):
+    return _minmax(cx, "maximum", call, args)
 
 
-def op_minimum(lw, call, args):
-    return _minmax(lw, "minimum", call, args)
+@op("minimum")
+def op_minimum(cx, call, args):
+    return _minmax(cx, "minimum", call, args)
 
 
-def _minmax(lw, name, call, args):
-    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+def _minmax(cx, name, call, args):
+    x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     prop = "tl.PropagateNan.NONE"
     if "propagate_nan" in args:
-        pn = lw.expr(args["propagate_nan"])
+        pn = cx.expr(args["propagate_nan"])
         if pn.known and pn.value is True:
             prop = "tl.PropagateNan.ALL"
-    return minmax(lw, name, x, y, prop)
+    return minmax(cx, name, x, y, prop)
 
 
-def minmax(lw, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
+def minmax(cx, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
     """ct.maximum/ct.minimum (and Python's max/min) of x and y. tl.maximum/tl.minimum make a
     Python number an fp32 or int32 tensor before promoting (`tl.maximum(fp16_tile, 0.0)` is fp32)
     and compute bf16 in fp32, where cuTile's result has the operands' promoted dtype (a constant
@@ -541,152 +423,155 @@ def minmax(lw, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
     kind, rank = _result_kind(x, y), _rank(x, y)
     facts = dtype_facts.chosen(x, y)
     if x.is_static or y.is_static or dtype_facts.may_be_bf16(x) or dtype_facts.may_be_bf16(y):
-        fn = lw.s.use(f"_c2t_{name}")
+        fn = cx.use(f"_c2t_{name}")
         return V(f"{fn}({x.code}, {y.code}, {prop.endswith('ALL')})", kind, rank=rank, **facts)
     suffix = "" if prop.endswith("NONE") else f", propagate_nan={prop}"
     return V(f"tl.{name}({x.code}, {y.code}{suffix})", kind, rank=rank, **facts)
 
 
-def op_divmod(lw, call, args):
-    x, y = _req(lw, "divmod", args, "x", call), _req(lw, "divmod", args, "y", call)
-    q, r = binary(lw, "//", x, y, call), binary(lw, "%", x, y, call)
+@op("divmod")
+def op_divmod(cx, call, args):
+    x, y = _req(cx, "divmod", args, "x", call), _req(cx, "divmod", args, "y", call)
+    q, r = binary(cx, "//", x, y, call), binary(cx, "%", x, y, call)
     return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
 
 
-def op_negative(lw, call, args):
-    return negate(lw, _req(lw, "negative", args, "x", call), call)
+@op("negative")
+def op_negative(cx, call, args):
+    return negate(cx, _req(cx, "negative", args, "x", call), call)
 
 
-def warn_negative_zero(lw, value, node):
+def warn_negative_zero(cx, value, node):
     """C2T212 where kernel code makes the constant -0.0: Triton turns every float constant equal to
     zero into +0.0 (semantic.scalar_constant), on the GPU as under the interpreter."""
     if type(value) is float and value == 0.0 and math.copysign(1.0, value) < 0:
-        lw.note("C2T212", "`-0.0` here becomes +0.0 in the Triton code", node)
+        cx.note("C2T212", "`-0.0` here becomes +0.0 in the Triton code", node)
 
 
-def negate(lw, x: V, node=None) -> V:
+def negate(cx, x: V, node=None) -> V:
     """cuTile `-x` and ct.negative. Triton's unary minus computes 0 - x, which gives +0 for +0 where
     cuTile's negation gives -0; tiles go through _c2t_neg (floats: x * -1, exact; ints: -x), and so
     do runtime scalars (_c2t_neg_scalar: under the interpreter a range() loop variable, and what is
     computed from it, is a Python int, with no dtype to test). Integer tensors keep `-x`."""
     if x.kind == T.TILE:
-        return V(f"{lw.s.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32,
+        return V(f"{cx.use('_c2t_neg')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32,
                  **dtype_facts.kept(x))
     if x.kind == T.SCALAR and not x.isint:
-        lw.s.use("_c2t_neg")
-        return V(f"{lw.s.use('_c2t_neg_scalar')}({x.code})", x.kind, rank=x.rank, **dtype_facts.kept(x))
+        cx.use("_c2t_neg")
+        return V(f"{cx.use('_c2t_neg_scalar')}({x.code})", x.kind, rank=x.rank, **dtype_facts.kept(x))
     if x.known and type(x.value) is float:
-        warn_negative_zero(lw, -x.value, node)
+        warn_negative_zero(cx, -x.value, node)
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 
-def op_abs(lw, call, args):
-    x = _req(lw, "abs", args, "x", call)
+@op("abs")
+def op_abs(cx, call, args):
+    x = _req(cx, "abs", args, "x", call)
     if x.is_static:
         return V(f"abs({x.code})", T.STATIC)
     return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
 
 
-def op_isnan(lw, call, args):
-    x = _req(lw, "isnan", args, "x", call)
+@op("isnan")
+def op_isnan(cx, call, args):
+    x = _req(cx, "isnan", args, "x", call)
     return V(f"{paren(x, 8)} != {paren(x, 8)}", x.kind, prec=7, rank=x.rank, shape=x.shape,
              **dtype_facts.of_dtype("tl.int1"))
 
 
-def op_bitwise_not(lw, call, args):
-    x = _req(lw, "bitwise_not", args, "x", call)
+@op("bitwise_not")
+def op_bitwise_not(cx, call, args):
+    x = _req(cx, "bitwise_not", args, "x", call)
     return V(f"~{paren(x, 14)}", x.kind, prec=14, rank=x.rank, shape=x.shape)
 
 
-def unary_math(lw, name, call, args):
+def unary_math(cx, name, call, args):
     if name == "sqrt":
-        from .ops_math import rounding_mode_value
-        v = rounding_mode_value(lw, name, call, args)
+        v = rounding_mode_value(cx, name, call, args)
         if v is not None:
             return v
-    x = _req(lw, name, args, "x", call)
+    x = _req(cx, name, args, "x", call)
     if x.is_static:      # the helpers read .dtype: make constants fp32 tensors as cuTile does
         x = V(f"tl.full([], {x.code}, tl.float32)", T.SCALAR)
     helper = rules.UNARY_MATH[name]
     if "rounding_mode" in args:
-        rm = lw.expr(args["rounding_mode"])
+        rm = cx.expr(args["rounding_mode"])
         mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
         if mode in ("APPROX", "FULL") or (rm.known and rm.value is None):
             if mode == "APPROX":
-                lw.note("C2T203", f"ct.{name}(rounding_mode=APPROX): Triton's fast form is used", call)
+                cx.note("C2T203", f"ct.{name}(rounding_mode=APPROX): Triton's fast form is used", call)
             if name == "sqrt" and mode == "APPROX":
                 helper = "_c2t_sqrt_approx"
         elif mode != "RN":
-            lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
-    return V(f"{lw.s.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
+            cx.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
+    return V(f"{cx.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
              shape=x.shape, **dtype_facts.of_math(x))
 
 
-def binary_func(lw, name, call, args):
-    from .ops_math import rounding_mode_value
-    v = rounding_mode_value(lw, name, call, args)
+def binary_func(cx, name, call, args):
+    v = rounding_mode_value(cx, name, call, args)
     if v is not None:
         return v
-    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     op = rules.BINARY_FUNCS[name]
     if "rounding_mode" in args:
-        rm = lw.expr(args["rounding_mode"])
+        rm = cx.expr(args["rounding_mode"])
         mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
         if op == "/" and mode in ("APPROX", "FULL"):
-            lw.note("C2T203", f"ct.{name}(rounding_mode={mode}): Triton's fast division is used", call)
-            return V(f"{lw.s.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
+            cx.note("C2T203", f"ct.{name}(rounding_mode={mode}): Triton's fast division is used", call)
+            return V(f"{cx.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
                      rank=_rank(x, y))
         if mode not in ("RN", None) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
-            lw.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
-    v = binary(lw, op, x, y, call)
+            cx.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
+    v = binary(cx, op, x, y, call)
     if v.kind == T.TILE and v.shape is None:
         v.shape = T.same_shape(x, y)
     return v
 
 
-def compare_func(lw, name, call, args):
-    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
-    from .exprs import mixes_bf16_int
-    if mixes_bf16_int(x, y):
-        return V(f"{lw.s.use('_c2t_compare_ct')}({x.code}, {y.code}, \"{rules.COMPARE_FUNCS[name]}\")",
+def compare_func(cx, name, call, args):
+    x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
+    if dtype_facts.mixes_bf16_int(x, y):
+        return V(f"{cx.use('_c2t_compare_ct')}({x.code}, {y.code}, \"{rules.COMPARE_FUNCS[name]}\")",
                  _result_kind(x, y), rank=_rank(x, y), shape=T.same_shape(x, y), **dtype_facts.of_dtype("tl.int1"))
     return V(f"{paren(x, 8)} {rules.COMPARE_FUNCS[name]} {paren(y, 8)}", _result_kind(x, y), prec=7,
              rank=_rank(x, y), shape=T.same_shape(x, y), **dtype_facts.of_dtype("tl.int1"))
 
 
 # ---------------------------------------------------------------- shape ops
-def op_reshape(lw, call, args):
-    x = _req(lw, "reshape", args, "x", call)
-    shape = _req(lw, "reshape", args, "shape", call)
-    elts = _static_tuple(lw, shape, "reshape shape", call)
+@op("reshape")
+def op_reshape(cx, call, args):
+    x = _req(cx, "reshape", args, "x", call)
+    shape = _req(cx, "reshape", args, "shape", call)
+    elts = _static_tuple(cx, shape, "reshape shape", call)
     if len(elts) == 1 and elts[0].known and elts[0].value == -1 and not x.shape and x.kind == T.TILE:
         # flatten a tile whose shape is not known here (after a math call, a reduction...)
         return V(f"tl.ravel({x.code})", T.TILE, rank=1)
     if any(e.known and e.value == -1 for e in elts):
-        shape = _implicit_extent(lw, x, elts, call)
+        shape = _implicit_extent(cx, x, elts, call)
         elts = shape.elts
     if (x.kind == T.SCALAR or (x.kind in (T.TILE, T.UNKNOWN) and x.rank in (0, None))) and \
             elts and all(e.known and e.value == 1 for e in elts):
         # a 0-d tile (a full reduction) is a Triton scalar, which tl.reshape rejects; its reshapes
         # are to all-ones shapes. expand_dims splats a scalar to [1] (and adds a unit axis to a
         # block), so this also holds where the rank was lost (e.g. after a loop).
-        return V(f"tl.reshape(tl.expand_dims({x.code}, 0), {_shape_list(lw, shape, call)})", T.TILE,
+        return V(f"tl.reshape(tl.expand_dims({x.code}, 0), {_shape_list(cx, shape, call)})", T.TILE,
                  rank=len(elts), shape=_shape_codes(shape))
-    return V(f"tl.reshape({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=len(elts),
+    return V(f"tl.reshape({x.code}, {_shape_list(cx, shape, call)})", T.TILE, rank=len(elts),
              shape=_shape_codes(shape))
 
 
-def _implicit_extent(lw, x: V, elts: list, call) -> V:
+def _implicit_extent(cx, x: V, elts: list, call) -> V:
     """The reshape shape with its -1 entry replaced by the extent it stands for: the tile's
     element count (from its shape, known at translation time as Constant expressions) divided by
     the other extents."""
     if sum(1 for e in elts if e.known and e.value == -1) > 1:
-        lw.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
+        cx.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
     others = [e for e in elts if not (e.known and e.value == -1)]
     if not x.shape:
         # the element count from Triton's own (constexpr) shape: `t.numel`, where `t` is a name
         if x.kind != T.TILE or not x.code.isidentifier():
-            lw.fail("C2T101", "ct.reshape with -1 needs a tile whose shape is known here, or a tile "
+            cx.fail("C2T101", "ct.reshape with -1 needs a tile whose shape is known here, or a tile "
                               "variable", call, hint="assign the tile to a variable first, or give every extent")
         den = " * ".join(paren(e, 14) for e in others) or "1"
         extent = V(f"{x.code}.numel // {den if len(others) <= 1 else f'({den})'}", T.STATIC, prec=13)
@@ -700,7 +585,7 @@ def _implicit_extent(lw, x: V, elts: list, call) -> V:
         for e in others:
             rest *= e.value
         if rest <= 0 or total % rest:
-            lw.fail("C2T109", f"ct.reshape: {total} elements do not divide into extents of {rest}", call)
+            cx.fail("C2T109", f"ct.reshape: {total} elements do not divide into extents of {rest}", call)
         extent = V(str(total // rest), T.STATIC, value=total // rest, known=True)
     else:
         def factor(c):
@@ -722,10 +607,11 @@ def _int_code(code: str):
         return None
 
 
-def op_permute(lw, call, args):
-    x = _req(lw, "permute", args, "x", call)
-    axes = _req(lw, "permute", args, "axes", call)
-    elts = _static_tuple(lw, axes, "permute axes", call)
+@op("permute")
+def op_permute(cx, call, args):
+    x = _req(cx, "permute", args, "x", call)
+    axes = _req(cx, "permute", args, "axes", call)
+    elts = _static_tuple(cx, axes, "permute axes", call)
     perm = [e.value for e in elts]
     codes = [e.code for e in elts]
     if all(isinstance(p, int) and not isinstance(p, bool) for p in perm):
@@ -738,16 +624,17 @@ def op_permute(lw, call, args):
              T.TILE, rank=len(elts), shape=shape)
 
 
-def op_transpose(lw, call, args):
-    x = _req(lw, "transpose", args, "x", call)
-    a0 = lw.expr(args["axis0"]) if "axis0" in args else None
-    a1 = lw.expr(args["axis1"]) if "axis1" in args else None
+@op("transpose")
+def op_transpose(cx, call, args):
+    x = _req(cx, "transpose", args, "x", call)
+    a0 = cx.expr(args["axis0"]) if "axis0" in args else None
+    a1 = cx.expr(args["axis1"]) if "axis1" in args else None
     if a0 is None and a1 is None:
         if x.rank not in (None, 2):
-            lw.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
+            cx.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
         return V(f"tl.trans({x.code})", T.TILE, rank=2, shape=x.shape[::-1] if x.shape and len(x.shape) == 2 else None)
     if x.rank is None or not (a0 and a1 and a0.known and a1.known):
-        lw.fail("C2T105", "ct.transpose with axes needs a tile of known rank and constant axes", call)
+        cx.fail("C2T105", "ct.transpose with axes needs a tile of known rank and constant axes", call)
     perm = list(range(x.rank))
     i, j = a0.value % x.rank, a1.value % x.rank
     perm[i], perm[j] = perm[j], perm[i]
@@ -755,17 +642,19 @@ def op_transpose(lw, call, args):
     return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank, shape=shape)
 
 
-def op_broadcast_to(lw, call, args):
-    x = _req(lw, "broadcast_to", args, "x", call)
-    shape = _req(lw, "broadcast_to", args, "shape", call)
+@op("broadcast_to")
+def op_broadcast_to(cx, call, args):
+    x = _req(cx, "broadcast_to", args, "x", call)
+    shape = _req(cx, "broadcast_to", args, "shape", call)
     rank = len(shape.elts) if shape.kind == T.TUPLE else 1
-    return V(f"tl.broadcast_to({x.code}, {_shape_list(lw, shape, call)})", T.TILE, rank=rank,
+    return V(f"tl.broadcast_to({x.code}, {_shape_list(cx, shape, call)})", T.TILE, rank=rank,
              shape=_shape_codes(shape))
 
 
-def op_expand_dims(lw, call, args):
-    x = _req(lw, "expand_dims", args, "x", call)
-    ax = _static(lw, _req(lw, "expand_dims", args, "axis", call), "expand_dims axis", call)
+@op("expand_dims")
+def op_expand_dims(cx, call, args):
+    x = _req(cx, "expand_dims", args, "x", call)
+    ax = _static(cx, _req(cx, "expand_dims", args, "axis", call), "expand_dims axis", call)
     return V(f"tl.expand_dims({x.code}, {ax.code})", T.TILE, rank=(x.rank + 1) if x.rank is not None else None)
 
 
@@ -773,113 +662,81 @@ def op_expand_dims(lw, call, args):
 _BUILTIN_MINMAX = {"min": "minimum", "max": "maximum"}
 
 
-def method_of_dataclass(lw, fd, obj: V, e: N.Call) -> V:
-    """`cfg.method(args)` on a frozen dataclass constant: the method as a helper (one per
-    instance value), `self` bound to the instance at translation time."""
-    from .helpers import _call
-    self_node = N.Name(span=e.span, id=fd.params[0].name)
-    lw.node_values[id(self_node)] = obj
-    try:
-        call2 = N.Call(span=e.span, func=e.func, args=[self_node, *e.args], keywords=e.keywords)
-        return _call(lw, fd, f"_{type(obj.value).__name__}_{fd.name}", call2, [], module_level=False)
-    finally:
-        del lw.node_values[id(self_node)]
-
-
-def call(lw, e: N.Call) -> V:
-    f = lw.expr(e.func)
+def call(cx, e: N.Call) -> V:
+    f = cx.expr(e.func)
     if f.kind == T.CTFUNC:
-        return ct_call(lw, str(f.value), e)
+        return ct_call(cx, str(f.value), e)
     if f.kind == T.UNKNOWN and isinstance(f.value, tuple) and f.value and f.value[0] == "method":
-        return method_call(lw, f.value[1], f.value[2], e)
+        return method_call(cx, f.value[1], f.value[2], e)
     if f.kind == T.HELPER:
-        from .helpers import free_names, helper_call, local_call
         if isinstance(f.value, tuple) and f.value[0] == "imported":
-            return imported_call(lw, f.value[1], e)
-        if isinstance(f.value, tuple) and f.value[0] == "dcmethod":
-            return method_of_dataclass(lw, f.value[1], f.value[2], e)
-        if isinstance(f.value, tuple) and f.value[0] == "localfunc":
-            fd = f.value[1]
-            if len(f.value) > 2:        # passed in from where it was written: its captures came along
-                capmap = f.value[2]
-                there = {c: lw.env[h] for c, h in capmap.items()}
-                captured = free_names(fd, there)        # (the rest are saved defaults, bind_defaults)
-                defaults = {id(p.default): there[p.default.id] for p in fd.params
-                            if isinstance(p.default, N.Name) and p.default.id in there}
-                lw.node_values.update(defaults)
-                try:
-                    return local_call(lw, fd, captured, e, [there[c] for c in captured])
-                finally:
-                    for k in defaults:
-                        del lw.node_values[k]
-            return local_call(lw, fd, free_names(fd, lw.env), e)
-        return helper_call(lw, str(f.value), e)
+            return imported_call(cx, f.value[1], e)
+        # module functions, nested defs, lambdas, dataclass methods: helpers.lower_call
+        return cx.call_function(f, e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):
-        return builtin_call(lw, str(f.value)[9:], e)
+        return builtin_call(cx, str(f.value)[9:], e)
     if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
-        args = [lw.expr(a) for a in e.args]
-        kws = {k.name: lw.expr(k.value) for k in e.keywords}
+        args = [cx.expr(a) for a in e.args]
+        kws = {k.name: cx.expr(k.value) for k in e.keywords}
         if not isinstance(f.value, type) or None in kws or any(isinstance(a, N.Starred) for a in e.args) \
                 or not all(v.known for v in [*args, *kws.values()]):
-            lw.fail("C2T105", f"`{f.code}(...)` needs arguments known at translation time", e)
+            cx.fail("C2T105", f"`{f.code}(...)` needs arguments known at translation time", e)
         try:
             val = f.value(*[a.value for a in args], **{k: v.value for k, v in kws.items()})
         except (TypeError, ValueError) as err:
-            lw.fail("C2T109", f"`{f.code}(...)`: {err}", e)
-        return lw.static_value(val, e)
+            cx.fail("C2T109", f"`{f.code}(...)`: {err}", e)
+        return cx.static_value(val, e)
     if f.kind == T.DTYPE:   # ct.int16(5): a strictly typed constant / cast
         if len(e.args) != 1 or e.keywords:
-            lw.fail("C2T109", "a dtype call takes one argument", e)
-        x = lw.expr(e.args[0])
+            cx.fail("C2T109", "a dtype call takes one argument", e)
+        x = cx.expr(e.args[0])
         if x.is_static:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
         return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
-    lw.fail("C2T103", "this call is not supported in kernel code", e)
+    cx.fail("C2T103", "this call is not supported in kernel code", e)
 
 
-def imported_call(lw, name: str, e: N.Call) -> V:
+def imported_call(cx, name: str, e: N.Call) -> V:
     """A function imported from another module, called in kernel code: its body is not here, so
     the call assumes that module is translated too (its helper is then a Triton function with the
     same parameter convention: arrays as pointer, extents, strides)."""
     if e.keywords or any(isinstance(a, N.Starred) for a in e.args):
-        lw.fail("C2T103", f"call of imported `{name}` with keyword or starred arguments is not supported", e)
+        cx.fail("C2T103", f"call of imported `{name}` with keyword or starred arguments is not supported", e)
     flat = []
-    for a in (lw.expr(x) for x in e.args):
+    for a in (cx.expr(x) for x in e.args):
         if a.kind in (T.CTFUNC, T.CTMOD, T.MODULE, T.ENUM, T.HELPER):
-            lw.fail("C2T101", f"passing `{a.code}` to imported `{name}` is not supported", e)
+            cx.fail("C2T101", f"passing `{a.code}` to imported `{name}` is not supported", e)
         if a.kind == T.ARRAY:       # its body is not here: it may load from and store to the array
-            lw.helper_access(a.array, reads=True, writes=True)
+            cx.helper_access(a.array, reads=True, writes=True)
         flat.extend(a.array.flat() if a.kind == T.ARRAY else [a.code])
-    lw.note("C2T205", f"`{name}` comes from `{lw.s.info.imported[name]}`: the call assumes that module "
+    cx.note("C2T205", f"`{name}` comes from `{cx.info.imported[name]}`: the call assumes that module "
                       "is translated too", e)
     return V(f"{name}({', '.join(flat)})", T.UNKNOWN)
 
 
-def ct_call(lw, path: str, e: N.Call) -> V:
+def ct_call(cx, path: str, e: N.Call) -> V:
     entry = registry.lookup(path)
     if entry is None and path == "sigmoid":
         # not exported by cuda.tile 1.7, but used by TileGym in flag-guarded branches
-        lw.note("C2T206", "`ct.sigmoid` is not a cuda.tile 1.7 name; translated as tl.sigmoid", e)
-        x = lw.expr(e.args[0]) if len(e.args) == 1 and not e.keywords else lw.fail(
+        cx.note("C2T206", "`ct.sigmoid` is not a cuda.tile 1.7 name; translated as tl.sigmoid", e)
+        x = cx.expr(e.args[0]) if len(e.args) == 1 and not e.keywords else cx.fail(
             "C2T109", "ct.sigmoid takes one argument", e)
-        return V(f"{lw.s.use('_c2t_sigmoid')}({x.code})", x.kind, rank=x.rank)
+        return V(f"{cx.use('_c2t_sigmoid')}({x.code})", x.kind, rank=x.rank)
     if entry is None:
-        from ..coverage import is_exported
         if not is_exported(path):
-            lw.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)
-        from ..coverage import refusal
+            cx.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)
         code, msg, hint = refusal(path)
-        lw.fail(code, msg, e, hint)
+        cx.fail(code, msg, e, hint)
     handler, sig = entry
-    args = bind(lw, path, e, sig)
-    v = handler(lw, e, args)
+    args = bind(cx, path, e, sig)
+    v = handler(cx, e, args)
     if path in _KEEP_FAMILY and v.kind in (T.TILE, T.SCALAR) and v.dsrc is None and v.mbf is None \
             and not v.isfloat:
-        dtype_facts.set_facts(v, _KEEP_FAMILY[path](lw, args))
+        dtype_facts.set_facts(v, _KEEP_FAMILY[path](cx, args))
     return v
 
 
-def _plain(lw, args, key):
+def _plain(cx, args, key):
     """The value of argument `key` as the handler lowered it (_req), or a name or constant looked
     up again (nothing is lowered twice); None otherwise."""
     if isinstance(args, Args) and key in args.lowered:
@@ -888,18 +745,18 @@ def _plain(lw, args, key):
     node = args.get(key)
     if isinstance(node, N.TupleExpr) and node.elts:
         node = node.elts[0]
-    return lw.expr(node) if isinstance(node, (N.Name, N.Const)) else None
+    return cx.expr(node) if isinstance(node, (N.Name, N.Const)) else None
 
 
 def _first_tile(key):
-    def facts(lw, args):
-        x = _plain(lw, args, key)
+    def facts(cx, args):
+        x = _plain(cx, args, key)
         return dtype_facts.kept(x) if x is not None and x.kind in (T.TILE, T.SCALAR) else {}
     return facts
 
 
-def _both(lw, args):
-    x, y = _plain(lw, args, "x"), _plain(lw, args, "y")
+def _both(cx, args):
+    x, y = _plain(cx, args, "x"), _plain(cx, args, "y")
     return dtype_facts.combined("+", x, y) if x is not None and y is not None else {}
 
 
@@ -911,45 +768,37 @@ _KEEP_FAMILY = {**{name: _first_tile("x") for name in (
     "cat": _first_tile("tiles"), "maximum": _both, "minimum": _both}
 
 
-def method_call(lw, base: V, name: str, e: N.Call) -> V:
+def method_call(cx, base: V, name: str, e: N.Call) -> V:
     handler = registry.lookup_method(base.kind, name)
     if handler is not None:
-        return handler(lw, base, e)
+        return handler(cx, base, e)
     if name == "item":      # (the tile's dtype: its family, e.g. an int64 array's)
         return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
     if name in rules.TILE_METHODS:
-        fake = N.Call(span=e.span, func=e.func, args=[N.Name(span=e.span, id="__self__")] + list(e.args),
-                      keywords=e.keywords)
-        saved = lw.env.get("__self__")
-        lw.env["__self__"] = base
-        try:
-            return ct_call(lw, rules.TILE_METHODS[name], fake)
-        finally:
-            if saved is None:
-                lw.env.pop("__self__", None)
-            else:
-                lw.env["__self__"] = saved
-    lw.fail("C2T101", f"tile method `.{name}()` is not supported yet", e)
+        this = N.Name(span=e.span, id="__self__")       # the tile, as the ct function's first argument
+        fake = N.Call(span=e.span, func=e.func, args=[this] + list(e.args), keywords=e.keywords)
+        with cx.binding({id(this): base}):
+            return ct_call(cx, rules.TILE_METHODS[name], fake)
+    cx.fail("C2T101", f"tile method `.{name}()` is not supported yet", e)
 
 
-def builtin_call(lw, name: str, e: N.Call) -> V:
+def builtin_call(cx, name: str, e: N.Call) -> V:
     if name == "print":
-        from .ops_debug import print_call
-        return print_call(lw, e)
+        return print_call(cx, e)
     if name == "tuple":
         if e.keywords or len(e.args) > 1:
-            lw.fail("C2T109", "tuple() takes at most one argument", e)
+            cx.fail("C2T109", "tuple() takes at most one argument", e)
         if not e.args:
-            return lw.make_tuple([])
+            return cx.make_tuple([])
         if isinstance(e.args[0], N.Comprehension) and e.args[0].kind == "generator":
-            return lw.make_tuple(lw.unroll_comprehension(e.args[0]))
-        x = lw.expr(e.args[0])
+            return cx.make_tuple(cx.unroll_comprehension(e.args[0]))
+        x = cx.expr(e.args[0])
         if x.kind == T.TUPLE and x.elts is not None:
             return x
-        lw.fail("C2T105", "tuple(...) needs a generator expression or a tuple known at translation time", e)
-    args = [lw.expr(a) for a in e.args]
+        cx.fail("C2T105", "tuple(...) needs a generator expression or a tuple known at translation time", e)
+    args = [cx.expr(a) for a in e.args]
     if name in _BUILTIN_MINMAX and len(args) == 2 and not e.keywords:
-        return minmax(lw, _BUILTIN_MINMAX[name], *args)
+        return minmax(cx, _BUILTIN_MINMAX[name], *args)
     if name in ("int", "float", "bool", "len", "abs") and len(args) == 1:
         x = args[0]
         if name == "len" and x.kind == T.LIST:
@@ -961,28 +810,20 @@ def builtin_call(lw, name: str, e: N.Call) -> V:
         if name == "abs":
             return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
     if name == "divmod" and len(args) == 2:
-        q, r = binary(lw, "//", *args, e), binary(lw, "%", *args, e)
+        q, r = binary(cx, "//", *args, e), binary(cx, "%", *args, e)
         return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
-    lw.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)
+    cx.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)
+
+
+def _named(fn, name, cx, call, args):
+    return fn(cx, name, call, args)
 
 
 # ---------------------------------------------------------------- registration
-def _register_core():
-    import functools
-    for name in rules.SIGNATURES:
-        fn = globals().get("op_" + name)
-        if fn is not None:
-            registry.register(name, fn)
-    for name in rules.UNARY_MATH:
-        registry.register(name, functools.partial(_named, unary_math, name))
-    for name in rules.BINARY_FUNCS:
-        registry.register(name, functools.partial(_named, binary_func, name))
-    for name in rules.COMPARE_FUNCS:
-        registry.register(name, functools.partial(_named, compare_func, name))
-
-
-def _named(fn, name, lw, call, args):
-    return fn(lw, name, call, args)
-
-
-_register_core()
+# (the families of rules.py, one handler each: ct.exp, ct.add, ct.equal...)
+for _name in rules.UNARY_MATH:
+    op(_name)(functools.partial(_named, unary_math, _name))
+for _name in rules.BINARY_FUNCS:
+    op(_name)(functools.partial(_named, binary_func, _name))
+for _name in rules.COMPARE_FUNCS:
+    op(_name)(functools.partial(_named, compare_func, _name))

@@ -9,7 +9,8 @@ from .. import const_fold
 from ..diagnostics import Span, TranslationError
 from ..ir import nodes as N
 from . import types as T
-from .ops import _req
+from .context import _req
+from .ops_math import _as_runtime    # (loose constants become i1/i32/f32 scalars, as in math calls)
 from .registry import op
 from .types import V
 
@@ -36,22 +37,21 @@ def _device_print(prefix: str, values: list, hex_: bool = False) -> V:
 
 # ---------------------------------------------------------------- printf
 @op("printf", ["format", *_VARARGS, "/"])
-def op_printf(lw, call, args):
-    fmt = _req(lw, "printf", args, "format", call)
+def op_printf(cx, call, args):
+    fmt = _req(cx, "printf", args, "format", call)
     if not (fmt.known and isinstance(fmt.value, str)):
-        lw.fail("C2T105", "ct.printf: the format must be a string literal", call)
-    values = [lw.expr(a) for a in call.args[1:]]
+        cx.fail("C2T105", "ct.printf: the format must be a string literal", call)
+    values = [cx.expr(a) for a in call.args[1:]]
     specs = [m.group(1) for m in _PRINTF_SPEC.finditer(fmt.value) if m.group(1)]
     if len(specs) != len(values):
-        lw.fail("C2T109", f"ct.printf: the format has {len(specs)} conversions for {len(values)} arguments", call)
+        cx.fail("C2T109", f"ct.printf: the format has {len(specs)} conversions for {len(values)} arguments", call)
     text = _PRINTF_SPEC.sub(lambda m: "%" if m.group(0) == "%%" else "{}", fmt.value)
-    lw.note("C2T203", f"ct.printf: {_FORMAT_NOTE}", call, _PRINT_HINT)
+    cx.note("C2T203", f"ct.printf: {_FORMAT_NOTE}", call, _PRINT_HINT)
     hex_ = bool(specs) and all(s in "xX" for s in specs)
     return _device_print(_prefix_text(text), [_runtime(v) for v in values], hex_)
 
 
 def _runtime(v: V) -> str:
-    from .ops_math import _as_runtime    # the same rule: loose constants become i1/i32/f32 scalars
     return _as_runtime(v)
 
 
@@ -82,13 +82,13 @@ def _py_to_ir(e: ast.expr, span) -> N.Expr:
     raise ValueError(ast.unparse(e))
 
 
-def _print_parts(lw, node, out_text: list, out_vals: list):
+def _print_parts(cx, node, out_text: list, out_vals: list):
     """Append the text and runtime values one print() argument contributes."""
     if isinstance(node, N.Raw) and node.kind == "fstring":
         try:
             tree = ast.parse(node.text, mode="eval").body
         except SyntaxError:
-            lw.fail("C2T103", "this f-string could not be read", node)
+            cx.fail("C2T103", "this f-string could not be read", node)
         parts = tree.values if isinstance(tree, ast.JoinedStr) else [tree]
         text = ""
         for p in parts:
@@ -96,12 +96,12 @@ def _print_parts(lw, node, out_text: list, out_vals: list):
                 text += str(p.value)
                 continue
             if not isinstance(p, ast.FormattedValue):
-                lw.fail("C2T103", "this f-string could not be read", node)
+                cx.fail("C2T103", "this f-string could not be read", node)
             try:
                 ir = _py_to_ir(p.value, node.span)
             except ValueError as err:
-                lw.fail("C2T103", f"f-string field `{err}` is not supported in kernel code", node)
-            v = lw.expr(ir)
+                cx.fail("C2T103", f"f-string field `{err}` is not supported in kernel code", node)
+            v = cx.expr(ir)
             if v.is_static and v.known:     # constants are formatted at compile time, as in cuTile
                 spec = ast.unparse(p.format_spec)[2:-1] if p.format_spec is not None else ""
                 conv = {115: str, 114: repr, 97: ascii}.get(p.conversion, lambda x: x)
@@ -119,7 +119,7 @@ def _print_parts(lw, node, out_text: list, out_vals: list):
             out_vals.append(v.code)         # a constexpr (Constant parameter) prints as a value
         out_text.append(text)
         return
-    v = lw.expr(node)
+    v = cx.expr(node)
     if v.kind == T.TUPLE and v.elts is not None:
         t, vals = _tuple_parts(v)
         out_text.append(t)
@@ -148,54 +148,54 @@ def _tuple_parts(v: V):
     return "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")", vals
 
 
-def print_call(lw, call: N.Call, name: str = "print") -> V:
+def print_call(cx, call: N.Call, name: str = "print") -> V:
     """ct.print(*args, sep=' ', end='\\n') and builtin print(...) in kernel code."""
     if any(isinstance(a, N.Starred) for a in call.args):
-        lw.fail("C2T103", f"{name}(*args) is not supported in kernel code", call)
+        cx.fail("C2T103", f"{name}(*args) is not supported in kernel code", call)
     sep = " "
     for kw in call.keywords:
         if kw.name not in ("sep", "end"):
-            lw.fail("C2T109", f"{name}() has no keyword argument `{kw.name}`", kw)
-        v = lw.expr(kw.value)
+            cx.fail("C2T109", f"{name}() has no keyword argument `{kw.name}`", kw)
+        v = cx.expr(kw.value)
         if not (v.known and (isinstance(v.value, str) or v.value is None)):
-            lw.fail("C2T105", f"{name}: `{kw.name}` must be a string literal", kw)
+            cx.fail("C2T105", f"{name}: `{kw.name}` must be a string literal", kw)
         if kw.name == "sep" and v.value is not None:
             sep = v.value
     texts, values = [], []
     for a in call.args:
-        _print_parts(lw, a, texts, values)
-    lw.note("C2T203", f"{name}: {_FORMAT_NOTE}; format specs of runtime values are dropped", call,
+        _print_parts(cx, a, texts, values)
+    cx.note("C2T203", f"{name}: {_FORMAT_NOTE}; format specs of runtime values are dropped", call,
             _PRINT_HINT)
     return _device_print(_prefix_text(sep.join(texts)), values)
 
 
 @op("print", [*_VARARGS, "/", "*", "sep", "end"])
-def op_print(lw, call, args):
-    return print_call(lw, call, "ct.print")
+def op_print(cx, call, args):
+    return print_call(cx, call, "ct.print")
 
 
 # ---------------------------------------------------------------- assertions
 @op("assert_", ["cond", "/", "message"])
-def op_assert(lw, call, args):
-    cond = _req(lw, "assert_", args, "cond", call)
+def op_assert(cx, call, args):
+    cond = _req(cx, "assert_", args, "cond", call)
     msg = ""
     if "message" in args:
-        m = lw.expr(args["message"])
+        m = cx.expr(args["message"])
         if not (m.known and (isinstance(m.value, str) or m.value is None)):
-            lw.fail("C2T105", "ct.assert_: the message must be a string literal", call)
+            cx.fail("C2T105", "ct.assert_: the message must be a string literal", call)
         msg = m.value or ""
     if cond.is_static:
         if cond.known and not cond.value:
-            lw.fail("C2T106", "ct.assert_ of a constant False condition always fails", call)
+            cx.fail("C2T106", "ct.assert_ of a constant False condition always fails", call)
         return V("", T.STATIC, value=None)
-    lw.s.use(f"_c2t_debug:{lw.fd.name}")   # marks the kernel: the lead may set @triton.jit(debug=True)
-    lw.note("C2T203", "ct.assert_ becomes tl.device_assert, which Triton only checks when compiled with "
+    cx.use(f"_c2t_debug:{cx.function_name}")   # marks the kernel: the lead may set @triton.jit(debug=True)
+    cx.note("C2T203", "ct.assert_ becomes tl.device_assert, which Triton only checks when compiled with "
                       "debug (TRITON_DEBUG=1 or @triton.jit(debug=True)); the interpreter never checks it",
             call, "run with TRITON_DEBUG=1 to check assertions (a dedicated diagnostic code is pending)")
     return V(f"tl.device_assert({cond.code}, {msg!r})", T.STATIC, value=None)
 
 
-def _fstring_source(lw, node) -> str:
+def _fstring_source(cx, node) -> str:
     """The text of a static_assert message: literals as they are, an f-string whose fields are all
     known at translation time formatted (as cuTile formats it), anything else as its source."""
     if isinstance(node, N.Const) and isinstance(node.value, str):
@@ -204,7 +204,7 @@ def _fstring_source(lw, node) -> str:
         if node.kind == "fstring":
             text, vals = [], []
             try:
-                _print_parts(lw, node, text, vals)
+                _print_parts(cx, node, text, vals)
             except TranslationError:
                 return node.text
             if not vals:
@@ -214,11 +214,11 @@ def _fstring_source(lw, node) -> str:
 
 
 @op("static_assert", ["condition", "message", "/"])
-def op_static_assert(lw, call, args):
-    cond = _static_eval(lw, args.get("condition"), call, "ct.static_assert condition")
+def op_static_assert(cx, call, args):
+    cond = _static_eval(cx, args.get("condition"), call, "ct.static_assert condition")
     if not cond.is_static:
-        lw.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
-    msg = _fstring_source(lw, args["message"]) if "message" in args else ""
+        cx.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
+    msg = _fstring_source(cx, args["message"]) if "message" in args else ""
     if cond.known and cond.value:
         return V("", T.STATIC, value=None)
     # a False constant is kept: like cuTile, Triton only fails if this (static) branch is taken
@@ -231,13 +231,13 @@ _FOLD_HINT = ("translation never runs the source: these expressions are folded f
               + "; anything else is refused")
 
 
-def _known_names(lw):
+def _known_names(cx):
     """The values const_fold may use (module constants, enum classes and frozen dataclasses, known
     locals and Constant parameters), and the local names without a known value."""
-    names = dict(lw.s.info.classes)
-    names.update(lw.s.info.constants)
+    names = dict(cx.info.classes)
+    names.update(cx.info.constants)
     bound = set()
-    for k, v in lw.env.items():
+    for k, v in cx.env.items():
         if isinstance(v, V) and v.known and const_fold.is_value(v.value):
             names[k] = v.value
         else:
@@ -276,48 +276,48 @@ def _source(text: str, span):
     return text[start:end], Span(line, col, span.end_line, span.end_col, start, end)
 
 
-def _static_eval(lw, node, call, what) -> V:
+def _static_eval(cx, node, call, what) -> V:
     """Evaluate `node` at translation time (const_fold: nothing of the source is run). What const_fold
     refuses (a construct or a size) is refused; an expression kernel code can lower is lowered
     (a constexpr expression, or a runtime value where static_eval returns a proxy), else its folded
     value is used; comprehensions and other forms kernel code has no lowering for must fold."""
     if node is None:
-        lw.fail("C2T109", f"{what} is missing", call)
+        cx.fail("C2T109", f"{what} is missing", call)
     if not node.span.end > node.span.start:
-        return lw.expr(node)
-    src, base = _source(lw.s.text, node.span)
+        return cx.expr(node)
+    src, base = _source(cx.source, node.span)
     must = _has_raw(node)
     try:
         tree = const_fold.parse(src)
     except SyntaxError:
         if must:
-            lw.fail("C2T103", f"{what}: `{src}` could not be read", node)
-        return lw.expr(node)
-    names, bound = _known_names(lw)
+            cx.fail("C2T103", f"{what}: `{src}` could not be read", node)
+        return cx.expr(node)
+    names, bound = _known_names(cx)
     try:
         val = const_fold.fold_tree(tree, names, bound)
     except const_fold.Unknown as err:
         if not must:
-            return lw.expr(node)
-        lw.fail("C2T105", f"{what}: `{src}` uses a value the translator does not know ({err.message})",
+            return cx.expr(node)
+        cx.fail("C2T105", f"{what}: `{src}` uses a value the translator does not know ({err.message})",
                 _located(err.node, src, base),
                 "beyond the kernel Python subset, only literals, module constants, constant locals and "
                 "Constant parameters known at translation time can be evaluated")
     except const_fold.Raised as err:   # the expression itself raises, as it would in cuTile
-        lw.fail("C2T106", f"{what}: evaluating `{src}` raised {err.message}", _located(err.node, src, base))
+        cx.fail("C2T106", f"{what}: evaluating `{src}` raised {err.message}", _located(err.node, src, base))
     except const_fold.Refused as err:
         # (outside what the folder evaluates: a security refusal, which refuses the whole module)
-        lw.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT, module=True)
+        cx.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT, module=True)
     simple = isinstance(val, (bool, int, float, str, tuple, type(None)))
     if not must:    # what kernel code lowers is lowered as before; the folded value where it cannot be
         try:
-            return lw.expr(node)
+            return cx.expr(node)
         except TranslationError:
             if not simple:
                 raise
     if not simple:
-        lw.fail("C2T105", f"{what}: `{src}` does not evaluate to a constant", node)
-    return lw.static_value(val, node)
+        cx.fail("C2T105", f"{what}: `{src}` does not evaluate to a constant", node)
+    return cx.static_value(val, node)
 
 
 def _has_raw(node) -> bool:
@@ -331,32 +331,32 @@ def _has_raw(node) -> bool:
 
 
 @op("static_eval", ["expr", "/"])
-def op_static_eval(lw, call, args):
-    return _static_eval(lw, args.get("expr"), call, "ct.static_eval")
+def op_static_eval(cx, call, args):
+    return _static_eval(cx, args.get("expr"), call, "ct.static_eval")
 
 
 @op("ensure_constant", ["value", "/"])
-def op_ensure_constant(lw, call, args):
-    v = _req(lw, "ensure_constant", args, "value", call)
+def op_ensure_constant(cx, call, args):
+    v = _req(cx, "ensure_constant", args, "value", call)
     if not v.is_static:
-        lw.fail("C2T105", "ct.ensure_constant: the value is not a compile-time constant", call)
+        cx.fail("C2T105", "ct.ensure_constant: the value is not a compile-time constant", call)
     return v
 
 
 @op("assume_divisible_by", ["x", "divisor"])
-def op_assume_divisible_by(lw, call, args):
-    x = _req(lw, "assume_divisible_by", args, "x", call)
-    d = _req(lw, "assume_divisible_by", args, "divisor", call)
+def op_assume_divisible_by(cx, call, args):
+    x = _req(cx, "assume_divisible_by", args, "x", call)
+    d = _req(cx, "assume_divisible_by", args, "divisor", call)
     if not (d.known and isinstance(d.value, int) and not isinstance(d.value, bool)):
-        lw.fail("C2T105", "ct.assume_divisible_by: the divisor must be an integer literal or module constant", call)
+        cx.fail("C2T105", "ct.assume_divisible_by: the divisor must be an integer literal or module constant", call)
     if d.value < 1:
-        lw.fail("C2T106", f"ct.assume_divisible_by: the divisor must be positive, got {d.value}", call)
+        cx.fail("C2T106", f"ct.assume_divisible_by: the divisor must be positive, got {d.value}", call)
     if x.kind == T.TILE and x.rank not in (0, None):
-        lw.fail("C2T106", "ct.assume_divisible_by needs an integer scalar, not a tile", call)
+        cx.fail("C2T106", "ct.assume_divisible_by needs an integer scalar, not a tile", call)
     if x.is_static:
         if x.known and isinstance(x.value, int) and x.value % d.value != 0:
-            lw.fail("C2T106", f"ct.assume_divisible_by: {x.value} is not divisible by {d.value}", call)
+            cx.fail("C2T106", f"ct.assume_divisible_by: {x.value} is not divisible by {d.value}", call)
         return x
     if d.value == 1:
         return x
-    return V(f"{lw.s.use('_c2t_assume_div')}({x.code}, {d.code})", x.kind, rank=x.rank)
+    return V(f"{cx.use('_c2t_assume_div')}({x.code}, {d.code})", x.kind, rank=x.rank)

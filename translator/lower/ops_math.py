@@ -13,38 +13,38 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from . import types as T
-from .ops import _req, _result_kind, _rank
+from .context import _rank, _req, _result_kind
 from .registry import op
 from .types import V, paren
 
 _MATH_SIG = ["x", "/", "*", "rounding_mode", "flush_to_zero"]
 
 
-def _mode(lw, args, name, call):
+def _mode(cx, args, name, call):
     """The RoundingMode member name given as `rounding_mode` (None when absent or None)."""
     if "rounding_mode" not in args:
         return None
-    rm = lw.expr(args["rounding_mode"])
+    rm = cx.expr(args["rounding_mode"])
     if rm.known and rm.value is None:
         return None
     if rm.kind != T.ENUM or not str(rm.value).startswith("RoundingMode."):
-        lw.fail("C2T105", f"ct.{name}: rounding_mode must be a constant ct.RoundingMode member", call)
+        cx.fail("C2T105", f"ct.{name}: rounding_mode must be a constant ct.RoundingMode member", call)
     return str(rm.value).split(".", 1)[1]
 
 
-def _ftz(lw, args, name, call, allowed: bool):
+def _ftz(cx, args, name, call, allowed: bool):
     """flush_to_zero=True only changes subnormal results: dropped with an info note."""
     if "flush_to_zero" not in args:
         return
-    v = lw.expr(args["flush_to_zero"])
+    v = cx.expr(args["flush_to_zero"])
     if not v.known:
-        lw.fail("C2T105", f"ct.{name}: flush_to_zero must be a constant bool", call)
+        cx.fail("C2T105", f"ct.{name}: flush_to_zero must be a constant bool", call)
     if v.value and allowed:
-        lw.note("C2T203", f"ct.{name}(flush_to_zero=True): subnormals are kept (Triton has no per-op "
+        cx.note("C2T203", f"ct.{name}(flush_to_zero=True): subnormals are kept (Triton has no per-op "
                           "flush-to-zero); only subnormal inputs/results differ", call,
                 "results differ only where cuTile would flush a subnormal to zero")
     elif v.value:
-        lw.fail("C2T106", f"ct.{name} has no flush_to_zero option in cuTile", call)
+        cx.fail("C2T106", f"ct.{name} has no flush_to_zero option in cuTile", call)
 
 
 def _as_runtime(v: V) -> str:
@@ -58,47 +58,47 @@ def _as_runtime(v: V) -> str:
     return v.code
 
 
-def _unary(lw, name, call, args, helper):
-    x = _req(lw, name, args, "x", call)
-    return V(f"{lw.s.use(helper)}({_as_runtime(x)})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank)
+def _unary(cx, name, call, args, helper):
+    x = _req(cx, name, args, "x", call)
+    return V(f"{cx.use(helper)}({_as_runtime(x)})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank)
 
 
 @op("tan", _MATH_SIG[:2])
-def op_tan(lw, call, args):
-    return _unary(lw, "tan", call, args, "_c2t_tan")
+def op_tan(cx, call, args):
+    return _unary(cx, "tan", call, args, "_c2t_tan")
 
 
 @op("sinh", _MATH_SIG[:2])
-def op_sinh(lw, call, args):
-    return _unary(lw, "sinh", call, args, "_c2t_sinh")
+def op_sinh(cx, call, args):
+    return _unary(cx, "sinh", call, args, "_c2t_sinh")
 
 
 @op("cosh", _MATH_SIG[:2])
-def op_cosh(lw, call, args):
-    return _unary(lw, "cosh", call, args, "_c2t_cosh")
+def op_cosh(cx, call, args):
+    return _unary(cx, "cosh", call, args, "_c2t_cosh")
 
 
 @op("tanh", ["x", "/", "*", "rounding_mode"])
-def op_tanh(lw, call, args):
-    mode = _mode(lw, args, "tanh", call)
+def op_tanh(cx, call, args):
+    mode = _mode(cx, args, "tanh", call)
     if mode in (None, "FULL"):
-        return _unary(lw, "tanh", call, args, "_c2t_tanh")
+        return _unary(cx, "tanh", call, args, "_c2t_tanh")
     if mode == "APPROX":
-        lw.s.use("_c2t_tanh")   # the interpreter computes the precise tanh instead
-        lw.note("C2T203", "ct.tanh(rounding_mode=APPROX): the tanh.approx.f32 instruction is used "
+        cx.use("_c2t_tanh")   # the interpreter computes the precise tanh instead
+        cx.note("C2T203", "ct.tanh(rounding_mode=APPROX): the tanh.approx.f32 instruction is used "
                           "(the Triton interpreter computes the precise tanh)", call,
                 "cuTile uses the same instruction; about 2^-11 relative error")
-        x = _req(lw, "tanh", args, "x", call)
-        return V(f"{lw.s.use('_c2t_tanh_approx')}({_as_runtime(x)})", x.kind if x.kind != T.STATIC else T.SCALAR,
+        x = _req(cx, "tanh", args, "x", call)
+        return V(f"{cx.use('_c2t_tanh_approx')}({_as_runtime(x)})", x.kind if x.kind != T.STATIC else T.SCALAR,
                  rank=x.rank)
-    lw.fail("C2T106", f"ct.tanh: rounding_mode={mode} is not valid (cuTile accepts FULL and APPROX)", call)
+    cx.fail("C2T106", f"ct.tanh: rounding_mode={mode} is not valid (cuTile accepts FULL and APPROX)", call)
 
 
 @op("atan2", ["x1", "x2", "/"])
-def op_atan2(lw, call, args):
-    y, x = _req(lw, "atan2", args, "x1", call), _req(lw, "atan2", args, "x2", call)
+def op_atan2(cx, call, args):
+    y, x = _req(cx, "atan2", args, "x1", call), _req(cx, "atan2", args, "x2", call)
     yc, xc = _static_beside(y, x), _static_beside(x, y)
-    return V(f"{lw.s.use('_c2t_atan2')}({yc}, {xc})", _runtime_kind(x, y), rank=_rank(x, y))
+    return V(f"{cx.use('_c2t_atan2')}({yc}, {xc})", _runtime_kind(x, y), rank=_rank(x, y))
 
 
 def _runtime_kind(*vs) -> str:
@@ -118,17 +118,17 @@ def _static_beside(v: V, other: V) -> str:
 
 
 # ---------------------------------------------------------------- `**` / ct.pow (called by ops.py)
-def pow_value(lw, a: V, b: V, node) -> V:
+def pow_value(cx, a: V, b: V, node) -> V:
     """x ** y with at least one runtime operand (ops.binary multiplies out constant exponents 1..4).
     A constant integer exponent stays an int32 exponent (cuTile's FPowI)."""
     if b.is_static and b.known and isinstance(b.value, int) and not isinstance(b.value, bool):
         if not -2**31 <= b.value < 2**31:
-            lw.fail("C2T106", "`**`: the integer exponent does not fit int32", node)
+            cx.fail("C2T106", "`**`: the integer exponent does not fit int32", node)
         yc = f"tl.full([], {b.code}, tl.int32)"
     else:
         yc = _static_beside(b, a)
     xc = _static_beside(a, b)
-    return V(f"{lw.s.use('_c2t_pow')}({xc}, {yc})", _runtime_kind(a, b), rank=_rank(a, b))
+    return V(f"{cx.use('_c2t_pow')}({xc}, {yc})", _runtime_kind(a, b), rank=_rank(a, b))
 
 
 # ---------------------------------------------------------------- rounding modes (called by ops.py)
@@ -137,49 +137,49 @@ _FTZ_OPS = {"add", "sub", "mul", "truediv", "sqrt"}
 _HELPER_OP = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "sqrt": "sqrt"}
 
 
-def rounding_mode_value(lw, name: str, call, args):
+def rounding_mode_value(cx, name: str, call, args):
     """add/sub/mul/truediv/sqrt with a rounding_mode or flush_to_zero argument.
 
     Returns None when the default lowering applies (no mode, RN, or the FULL/APPROX forms ops.py
     already handles), after dropping flush_to_zero=True with an info note; returns the lowered V
     for RZ/RM/RP; refuses RA and modes cuTile rejects for the operation with C2T106."""
-    mode = _mode(lw, args, name, call)
-    _ftz(lw, args, name, call, name in _FTZ_OPS)
+    mode = _mode(cx, args, name, call)
+    _ftz(cx, args, name, call, name in _FTZ_OPS)
     if mode in (None, "RN"):
         return None
     if mode in ("FULL", "APPROX"):
         if name == "truediv" or (name == "sqrt" and mode == "APPROX"):
             return None
-        lw.fail("C2T106", f"ct.{name}: rounding_mode={mode} is not valid for this operation", call)
+        cx.fail("C2T106", f"ct.{name}: rounding_mode={mode} is not valid for this operation", call)
     if mode not in _DIRECTED:
-        lw.fail("C2T106", f"ct.{name}: rounding_mode={mode} has no Triton equivalent", call,
+        cx.fail("C2T106", f"ct.{name}: rounding_mode={mode} has no Triton equivalent", call,
                 "use RN, RZ, RM or RP")
-    fn = lw.s.use("_c2t_rounded")
+    fn = cx.use("_c2t_rounded")
     op_ = _HELPER_OP[name]
     if name == "sqrt":
-        x = _req(lw, name, args, "x", call)
+        x = _req(cx, name, args, "x", call)
         xc = _as_runtime(x)
         return V(f'{fn}({xc}, {xc}, "{op_}", "{_DIRECTED[mode]}")', _runtime_kind(x), rank=x.rank)
-    x, y = _req(lw, name, args, "x", call), _req(lw, name, args, "y", call)
+    x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     return V(f'{fn}({_static_beside(x, y)}, {_static_beside(y, x)}, "{op_}", "{_DIRECTED[mode]}")',
              _runtime_kind(x, y), rank=_rank(x, y))
 
 
-def astype_value(lw, x: V, dt: V, call, args):
+def astype_value(cx, x: V, dt: V, call, args):
     """ct.astype details ops.op_astype delegates: rounding modes on float -> float casts and
     cuTile's float -> bool truncation. Returns the lowered V."""
-    mode = _mode(lw, args, "astype", call)
+    mode = _mode(cx, args, "astype", call)
     if dt.value == "bool_" or dt.code == "tl.int1":
         if mode is not None:
-            lw.fail("C2T106", "ct.astype: rounding_mode is only valid for float -> float casts", call)
-        return V(f"{lw.s.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
+            cx.fail("C2T106", "ct.astype: rounding_mode is only valid for float -> float casts", call)
+        return V(f"{cx.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode in (None, "RN"):
         return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
     if mode == "RZ":
         return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
                  shape=x.shape)
-    lw.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest "
+    cx.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest "
                       "or toward zero only)", call)
 
 
@@ -187,13 +187,13 @@ def astype_value(lw, x: V, dt: V, call, args):
 _CT_ARITH = {"+": "_c2t_add_ct", "-": "_c2t_sub_ct", "*": "_c2t_mul_ct"}
 
 
-def promoted_binary(lw, op_: str, a: V, b: V):
+def promoted_binary(cx, op_: str, a: V, b: V):
     """`a op b` for two runtime operands with cuTile's promotion (bf16 with an int tile stays bf16;
     Triton computes in f32). Returns None when no helper is needed (a constant operand follows the
     same rules in both languages, and other operators have their own helpers)."""
     if op_ not in _CT_ARITH or a.is_static or b.is_static:
         return None
-    return V(f"{lw.s.use(_CT_ARITH[op_])}({a.code}, {b.code})", _result_kind(a, b), rank=_rank(a, b))
+    return V(f"{cx.use(_CT_ARITH[op_])}({a.code}, {b.code})", _result_kind(a, b), rank=_rank(a, b))
 
 
 # ---------------------------------------------------------------- ct.ByTarget

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from . import registry
 from . import types as T
-from .ops import (_array, _bool_arg, _hints, _index, _order, _padding, _rank, _req, _static_tuple)
+from .context import (_array, _bool_arg, _gather_indices, _hints, _index, _order, _padding, _rank, _req,
+                      _static_tuple)
+from .ops_atomics import _latency, sem_scope
+from .ops_views import foreign_pointer
+from .registry import op
 from .types import ArrayRef, V, call_code, paren
 
 # ---------------------------------------------------------------- memory
-def op_load(lw, call, args):
-    from .ops_atomics import is_ordered, ordered_load
-    if is_ordered(lw, args):          # memory_order=RELAXED/ACQUIRE
-        return ordered_load(lw, call, args)
-    arr = _array(lw, args, "array", "load", call)
-    v = _tile_load(lw, call, args, arr)
+@op("load")
+def op_load(cx, call, args):
+    if is_ordered(cx, args):          # memory_order=RELAXED/ACQUIRE
+        return ordered_load(cx, call, args)
+    arr = _array(cx, args, "array", "load", call)
+    v = _tile_load(cx, call, args, arr)
     v.dsrc, v.mbf = f"arr:{arr.ptr}", True      # of the array's dtype (lower/dtype_facts.py)
     if v.kind == T.TILE and arr.flat() == ArrayRef.for_param(arr.ptr, arr.rank).flat() \
             and not arr.from_list:
@@ -21,41 +25,41 @@ def op_load(lw, call, args):
     return v
 
 
-def _tile_load(lw, call, args, arr):
-    _hints(lw, "load", args, call)
-    shape = _static_tuple(lw, _req(lw, "load", args, "shape", call), "load `shape`", call)
+def _tile_load(cx, call, args, arr):
+    _hints(cx, "load", args, call)
+    shape = _static_tuple(cx, _req(cx, "load", args, "shape", call), "load `shape`", call)
     rank = arr.rank
     if len(shape) == 0:
-        idx = _index(lw, args, "index", "load", call, rank)
+        idx = _index(cx, args, "index", "load", call, rank)
         off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"
         return V(f"tl.load({arr.ptr} + {off})", T.SCALAR)
     if len(shape) != rank:
-        lw.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
-    idx = _index(lw, args, "index", "load", call, rank)
-    order = _order(lw, args, rank, call)
-    pad = _padding(lw, args, call)
-    lw.before_read(arr, region=_region([x.code for x in shape], order))
-    lw.note_tile_load(arr, [x.code for x in shape])
-    check = _bool_arg(lw, args, "check_bounds", True, call)
+        cx.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
+    idx = _index(cx, args, "index", "load", call, rank)
+    order = _order(cx, args, rank, call)
+    pad = _padding(cx, args, call)
+    cx.before_read(arr, region=_region([x.code for x in shape], order))
+    cx.note_tile_load(arr, [x.code for x in shape])
+    check = _bool_arg(cx, args, "check_bounds", True, call)
     if order is not None:   # tile axis k walks array axis order[k]
         nat_idx, nat_shape = [None] * rank, [None] * rank
         for k, ax in enumerate(order):
             nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
         idx, shape = nat_idx, nat_shape
     tile_shape = [x.code for x in (shape if order is None else [shape[ax] for ax in order])]
-    squeezed = _squeezed_load(lw, call, arr, idx, shape, order, pad, check)
+    squeezed = _squeezed_load(cx, call, arr, idx, shape, order, pad, check)
     if squeezed is not None:
         return squeezed
-    fn = lw.s.use_rank("load", rank)
-    lw.s.note_tile([x.code for x in shape])
+    fn = cx.use_rank("load", rank)
+    cx.note_tile([x.code for x in shape])
     code = call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check))
     if order is not None:
         code = f"tl.permute({code}, {tuple(order)})"
     else:
-        desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad) if lw.tma else None
+        desc = cx.tma.descriptor(cx, arr, "load", [s.code for s in shape], pad) if cx.tma else None
         if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
             offs = _offsets(idx, [s.code for s in shape])
-            code = f"{desc}.load([{offs}]) if {lw.tma.flag(arr)} else {code}"
+            code = f"{desc}.load([{offs}]) if {cx.tma.flag(arr)} else {code}"
             return V(code, T.TILE, prec=0, rank=rank, shape=tile_shape)
     return V(code, T.TILE, rank=rank, shape=tile_shape)
 
@@ -64,19 +68,19 @@ def _is_one(v) -> bool:
     return (v.known and v.value == 1) or v.code == "1"
 
 
-def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
+def _squeezed_load(cx, call, arr, idx, shape, order, pad, check):
     """`x = ct.load(A, ..., shape=(1, N, D))` followed by `x = ct.reshape(x, (N, D))` (cuTile loads
     have the array's rank, so kernels over batched arrays load unit extents and drop them), as one
     2-D load of the N x D tile at the unit axes' positions (FunctionLowerer.block finds the pair
-    and sets `squeeze_request`). Triton may keep a 3-D load reshaped afterwards in registers rather
+    and gives it a kernel.SqueezedLoad). Triton may keep a 3-D load reshaped afterwards in registers rather
     than pipeline it: for TileGym's MLA decoding on sm_90 it did (255 registers, spills, V not
     pipelined), and the 2-D loads compile to 128 registers, none spilled, all three KV loads
     pipelined; bmm and flash_decode compile the same either way (ptxas;
     docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md section 5). None when the pair does not match."""
-    req = lw.squeeze_request
-    if req is None or req[0] is not call:
+    req = cx.squeeze_of(call)
+    if req is None:
         return None
-    target, rank = req[1], arr.rank
+    target, rank = req.target, arr.rank
     perm = order or list(range(rank))           # tile axis k walks array axis perm[k]
     unit = [k for k in range(rank) if _is_one(shape[perm[k]])]
     keep = [k for k in range(rank) if k not in unit]
@@ -91,7 +95,7 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
     tile_axes = [perm[k] for k in keep]
     out = [t.code for t in target]
     permute = f"{tuple(keep_arr.index(a) for a in tile_axes)}" if tile_axes != keep_arr else None
-    fn = lw.s.use_rank("load_at", len(keep_arr))
+    fn = cx.use_rank("load_at", len(keep_arr))
 
     def build(fold):
         walk = keep_arr[::-1] if fold else keep_arr      # the pointer load's axes (see _FOLD below)
@@ -100,10 +104,10 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
                 f"{', '.join(shape[a].code for a in walk)}, {pad}, {check}, {inside})")
         if permute:     # the kept axes in tile order (`order` moved them)
             code = f"tl.permute({code}, {permute})"
-        if lw.tma:
+        if cx.tma:
             # the descriptor walks the array in its own axis order (shape and idx are in that order
             # here); `order` only permutes the loaded tile, as on the pointer path
-            desc = lw.tma.descriptor(lw, arr, "load", [s.code for s in shape], pad)
+            desc = cx.tma.descriptor(cx, arr, "load", [s.code for s in shape], pad)
             if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
                 offs = _offsets(idx, [s.code for s in shape])
                 tma = f"tl.reshape({desc}.load([{offs}]), [{', '.join(shape[a].code for a in keep_arr)}])"
@@ -111,17 +115,17 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
                     tma = f"tl.permute({tma}, {permute})"
                 if fold:        # the block lands in shared memory, where the transpose is a view
                     tma = f"tl.trans({tma})"
-                return f"{tma} if {lw.tma.flag(arr)} else {code}", 0
+                return f"{tma} if {cx.tma.flag(arr)} else {code}", 0
         return code, 100
 
-    fold = req[2] and len(keep_arr) == 2 and not permute
-    if fold and lw.may_reuse_aliased_load(arr.ptr, build(False)[0]):
+    fold = req.transposes and len(keep_arr) == 2 and not permute
+    if fold and cx.may_reuse_aliased_load(arr.ptr, build(False)[0]):
         fold = False            # keep the load another array's load can stand for (aliased-load reuse)
     code, prec = build(fold)
-    lw.s.note_tile([shape[a].code for a in (keep_arr[::-1] if fold else keep_arr)])
+    cx.note_tile([shape[a].code for a in (keep_arr[::-1] if fold else keep_arr)])
     if fold:
-        out, lw.transpose_done = out[::-1], True
-    lw.squeeze_done = True
+        out = out[::-1]
+    req.folded = 2 if fold else 1
     return V(code, T.TILE, prec=prec, rank=len(keep), shape=out)
 
 
@@ -135,23 +139,23 @@ def _squeezed_load(lw, call, arr, idx, shape, order, pad, check):
 # and transposes the block (in shared memory a view). Not done with `order=` (already permuted).
 
 
-def op_store(lw, call, args):
-    from .ops_atomics import is_ordered, ordered_store
-    if is_ordered(lw, args):          # memory_order=RELAXED/RELEASE
-        return ordered_store(lw, call, args)
-    arr = _array(lw, args, "array", "store", call)
-    _hints(lw, "store", args, call)
+@op("store")
+def op_store(cx, call, args):
+    if is_ordered(cx, args):          # memory_order=RELAXED/RELEASE
+        return ordered_store(cx, call, args)
+    arr = _array(cx, args, "array", "store", call)
+    _hints(cx, "store", args, call)
     rank = arr.rank
-    tile, idx, tcode, check, order = store_operands(lw, args, arr, call)
-    fn = lw.s.use_rank("store", rank)
-    lw.mark_written(arr, region=_region(tile.shape, order) if tile.kind == T.TILE and tile.shape else None,
+    tile, idx, tcode, check, order = store_operands(cx, args, arr, call)
+    fn = cx.use_rank("store", rank)
+    cx.mark_written(arr, region=_region(tile.shape, order) if tile.kind == T.TILE and tile.shape else None,
                     tile_code=tcode)
     code = call_code(fn, arr.flat(), [i.code for i in idx], tcode, str(check))
-    if order is None and tile.kind == T.TILE and tile.shape is not None and lw.tma:
-        desc = lw.tma.descriptor(lw, arr, "store", tile.shape, None)
+    if order is None and tile.kind == T.TILE and tile.shape is not None and cx.tma:
+        desc = cx.tma.descriptor(cx, arr, "store", tile.shape, None)
         if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
             offs = _offsets(idx, tile.shape)
-            code = f"{desc}.store([{offs}], {tcode}) if {lw.tma.flag(arr)} else {code}"
+            code = f"{desc}.store([{offs}], {tcode}) if {cx.tma.flag(arr)} else {code}"
     return V(code, T.STATIC)
 
 
@@ -161,19 +165,19 @@ def _region(shape, order):
     return (tuple(shape), tuple(order) if order else None)
 
 
-def store_operands(lw, args, arr, call):
+def store_operands(cx, args, arr, call):
     """What ct.store (plain or ordered) writes: (tile V, indices in array-axis order, tile code
     shaped and permuted for the array, check_bounds, `order` or None)."""
     rank = arr.rank
-    idx = _index(lw, args, "index", "store", call, rank)
-    tile = _req(lw, "store", args, "tile", call)
-    check = _bool_arg(lw, args, "check_bounds", True, call)
-    order = _order(lw, args, rank, call)
+    idx = _index(cx, args, "index", "store", call, rank)
+    tile = _req(cx, "store", args, "tile", call)
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    order = _order(cx, args, rank, call)
     tcode = tile.code
     if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
         tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
     elif tile.rank is not None and tile.rank != rank:
-        lw.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
+        cx.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
     if order is not None:      # tile axis k walks array axis order[k]
         inv, nat_idx = [0] * rank, [None] * rank
         for k, ax in enumerate(order):
@@ -197,23 +201,16 @@ def _offsets(idx: list, shape: list) -> str:
     return ", ".join(out)
 
 
-def _gather_indices(lw, args, key, name, call, rank):
-    v = _req(lw, name, args, key, call)
-    elts = v.elts if v.kind == T.TUPLE else [v]
-    if len(elts) != rank:
-        lw.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {rank}-D array", call)
-    return elts
-
-
-def op_gather(lw, call, args):
-    arr = _array(lw, args, "array", "gather", call)
-    _hints(lw, "gather", args, call)
-    idx = _gather_indices(lw, args, "indices", "gather", call, arr.rank)
-    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
-    other = lw.expr(args["padding_value"]).code if "padding_value" in args else "0"
-    check = _bool_arg(lw, args, "check_bounds", True, call)
-    fn = lw.s.use_rank("gather", arr.rank)
-    lw.before_read(arr)
+@op("gather")
+def op_gather(cx, call, args):
+    arr = _array(cx, args, "array", "gather", call)
+    _hints(cx, "gather", args, call)
+    idx = _gather_indices(cx, args, "indices", "gather", call, arr.rank)
+    mask = cx.expr(args["mask"]).code if "mask" in args else "None"
+    other = cx.expr(args["padding_value"]).code if "padding_value" in args else "0"
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    fn = cx.use_rank("gather", arr.rank)
+    cx.before_read(arr)
     rank = _rank(*[i for i in idx if i.kind == T.TILE]) if any(i.kind == T.TILE for i in idx) else 0
     kind = T.TILE if any(i.kind == T.TILE for i in idx) else T.SCALAR
     return V(call_code(fn, arr.flat(), [i.code for i in idx], mask, other, str(check)),
@@ -236,24 +233,25 @@ def _broadcast_shape(tiles) -> list | None:
     return out
 
 
-def op_scatter(lw, call, args):
-    arr = _array(lw, args, "array", "scatter", call)
-    _hints(lw, "scatter", args, call)
-    idx = _gather_indices(lw, args, "indices", "scatter", call, arr.rank)
-    value = _req(lw, "scatter", args, "value", call)
-    mask = lw.expr(args["mask"]).code if "mask" in args else "None"
-    check = _bool_arg(lw, args, "check_bounds", True, call)
-    fn = lw.s.use_rank("scatter", arr.rank)
-    lw.mark_written(arr)
+@op("scatter")
+def op_scatter(cx, call, args):
+    arr = _array(cx, args, "array", "scatter", call)
+    _hints(cx, "scatter", args, call)
+    idx = _gather_indices(cx, args, "indices", "scatter", call, arr.rank)
+    value = _req(cx, "scatter", args, "value", call)
+    mask = cx.expr(args["mask"]).code if "mask" in args else "None"
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    fn = cx.use_rank("scatter", arr.rank)
+    cx.mark_written(arr)
     return V(call_code(fn, arr.flat(), [i.code for i in idx], value.code, mask, str(check)),
              T.STATIC)
 
 
-def array_attr(lw, base: V, attr: str, node) -> V:
+def array_attr(cx, base: V, attr: str, node) -> V:
     arr = base.array
     if arr.rank_unknown and attr in ("shape", "strides", "ndim"):
         # (its rank comes from nothing the kernel does with it: `()` would be a wrong answer)
-        lw.fail("C2T104", f"`{arr.ptr}.{attr}`: the kernel does not index `{arr.ptr}` anywhere, so its rank "
+        cx.fail("C2T104", f"`{arr.ptr}.{attr}`: the kernel does not index `{arr.ptr}` anywhere, so its rank "
                           "is not known", node)
     if attr == "shape":
         elts = [V(s, T.SCALAR) for s in arr.shapes]
@@ -265,10 +263,69 @@ def array_attr(lw, base: V, attr: str, node) -> V:
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{arr.ptr}", mbf=True)
     if attr == "ndim":
         return V(str(arr.rank), T.STATIC, value=arr.rank, known=True)
+    if attr == "foreign_pointer":
+        return foreign_pointer(cx, base, node)
     if registry.lookup_method(T.ARRAY, attr) is not None:
         return V(f"{arr.ptr}.{attr}", T.UNKNOWN, value=("method", base, attr))
-    lw.fail("C2T101", f"Array.{attr} is not supported yet", node)
+    cx.fail("C2T101", f"Array.{attr} is not supported yet", node)
 
 
-for _name in ("load", "store", "gather", "scatter"):
-    registry.register(_name, globals()["op_" + _name])
+# ---------------------------------------------------------------- ordered ct.load / ct.store
+# Relaxed/acquire loads and relaxed/release stores have no tl.load/tl.store form; they are emulated
+# with an atomic OR of 0 / an atomic exchange on the element bits (32- and 64-bit dtypes only;
+# others fail at Triton compile time with a message).
+def is_ordered(cx, args) -> bool:
+    """True when a ct.load/ct.store asks for a memory_order other than WEAK."""
+    if "memory_order" not in args:
+        return False
+    v = cx.expr(args["memory_order"])
+    return not (v.kind == T.ENUM and str(v.value) == "MemoryOrder.WEAK")
+
+
+def ordered_load(cx, call, args):
+    """ct.load(..., memory_order=RELAXED/ACQUIRE[, memory_scope=...])."""
+    arr = _array(cx, args, "array", "load", call)
+    _latency(cx, args, "ct.load", call)
+    sem, scope = sem_scope(cx, args, "ct.load", call, allowed=("RELAXED", "ACQUIRE"),
+                           default_order="WEAK", default_scope="NONE")
+    shape = _static_tuple(cx, _req(cx, "load", args, "shape", call), "load `shape`", call)
+    rank = arr.rank
+    idx = _index(cx, args, "index", "load", call, rank)
+    cx.before_read(arr)
+    if len(shape) == 0:
+        off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"
+        fn = cx.use("_c2t_ld_ordered")
+        return V(f"{fn}({arr.ptr} + {off}, None, 0, {sem}, {scope})", T.SCALAR)
+    if len(shape) != rank:
+        cx.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
+    order = _order(cx, args, rank, call)
+    pad = _padding(cx, args, call)
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    if order is not None:
+        nat_idx, nat_shape = [None] * rank, [None] * rank
+        for k, ax in enumerate(order):
+            nat_idx[ax], nat_shape[ax] = idx[k], shape[k]
+        idx, shape = nat_idx, nat_shape
+    cx.use_rank("load", rank)          # for _c2t_pad_value and the padding codes
+    cx.use("_c2t_ld_ordered")
+    fn = cx.use_rank("load_ordered", rank)
+    code = T.call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check), sem,
+                       scope)
+    if order is not None:
+        code = f"tl.permute({code}, {tuple(order)})"
+    return V(code, T.TILE, rank=rank)
+
+
+def ordered_store(cx, call, args):
+    """ct.store(..., memory_order=RELAXED/RELEASE[, memory_scope=...])."""
+    arr = _array(cx, args, "array", "store", call)
+    _latency(cx, args, "ct.store", call)
+    sem, scope = sem_scope(cx, args, "ct.store", call, allowed=("RELAXED", "RELEASE"),
+                           default_order="WEAK", default_scope="NONE")
+    rank = arr.rank
+    _, idx, tcode, check, _ = store_operands(cx, args, arr, call)
+    cx.mark_written(arr)
+    cx.use("_c2t_st_ordered")
+    fn = cx.use_rank("store_ordered", rank)
+    return V(T.call_code(fn, arr.flat(), [i.code for i in idx], tcode, str(check), sem, scope),
+             T.STATIC)

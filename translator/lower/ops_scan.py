@@ -25,7 +25,7 @@ import dataclasses
 from ..diagnostics import Span
 from ..ir import nodes as N
 from . import types as T
-from .ops import _axis, _bool_arg, _req, _static
+from .context import _axis, _bool_arg, _req, _static
 from .registry import op
 from .types import V
 
@@ -38,74 +38,74 @@ _OPERATOR = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//
 
 
 # ---------------------------------------------------------------- shared checks
-def _rounding_ftz(lw, name, args, call):
+def _rounding_ftz(cx, name, args, call):
     """Only the default rounding (RN) is translated; flush_to_zero=True is refused (it changes
     subnormal results, which Triton cannot reproduce)."""
     if "rounding_mode" in args:
-        rm = lw.expr(args["rounding_mode"])
+        rm = cx.expr(args["rounding_mode"])
         ok = (rm.known and rm.value is None) or (rm.kind == T.ENUM and str(rm.value).endswith(".RN"))
         if not ok:
-            lw.fail("C2T106", f"ct.{name}: rounding modes other than RN are not supported yet", call,
+            cx.fail("C2T106", f"ct.{name}: rounding modes other than RN are not supported yet", call,
                     "drop rounding_mode (the default is round-to-nearest-even)")
     if "flush_to_zero" in args:
-        ftz = lw.expr(args["flush_to_zero"])
-        _static(lw, ftz, "`flush_to_zero`", call)
+        ftz = cx.expr(args["flush_to_zero"])
+        _static(cx, ftz, "`flush_to_zero`", call)
         if not (ftz.known and ftz.value is False):
-            lw.fail("C2T106", f"ct.{name}: flush_to_zero=True is not supported", call,
+            cx.fail("C2T106", f"ct.{name}: flush_to_zero=True is not supported", call,
                     "Triton keeps subnormals; drop flush_to_zero if that is acceptable")
 
 
-def _int_axis(lw, name, args, call, default=None, rank=None):
+def _int_axis(cx, name, args, call, default=None, rank=None):
     """A single constant integer axis (code text)."""
     if "axis" not in args:
         if default is None:
-            lw.fail("C2T109", f"ct.{name} needs the argument `axis`", call)
+            cx.fail("C2T109", f"ct.{name} needs the argument `axis`", call)
         return str(default)
-    v = lw.expr(args["axis"])
+    v = cx.expr(args["axis"])
     if v.kind == T.TUPLE or (v.known and v.value is None):
-        lw.fail("C2T106", f"ct.{name}: `axis` must be a single integer", call)
-    _static(lw, v, "`axis`", call)
+        cx.fail("C2T106", f"ct.{name}: `axis` must be a single integer", call)
+    _static(cx, v, "`axis`", call)
     if v.known and not isinstance(v.value, int):
-        lw.fail("C2T106", f"ct.{name}: `axis` must be an integer", call)
+        cx.fail("C2T106", f"ct.{name}: `axis` must be an integer", call)
     if v.known and rank is not None and not -rank <= v.value < rank:
-        lw.fail("C2T106", f"ct.{name}: axis {v.value} is out of range for a {rank}-D tile", call)
+        cx.fail("C2T106", f"ct.{name}: axis {v.value} is out of range for a {rank}-D tile", call)
     return v.code
 
 
-def _axes(lw, name, x: V, axis, call):
+def _axes(cx, name, x: V, axis, call):
     """The axes of a tuple `axis` in an order in which each stays valid while the earlier ones are
     removed: non-negative axes highest first; with an unknown rank, negative axes leftmost first."""
     vals = []
     for a in axis:
         if not (a.known and isinstance(a.value, int)):
-            lw.fail("C2T105", f"ct.{name}: a tuple `axis` must hold integer literals", call)
+            cx.fail("C2T105", f"ct.{name}: a tuple `axis` must hold integer literals", call)
         v = a.value
         if x.rank is not None:
             if not -x.rank <= v < x.rank:
-                lw.fail("C2T106", f"ct.{name}: axis {v} is out of range for a {x.rank}-D tile", call)
+                cx.fail("C2T106", f"ct.{name}: axis {v} is out of range for a {x.rank}-D tile", call)
             v %= x.rank
         vals.append(v)
     if len(set(vals)) != len(vals):
-        lw.fail("C2T106", f"ct.{name}: repeated reduction axis", call)
+        cx.fail("C2T106", f"ct.{name}: repeated reduction axis", call)
     if all(v >= 0 for v in vals):
         return sorted(vals, reverse=True)
     if all(v < 0 for v in vals):
         return sorted(vals)
-    lw.fail("C2T106", f"ct.{name}: a tuple `axis` mixing negative and non-negative axes needs a tile "
+    cx.fail("C2T106", f"ct.{name}: a tuple `axis` mixing negative and non-negative axes needs a tile "
                       "of known rank", call, "write every axis as a non-negative number")
 
 
 # ---------------------------------------------------------------- prod, cumsum, cumprod
 @op("prod", _RED_SIG)
-def op_prod(lw, call, args):
-    _rounding_ftz(lw, "prod", args, call)
-    x = _req(lw, "prod", args, "x", call)
-    axis = _axis(lw, args, call)
-    keep = _bool_arg(lw, args, "keepdims", False, call)
-    fn = lw.s.use("_c2t_prod")
+def op_prod(cx, call, args):
+    _rounding_ftz(cx, "prod", args, call)
+    x = _req(cx, "prod", args, "x", call)
+    axis = _axis(cx, args, call)
+    keep = _bool_arg(cx, args, "keepdims", False, call)
+    fn = cx.use("_c2t_prod")
     if isinstance(axis, list):
         code = x.code
-        for ax in _axes(lw, "prod", x, axis, call):
+        for ax in _axes(cx, "prod", x, axis, call):
             code = f"{fn}({code}, {ax}, {keep})"
         rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - len(axis))
         return V(code, T.TILE if rank != 0 else T.SCALAR, rank=rank)
@@ -114,72 +114,72 @@ def op_prod(lw, call, args):
             return V(f"{fn}({x.code}, None, True)", T.TILE, rank=x.rank)
         return V(f"{fn}({x.code}, None, False)", T.SCALAR, rank=0)
     if axis.known and x.rank is not None and not -x.rank <= axis.value < x.rank:
-        lw.fail("C2T106", f"ct.prod: axis {axis.value} is out of range for a {x.rank}-D tile", call)
+        cx.fail("C2T106", f"ct.prod: axis {axis.value} is out of range for a {x.rank}-D tile", call)
     rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - 1)
     return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE if rank != 0 else T.SCALAR, rank=rank)
 
 
-def _cum(lw, name, call, args):
-    _rounding_ftz(lw, name, args, call)
-    x = _req(lw, name, args, "x", call)
-    axis = _int_axis(lw, name, args, call, default=0, rank=x.rank)
-    rev = _bool_arg(lw, args, "reverse", False, call)
-    return V(f"{lw.s.use('_c2t_' + name)}({x.code}, {axis}, {rev})", T.TILE, rank=x.rank)
+def _cum(cx, name, call, args):
+    _rounding_ftz(cx, name, args, call)
+    x = _req(cx, name, args, "x", call)
+    axis = _int_axis(cx, name, args, call, default=0, rank=x.rank)
+    rev = _bool_arg(cx, args, "reverse", False, call)
+    return V(f"{cx.use('_c2t_' + name)}({x.code}, {axis}, {rev})", T.TILE, rank=x.rank)
 
 
 @op("cumsum", _SCAN_SIG)
-def op_cumsum(lw, call, args):
-    return _cum(lw, "cumsum", call, args)
+def op_cumsum(cx, call, args):
+    return _cum(cx, "cumsum", call, args)
 
 
 @op("cumprod", _SCAN_SIG)
-def op_cumprod(lw, call, args):
-    return _cum(lw, "cumprod", call, args)
+def op_cumprod(cx, call, args):
+    return _cum(cx, "cumprod", call, args)
 
 
 # ---------------------------------------------------------------- reduce, scan
 @op("reduce", ["x", "/", "axis", "func", "identity", "*", "keepdims"])
-def op_reduce(lw, call, args):
-    return _custom(lw, "reduce", call, args)
+def op_reduce(cx, call, args):
+    return _custom(cx, "reduce", call, args)
 
 
 @op("scan", ["x", "/", "axis", "func", "identity", "*", "reverse"])
-def op_scan(lw, call, args):
-    return _custom(lw, "scan", call, args)
+def op_scan(cx, call, args):
+    return _custom(cx, "scan", call, args)
 
 
-def _custom(lw, name, call, args):
-    x = _req(lw, name, args, "x", call)
+def _custom(cx, name, call, args):
+    x = _req(cx, name, args, "x", call)
     if "func" not in args:
-        lw.fail("C2T109", f"ct.{name} needs the argument `func`", call)
+        cx.fail("C2T109", f"ct.{name} needs the argument `func`", call)
     tuple_mode = x.kind == T.TUPLE
     if tuple_mode and x.elts is None:
-        lw.fail("C2T105", f"ct.{name}: the tuple of inputs must have a known length", call)
+        cx.fail("C2T105", f"ct.{name}: the tuple of inputs must have a known length", call)
     xs = list(x.elts) if tuple_mode else [x]
     if not xs:
-        lw.fail("C2T106", f"ct.{name} needs at least one input tile", call)
+        cx.fail("C2T106", f"ct.{name} needs at least one input tile", call)
     for e in xs:
         if e.kind in (T.TUPLE, T.ARRAY, T.DTYPE, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
-            lw.fail("C2T106", f"ct.{name}: the inputs must be tiles", call)
+            cx.fail("C2T106", f"ct.{name}: the inputs must be tiles", call)
     n = len(xs)
     ranks = [e.rank for e in xs if e.kind == T.TILE]
     rank = max(ranks) if ranks and all(r is not None for r in ranks) else None
-    axis = _int_axis(lw, name, args, call, rank=rank)
+    axis = _int_axis(cx, name, args, call, rank=rank)
     # the identity: checked (constant scalars, one per input) and dropped
     if "identity" not in args:
-        lw.fail("C2T109", f"ct.{name} needs the argument `identity`", call)
-    ident = lw.expr(args["identity"])
+        cx.fail("C2T109", f"ct.{name} needs the argument `identity`", call)
+    ident = cx.expr(args["identity"])
     ids = ident.elts if (tuple_mode and ident.kind == T.TUPLE) else [ident]
     if ident.kind == T.TUPLE and not tuple_mode or len(ids or []) != n:
-        lw.fail("C2T106", f"ct.{name}: `identity` must be {'a tuple of ' + str(n) if tuple_mode else 'one'} "
+        cx.fail("C2T106", f"ct.{name}: `identity` must be {'a tuple of ' + str(n) if tuple_mode else 'one'} "
                           "constant scalar(s), one per input tile", call)
     for i in ids:
-        _static(lw, i, f"ct.{name} `identity`", call)
+        _static(cx, i, f"ct.{name} `identity`", call)
     flag_key = "keepdims" if name == "reduce" else "reverse"
-    flag = _bool_arg(lw, args, flag_key, False, call)
+    flag = _bool_arg(cx, args, flag_key, False, call)
 
-    comb, captures = _combine_function(lw, name, args["func"], n, call)
-    fname = _driver(lw, name, n, len(captures), comb)
+    comb, captures = _combine_function(cx, name, args["func"], n, call)
+    fname = _driver(cx, name, n, len(captures), comb)
     code = f"{fname}({', '.join([e.code for e in xs] + [c.code for c in captures])}, {axis}, {flag})"
     if name == "reduce":
         out_rank = None if rank is None else (rank if flag == "True" else rank - 1)
@@ -192,7 +192,7 @@ def _custom(lw, name, call, args):
     return V(code, kind, rank=out_rank)
 
 
-def _driver(lw, name, n, m, comb) -> str:
+def _driver(cx, name, n, m, comb) -> str:
     """The module-level function that broadcasts the inputs, splats the captures and calls
     tl.reduce / tl.associative_scan with the combine function."""
     xs = [f"x{i}" for i in range(n)]
@@ -207,7 +207,7 @@ def _driver(lw, name, n, m, comb) -> str:
             lines.append(f"    x0, x{i} = tl.broadcast(x0, x{i})")
         for i in range(1, n):
             lines.append(f"    x{i}, x0 = tl.broadcast(x{i}, x0)")
-        ops = xs + [f"{lw.s.use('_c2t_splat_like')}({c}, x0)" for c in cs]
+        ops = xs + [f"{cx.use('_c2t_splat_like')}({c}, x0)" for c in cs]
         if name == "reduce":
             call = f"tl.reduce(({', '.join(ops)},), AXIS % len(x0.shape), {comb}, keep_dims=KEEP)"
         else:
@@ -218,7 +218,7 @@ def _driver(lw, name, n, m, comb) -> str:
         else:
             lines.append(f"    return {', '.join(f'r[{i}]' for i in range(n))}")
         return "\n".join(lines) + "\n"
-    return lw.s.add_def(f"_c2t_{name}_fn", make)
+    return cx.add_def(f"_c2t_{name}_fn", make)
 
 
 # ---------------------------------------------------------------- combine functions
@@ -232,28 +232,28 @@ def _local_func(v):
     return val if isinstance(val, (N.FunctionDef, N.Lambda)) else None
 
 
-def _operator_name(lw, node):
+def _operator_name(cx, node):
     """`operator.add` / `from operator import add` -> "add", else None."""
-    info = lw.s.info
-    if isinstance(node, N.Attr) and isinstance(node.value, N.Name) and node.value.id not in lw.env \
+    info = cx.info
+    if isinstance(node, N.Attr) and isinstance(node.value, N.Name) and node.value.id not in cx.env \
             and info.other_modules.get(node.value.id) == "operator":
         return node.attr
-    if isinstance(node, N.Name) and node.id not in lw.env:
+    if isinstance(node, N.Name) and node.id not in cx.env:
         mod = info.other_modules.get(node.id, "")
         if mod.startswith("operator."):
             return mod.split(".", 1)[1]
     return None
 
 
-def _combine_function(lw, name, fnode, n, call):
+def _combine_function(cx, name, fnode, n, call):
     """Lower the combine function; returns (combine function name, captured values)."""
     sp = fnode.span
     fd = None
     target = fnode
     capmap = None       # a function passed in from where it was written: its captures' names here
-    if isinstance(fnode, N.Name) and fnode.id in lw.env:
-        target = _local_func(lw.env[fnode.id]) or fnode
-        val = lw.env[fnode.id].value
+    if isinstance(fnode, N.Name) and fnode.id in cx.env:
+        target = _local_func(cx.env[fnode.id]) or fnode
+        val = cx.env[fnode.id].value
         if isinstance(val, tuple) and len(val) > 2 and val[0] == "localfunc":
             capmap = val[2]
     if isinstance(target, N.Lambda):
@@ -261,28 +261,28 @@ def _combine_function(lw, name, fnode, n, call):
                            body=[N.Return(value=target.body)])
     elif isinstance(target, N.FunctionDef):
         fd = target
-    elif isinstance(fnode, N.Name) and fnode.id in lw.s.info.functions and _operator_name(lw, fnode) is None:
-        fd = lw.s.info.functions[fnode.id]      # a module-level def: its body, as a nested def's
+    elif isinstance(fnode, N.Name) and fnode.id in cx.info.functions and _operator_name(cx, fnode) is None:
+        fd = cx.info.functions[fnode.id]      # a module-level def: its body, as a nested def's
     else:
-        opname = _operator_name(lw, fnode)
+        opname = _operator_name(cx, fnode)
         pa, pb = N.Param(span=sp, name="_c2t_a"), N.Param(span=sp, name="_c2t_b")
         na, nb = N.Name(span=sp, id="_c2t_a"), N.Name(span=sp, id="_c2t_b")
         if opname is not None:
             if opname not in _OPERATOR:
-                lw.fail("C2T106", f"ct.{name}: `operator.{opname}` is not a supported combine function",
+                cx.fail("C2T106", f"ct.{name}: `operator.{opname}` is not a supported combine function",
                         fnode)
             body = N.BinOp(span=sp, op=_OPERATOR[opname], left=na, right=nb)
         else:
             body = N.Call(span=sp, func=fnode, args=[na, nb])
         if n != 1:
-            lw.fail("C2T109", f"ct.{name}: with {n} input tiles `func` must take {2 * n} arguments "
+            cx.fail("C2T109", f"ct.{name}: with {n} input tiles `func` must take {2 * n} arguments "
                               "(write a lambda or a def)", fnode)
         fd = N.FunctionDef(span=Span(), name="<func>", params=[pa, pb], body=[N.Return(value=body)])
     params = [p for p in fd.params if p.kind != "posonly_marker"]
     if any(p.kind != "normal" for p in params):
-        lw.fail("C2T103", f"ct.{name}: the combine function cannot take *args/**kwargs", fnode)
+        cx.fail("C2T103", f"ct.{name}: the combine function cannot take *args/**kwargs", fnode)
     if len(params) != 2 * n:
-        lw.fail("C2T109", f"ct.{name}: the combine function takes {len(params)} arguments; "
+        cx.fail("C2T109", f"ct.{name}: the combine function takes {len(params)} arguments; "
                           f"{2 * n} are needed for {n} input tile(s)", fnode)
 
     # names the body reads from the kernel: inline literals, carry runtime values
@@ -292,16 +292,16 @@ def _combine_function(lw, name, fnode, n, call):
         if capmap is not None and nm not in capmap:
             continue        # not a variable where the function was written: a module-level name
         src = capmap[nm] if capmap is not None else nm
-        if src not in lw.env:
+        if src not in cx.env:
             continue        # module constants, ct, helpers, builtins: resolved as usual
-        v = lw.env[src]
+        v = cx.env[src]
         if v.kind in (T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM):
             env[nm] = v
         elif _local_func(v) is not None:
-            lw.fail("C2T101", f"ct.{name}: the combine function calls the nested function `{nm}`; "
+            cx.fail("C2T101", f"ct.{name}: the combine function calls the nested function `{nm}`; "
                               "not supported yet", fnode, "move that function to module level")
         elif v.known and v.is_static:
-            env[nm] = lw.static_value(v.value, fnode)
+            env[nm] = cx.static_value(v.value, fnode)
         elif v.kind == T.DTYPE and v.code.startswith("tl."):
             env[nm] = v
         elif v.kind in (T.SCALAR, T.STATIC) or (v.kind == T.TILE and v.rank == 0):
@@ -310,27 +310,24 @@ def _combine_function(lw, name, fnode, n, call):
             cap_params.append(pname)
             env[nm] = V(pname, T.SCALAR, rank=0)
         else:
-            lw.fail("C2T101", f"ct.{name}: the combine function captures `{nm}`, which is not a "
+            cx.fail("C2T101", f"ct.{name}: the combine function captures `{nm}`, which is not a "
                               "scalar (only constants and scalars can be captured)", fnode)
     for p in params:
         env[p.name] = V(p.name, T.SCALAR, rank=0)
 
-    from .kernel import FunctionLowerer
-    sub = FunctionLowerer(lw.s, fd, env)
-    sub.returns = []
-    lines = sub.lower_body()
-    rets = [r for r in sub.returns if r is not None]
+    lines, returned = cx.lower_function(fd, env)
+    rets = [r for r in returned if r is not None]
     if not rets:
-        lw.fail("C2T106", f"ct.{name}: the combine function returns nothing", fnode)
+        cx.fail("C2T106", f"ct.{name}: the combine function returns nothing", fnode)
     if n > 1 and any(r.kind == T.TUPLE and r.elts is not None and len(r.elts) != n for r in rets):
-        lw.fail("C2T106", f"ct.{name}: the combine function must return a tuple of {n} values", fnode)
+        cx.fail("C2T106", f"ct.{name}: the combine function must return a tuple of {n} values", fnode)
     if n == 1 and any(r.kind == T.TUPLE for r in rets):
-        lw.fail("C2T106", f"ct.{name}: the combine function must return one value", fnode)
+        cx.fail("C2T106", f"ct.{name}: the combine function must return one value", fnode)
     body_params = [p.name for p in params] + cap_params
 
     def make_body(fname):
         return "\n".join(["@triton.jit", f"def {fname}({', '.join(body_params)}):"] + lines) + "\n"
-    body_name = lw.s.add_def("_c2t_combine_body", make_body)
+    body_name = cx.add_def("_c2t_combine_body", make_body)
 
     a = [f"a{i}" for i in range(n)]
     b = [f"b{i}" for i in range(n)]
@@ -347,7 +344,7 @@ def _combine_function(lw, name, fnode, n, call):
             f"    r = {body_name}({', '.join(a + b + ca)})",
             f"    return {', '.join(outs)}",
         ]) + "\n"
-    return lw.s.add_def("_c2t_combine", make), captures
+    return cx.add_def("_c2t_combine", make), captures
 
 
 def _children(node):

@@ -7,7 +7,7 @@ Tile shapes stay static: the Triton helpers (templates/prelude_shape.py.j2) read
 from __future__ import annotations
 
 from . import types as T
-from .ops import _dtype, _req, _static, bind
+from .context import _dtype, _req, _static, bind
 from .registry import method, op
 from .types import V
 
@@ -18,122 +18,122 @@ def _pow2(n) -> bool:
     return isinstance(n, int) and n > 0 and n & (n - 1) == 0
 
 
-def _tile(lw, name, v: V, node, what="the tile"):
+def _tile(cx, name, v: V, node, what="the tile"):
     if v.kind in _NOT_TILES or v.kind == T.TUPLE:
-        lw.fail("C2T106", f"ct.{name}: {what} must be a tile", node)
+        cx.fail("C2T106", f"ct.{name}: {what} must be a tile", node)
     return v
 
 
 # ---------------------------------------------------------------- cat
 @op("cat", ["tiles", "/", "axis"])
-def op_cat(lw, call, args):
-    tiles = _req(lw, "cat", args, "tiles", call)
+def op_cat(cx, call, args):
+    tiles = _req(cx, "cat", args, "tiles", call)
     if tiles.kind != T.TUPLE or tiles.elts is None:
-        lw.fail("C2T106", "ct.cat takes a tuple of tiles", call)
+        cx.fail("C2T106", "ct.cat takes a tuple of tiles", call)
     elts = tiles.elts
     if len(elts) == 1:
         return elts[0]
     if len(elts) != 2:
-        lw.fail("C2T106", f"ct.cat concatenates exactly 2 tiles, got {len(elts)}", call,
+        cx.fail("C2T106", f"ct.cat concatenates exactly 2 tiles, got {len(elts)}", call,
                 "nest the calls: ct.cat((ct.cat((a, b), ax), ct.cat((c, d), ax)), ax)")
-    a, b = (_tile(lw, "cat", e, call) for e in elts)
-    ax = _static(lw, _req(lw, "cat", args, "axis", call), "ct.cat axis", call)
+    a, b = (_tile(cx, "cat", e, call) for e in elts)
+    ax = _static(cx, _req(cx, "cat", args, "axis", call), "ct.cat axis", call)
     if not (ax.known and isinstance(ax.value, int)):
-        lw.fail("C2T105", "ct.cat: `axis` must be an integer literal or constant", call)
+        cx.fail("C2T105", "ct.cat: `axis` must be an integer literal or constant", call)
     rank = a.rank if a.rank is not None else b.rank
     if a.rank is not None and b.rank is not None and a.rank != b.rank:
-        lw.fail("C2T106", f"ct.cat: tiles of rank {a.rank} and {b.rank}", call)
+        cx.fail("C2T106", f"ct.cat: tiles of rank {a.rank} and {b.rank}", call)
     if rank == 0:
-        lw.fail("C2T106", "ct.cat: 0-d tiles cannot be concatenated", call)
+        cx.fail("C2T106", "ct.cat: 0-d tiles cannot be concatenated", call)
     if rank is not None:
         if not -rank <= ax.value < rank:
-            lw.fail("C2T106", f"ct.cat: axis {ax.value} is out of range for {rank}-D tiles", call)
-        fn = lw.s.use_rank("cat", rank)
+            cx.fail("C2T106", f"ct.cat: axis {ax.value} is out of range for {rank}-D tiles", call)
+        fn = cx.use_rank("cat", rank)
     else:   # rank known only to Triton: dispatch on len(a.shape) at compile time
         for r in range(1, 5):
-            lw.s.use_rank("cat", r)
-        fn = lw.s.use("_c2t_cat_nd")
+            cx.use_rank("cat", r)
+        fn = cx.use("_c2t_cat_nd")
     return V(f"{fn}({a.code}, {b.code}, {ax.code})", T.TILE, rank=rank)
 
 
 # ---------------------------------------------------------------- extract / insert
-def _index_list(lw, name, v: V, node) -> list:
+def _index_list(cx, name, v: V, node) -> list:
     if v.kind == T.TUPLE:
         if v.elts is None:
-            lw.fail("C2T105", f"ct.{name}: `index` must be a tuple of known length", node)
+            cx.fail("C2T105", f"ct.{name}: `index` must be a tuple of known length", node)
         elts = list(v.elts)
     else:
         elts = [v]
     for e in elts:
         if e.kind in _NOT_TILES or e.kind == T.TUPLE:
-            lw.fail("C2T106", f"ct.{name}: `index` must hold integer scalars", node)
+            cx.fail("C2T106", f"ct.{name}: `index` must hold integer scalars", node)
         if e.known and (not isinstance(e.value, int) or isinstance(e.value, bool)):
-            lw.fail("C2T106", f"ct.{name}: `index` must hold integers", node)
+            cx.fail("C2T106", f"ct.{name}: `index` must hold integers", node)
         if e.known and e.value < 0:
-            lw.fail("C2T106", f"ct.{name}: index {e.value} is out of bounds", node)
+            cx.fail("C2T106", f"ct.{name}: index {e.value} is out of bounds", node)
     return elts
 
 
-def _extract(lw, x: V, args, call):
-    _tile(lw, "extract", x, call)
+def _extract(cx, x: V, args, call):
+    _tile(cx, "extract", x, call)
     if "index" not in args or "shape" not in args:
-        lw.fail("C2T109", "ct.extract needs `index` and `shape`", call)
-    idx = _index_list(lw, "extract", lw.expr(args["index"]), call)
+        cx.fail("C2T109", "ct.extract needs `index` and `shape`", call)
+    idx = _index_list(cx, "extract", cx.expr(args["index"]), call)
     rank = len(idx)
     if x.rank is not None and x.rank != rank:
-        lw.fail("C2T109", f"ct.extract: {rank} indices for a {x.rank}-D tile", call)
-    shape_v = lw.expr(args["shape"])
+        cx.fail("C2T109", f"ct.extract: {rank} indices for a {x.rank}-D tile", call)
+    shape_v = cx.expr(args["shape"])
     shape = list(shape_v.elts) if shape_v.kind == T.TUPLE and shape_v.elts is not None else [shape_v]
     for s in shape:
-        _static(lw, s, "ct.extract `shape`", call)
+        _static(cx, s, "ct.extract `shape`", call)
         if s.known and not _pow2(s.value):
-            lw.fail("C2T106", f"ct.extract: shape extent {s.value} is not a power of two", call)
+            cx.fail("C2T106", f"ct.extract: shape extent {s.value} is not a power of two", call)
     scalar = shape_v.kind == T.TUPLE and len(shape) == 0     # shape=(): a 0-d result
     if scalar:
         shape = [V("1", T.STATIC, value=1, known=True)] * rank
     if len(shape) != rank:
-        lw.fail("C2T109", f"ct.extract: a {len(shape)}-entry shape for a {rank}-D tile", call)
+        cx.fail("C2T109", f"ct.extract: a {len(shape)}-entry shape for a {rank}-D tile", call)
     if rank == 0:
         return x
-    fn = lw.s.use_rank("extract", rank)
+    fn = cx.use_rank("extract", rank)
     code = f"{fn}({x.code}, {', '.join(i.code for i in idx)}, {', '.join(s.code for s in shape)})"
     if scalar:
         return V(f"tl.reshape({code}, [])", T.SCALAR, rank=0)
     return V(code, T.TILE, rank=rank)
 
 
-def _insert(lw, x: V, args, call):
-    _tile(lw, "insert", x, call)
+def _insert(cx, x: V, args, call):
+    _tile(cx, "insert", x, call)
     if "index" not in args or "value" not in args:
-        lw.fail("C2T109", "ct.insert needs `index` and `value`", call)
-    idx = _index_list(lw, "insert", lw.expr(args["index"]), call)
+        cx.fail("C2T109", "ct.insert needs `index` and `value`", call)
+    idx = _index_list(cx, "insert", cx.expr(args["index"]), call)
     rank = len(idx)
     if x.rank is not None and x.rank != rank:
-        lw.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call)
-    val = _tile(lw, "insert", lw.expr(args["value"]), call, "`value`")
+        cx.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call)
+    val = _tile(cx, "insert", cx.expr(args["value"]), call, "`value`")
     if val.rank is not None and val.rank not in (0, rank):
-        lw.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {rank}-D tile", call)
+        cx.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {rank}-D tile", call)
     if rank == 0:
         return V(f"tl.full([], {val.code}, {x.code}.dtype)", T.SCALAR, rank=0)
     unit = val.kind in (T.STATIC, T.SCALAR) or val.rank == 0
-    fn = lw.s.use_rank("insert", rank)
+    fn = cx.use_rank("insert", rank)
     return V(f"{fn}({x.code}, {', '.join(i.code for i in idx)}, {val.code}, {unit})", T.TILE, rank=rank)
 
 
 @op("extract", ["x", "/", "index", "shape"])
-def op_extract(lw, call, args):
-    return _extract(lw, _req(lw, "extract", args, "x", call), args, call)
+def op_extract(cx, call, args):
+    return _extract(cx, _req(cx, "extract", args, "x", call), args, call)
 
 
 @op("insert", ["x", "/", "index", "value"])
-def op_insert(lw, call, args):
-    return _insert(lw, _req(lw, "insert", args, "x", call), args, call)
+def op_insert(cx, call, args):
+    return _insert(cx, _req(cx, "insert", args, "x", call), args, call)
 
 
 def _method(kind, name, impl, sig):
     @method(kind, name)
-    def handler(lw, base, call):
-        return impl(lw, base, bind(lw, name, call, sig), call)
+    def handler(cx, base, call):
+        return impl(cx, base, bind(cx, name, call, sig), call)
     return handler
 
 
@@ -143,19 +143,19 @@ for _kind in (T.TILE, T.SCALAR, T.UNKNOWN):
 
 
 # ---------------------------------------------------------------- astile
-def _tuple_shape(lw, v: V, node) -> tuple:
+def _tuple_shape(cx, v: V, node) -> tuple:
     """The tile shape a (nested) tuple of scalars spells; each level a uniform power of two."""
     if v.kind != T.TUPLE:
         if v.kind in _NOT_TILES or (v.kind == T.TILE and v.rank not in (0,)):
-            lw.fail("C2T106", "ct.astile: the elements must be scalars", node)
+            cx.fail("C2T106", "ct.astile: the elements must be scalars", node)
         return ()
     if v.elts is None:
-        lw.fail("C2T105", "ct.astile: the tuple must have a known length", node)
+        cx.fail("C2T105", "ct.astile: the tuple must have a known length", node)
     if not _pow2(len(v.elts)):
-        lw.fail("C2T106", f"ct.astile: tuple length {len(v.elts)} is not a power of two", node)
-    inner = {_tuple_shape(lw, e, node) for e in v.elts}
+        cx.fail("C2T106", f"ct.astile: tuple length {len(v.elts)} is not a power of two", node)
+    inner = {_tuple_shape(cx, e, node) for e in v.elts}
     if len(inner) != 1:
-        lw.fail("C2T106", "ct.astile: the nested tuples have different shapes", node)
+        cx.fail("C2T106", "ct.astile: the nested tuples have different shapes", node)
     return (len(v.elts),) + inner.pop()
 
 
@@ -166,10 +166,10 @@ def _leaves(v: V) -> list:
 
 
 @op("astile", ["value", "/", "*", "dtype"])
-def op_astile(lw, call, args):
-    value = _req(lw, "astile", args, "value", call)
-    dt = _dtype(lw, args, "dtype", "astile", call)
-    shape = _tuple_shape(lw, value, call)
+def op_astile(cx, call, args):
+    value = _req(cx, "astile", args, "value", call)
+    dt = _dtype(cx, args, "dtype", "astile", call)
+    shape = _tuple_shape(cx, value, call)
     if not shape:
         return V(f"tl.full([], {value.code}, {dt.code})", T.SCALAR, rank=0, tf32=dt.tf32)
     leaves = [f"tl.full([], {x.code}, {dt.code})" for x in _leaves(value)]
@@ -188,19 +188,19 @@ def op_astile(lw, call, args):
 
 # ---------------------------------------------------------------- bytes
 @op("pack_to_bytes", ["x", "/"])
-def op_pack_to_bytes(lw, call, args):
-    x = _tile(lw, "pack_to_bytes", _req(lw, "pack_to_bytes", args, "x", call), call)
+def op_pack_to_bytes(cx, call, args):
+    x = _tile(cx, "pack_to_bytes", _req(cx, "pack_to_bytes", args, "x", call), call)
     if x.is_static:
-        lw.fail("C2T106", "ct.pack_to_bytes needs a tile (give the constant a dtype with ct.astile)", call)
-    return V(f"{lw.s.use('_c2t_pack_to_bytes')}({x.code})", T.TILE, rank=1)
+        cx.fail("C2T106", "ct.pack_to_bytes needs a tile (give the constant a dtype with ct.astile)", call)
+    return V(f"{cx.use('_c2t_pack_to_bytes')}({x.code})", T.TILE, rank=1)
 
 
 @op("unpack_from_bytes", ["x", "/", "dtype"])
-def op_unpack_from_bytes(lw, call, args):
-    x = _tile(lw, "unpack_from_bytes", _req(lw, "unpack_from_bytes", args, "x", call), call)
+def op_unpack_from_bytes(cx, call, args):
+    x = _tile(cx, "unpack_from_bytes", _req(cx, "unpack_from_bytes", args, "x", call), call)
     if x.rank is not None and x.rank != 1:
-        lw.fail("C2T106", f"ct.unpack_from_bytes needs a 1-D uint8 tile, got a {x.rank}-D tile", call)
-    dt = _dtype(lw, args, "dtype", "unpack_from_bytes", call)
+        cx.fail("C2T106", f"ct.unpack_from_bytes needs a 1-D uint8 tile, got a {x.rank}-D tile", call)
+    dt = _dtype(cx, args, "dtype", "unpack_from_bytes", call)
     if dt.code == "tl.int1":
-        lw.fail("C2T106", "ct.unpack_from_bytes cannot produce bool tiles", call)
-    return V(f"{lw.s.use('_c2t_unpack_from_bytes')}({x.code}, {dt.code})", T.TILE, rank=1, tf32=dt.tf32)
+        cx.fail("C2T106", "ct.unpack_from_bytes cannot produce bool tiles", call)
+    return V(f"{cx.use('_c2t_unpack_from_bytes')}({x.code}, {dt.code})", T.TILE, rank=1, tf32=dt.tf32)

@@ -9,13 +9,15 @@
 * `ct.load_advanced_indexing` / `ct.store_advanced_indexing`: one 1-D integer tile of element
   indices (the sparse dim) and `ct.Slice(start, length)` element ranges for the other dims; they
   lower to ct.gather / ct.scatter with each index vector laid along its own axis.
+* `ct.Array.from_foreign(A.foreign_pointer, shape, strides)` (cuTile 1.7): A's memory with other
+  extents and strides, an ArrayRef with A's pointer and root; the pointer is a compile-time value.
 """
 from __future__ import annotations
 
-from . import ops
 from . import types as T
+from .context import _array, _bool_arg, _hints, _padding, _req, _static, _static_tuple, bind
 from .registry import method, op
-from .types import ArrayRef, V
+from .types import ArrayRef, V, paren
 
 TILEDVIEW = "tiledview"    # V.array: the array; V.value: dict(tile=[V], steps=[V], pad=str)
 SLICE = "ctslice"          # ct.Slice(start, length): V.elts = [start, length]
@@ -26,72 +28,118 @@ _PAD_VALUES = {"UNDETERMINED": "0", "ZERO": "0", "NEG_ZERO": "_c2t_pad_value(1)"
                "POS_INF": 'float("inf")', "NEG_INF": '-float("inf")'}
 
 
-def _axis_of(lw, v: V, rank: int, what: str, node) -> int:
+def _axis_of(cx, v: V, rank: int, what: str, node) -> int:
     if not (v.known and isinstance(v.value, int) and not isinstance(v.value, bool)):
-        lw.fail("C2T105", f"{what} must be an integer constant", node)
+        cx.fail("C2T105", f"{what} must be an integer constant", node)
     ax = v.value + rank if v.value < 0 else v.value
     if not 0 <= ax < rank:
-        lw.fail("C2T109", f"{what} {v.value} is out of range for a {rank}-D array", node)
+        cx.fail("C2T109", f"{what} {v.value} is out of range for a {rank}-D array", node)
     return ax
 
 
 # ---------------------------------------------------------------- Array.slice
-def _pin(lw, v: V) -> V:
+def _pin(cx, v: V, prefix: str = "_c2t_slice") -> V:
     """A runtime slice bound is evaluated once, where the view is made (as in cuTile), into a
     temporary: the view's pointer and extent are re-emitted at every use, after which the names
     in the bound may have been rebound."""
     if v.is_static:
         return v
-    n = getattr(lw.s, "_c2t_slice_tmp", 0)
-    lw.s._c2t_slice_tmp = n + 1
-    name = f"_c2t_slice{n}"
-    lw.pre_lines.append(f"{name} = {v.code}")
+    name = cx.fresh_temp(prefix)
+    cx.emit_before(f"{name} = {v.code}")
     return V(name, v.kind, rank=v.rank)
 
 
 @method(T.ARRAY, "slice")
-def array_slice(lw, base: V, call):
-    args = ops.bind(lw, "Array.slice", call, ["axis", "start", "stop"])
+def array_slice(cx, base: V, call):
+    args = bind(cx, "Array.slice", call, ["axis", "start", "stop"])
     arr = base.array
-    ax = _axis_of(lw, ops._req(lw, "Array.slice", args, "axis", call), arr.rank, "Array.slice axis", call)
-    start = ops._req(lw, "Array.slice", args, "start", call)
-    stop = ops._req(lw, "Array.slice", args, "stop", call)
+    ax = _axis_of(cx, _req(cx, "Array.slice", args, "axis", call), arr.rank, "Array.slice axis", call)
+    start = _req(cx, "Array.slice", args, "start", call)
+    stop = _req(cx, "Array.slice", args, "stop", call)
     for v, what in ((start, "start"), (stop, "stop")):
         if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM):
-            lw.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar", call)
-    start, stop = _pin(lw, start), _pin(lw, stop)
-    ptr = f"({arr.ptr} + {ops.paren(start, 13)} * {arr.strides[ax]})"
+            cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar", call)
+    start, stop = _pin(cx, start), _pin(cx, stop)
+    ptr = f"({arr.ptr} + {paren(start, 13)} * {arr.strides[ax]})"
     shapes = list(arr.shapes)
-    shapes[ax] = f"({ops.paren(stop, 12)} - {ops.paren(start, 13)})"
+    shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
     return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
 
 
+# ---------------------------------------------------------------- foreign pointers
+FOREIGN = "foreignptr"      # `A.foreign_pointer`: V.array is A, whose base pointer it is
+
+
+def foreign_pointer(cx, base: V, node) -> V:
+    """`A.foreign_pointer` (from ops_memory.array_attr): A's base pointer, for Array.from_foreign,
+    bound at translation time (the kind has a __getattr__, so kernel.st_Assign binds it)."""
+    if base.array.from_list:        # (its code reads the table at an index that may change)
+        cx.fail("C2T101", "the foreign pointer of a list element: assign the element to a name first "
+                          "(`A = As[g]`)", node)
+    return V(base.array.ptr, FOREIGN, array=base.array)
+
+
+@method(FOREIGN, "__getattr__")
+def foreign_pointer_attr(cx, base: V, node):
+    cx.fail("C2T101", f"a foreign pointer has no attribute `{node.attr}` (it only makes an array, "
+                      "ct.Array.from_foreign)", node)
+
+
+def _extents(cx, v: V, what: str, call) -> list:
+    if v.kind != T.TUPLE or v.elts is None:
+        cx.fail("C2T109", f"ct.Array.from_foreign: `{what}` must be a tuple", call)
+    out = []
+    for e in v.elts:
+        if e.known and (type(e.value) is not int or e.value < 0) or e.kind not in (
+                T.STATIC, T.SCALAR, T.TILE, T.UNKNOWN) or e.kind == T.TILE and e.rank not in (0, None):
+            cx.fail("C2T109", f"ct.Array.from_foreign: `{what}` must hold non-negative integer scalars", call)
+        code = _pin(cx, e, "_c2t_view").code
+        out.append(code if code.isidentifier() or code.isdigit() else f"({code})")
+    return out
+
+
+@op("Array.from_foreign", ["pointer", "shape", "strides"])
+def op_from_foreign(cx, call, args):
+    """ct.Array.from_foreign(pointer, shape, strides): the array at `A.foreign_pointer` with these
+    extents and strides (in elements), evaluated here (runtime ones into temporaries, _pin). Its
+    loads and stores count as A's (memory ordering: the same root)."""
+    p = _req(cx, "Array.from_foreign", args, "pointer", call)
+    if p.kind != FOREIGN:
+        cx.fail("C2T101", "ct.Array.from_foreign: the pointer must be an array's `.foreign_pointer`", call)
+    shapes = _extents(cx, _req(cx, "Array.from_foreign", args, "shape", call), "shape", call)
+    strides = _extents(cx, _req(cx, "Array.from_foreign", args, "strides", call), "strides", call)
+    if len(shapes) != len(strides):
+        cx.fail("C2T109", "ct.Array.from_foreign: shape and strides must have the same rank", call)
+    src = p.array
+    return V(src.ptr, T.ARRAY, array=ArrayRef(src.ptr, len(shapes), shapes, strides, root=src.root))
+
+
 # ---------------------------------------------------------------- Array.tiled_view
-def _shape_arg(lw, v: V, what: str, node) -> list:
-    elts = ops._static_tuple(lw, v, what, node)
+def _shape_arg(cx, v: V, what: str, node) -> list:
+    elts = _static_tuple(cx, v, what, node)
     return elts
 
 
 @method(T.ARRAY, "tiled_view")
-def array_tiled_view(lw, base: V, call):
-    args = ops.bind(lw, "Array.tiled_view", call, ["tile_shape", "*", "padding_mode", "traversal_steps"])
+def array_tiled_view(cx, base: V, call):
+    args = bind(cx, "Array.tiled_view", call, ["tile_shape", "*", "padding_mode", "traversal_steps"])
     arr = base.array
-    tile = _shape_arg(lw, ops._req(lw, "Array.tiled_view", args, "tile_shape", call), "tile_shape", call)
+    tile = _shape_arg(cx, _req(cx, "Array.tiled_view", args, "tile_shape", call), "tile_shape", call)
     if len(tile) == 0 or len(tile) != arr.rank:
-        lw.fail("C2T101" if len(tile) == 0 else "C2T109",
+        cx.fail("C2T101" if len(tile) == 0 else "C2T109",
                 f"Array.tiled_view: a {len(tile)}-entry tile_shape for a {arr.rank}-D array"
                 + (" (0-d views are not supported yet)" if len(tile) == 0 else ""), call)
     steps = tile
     if "traversal_steps" in args:
-        sv = lw.expr(args["traversal_steps"])
+        sv = cx.expr(args["traversal_steps"])
         if not (sv.known and sv.value is None):
-            steps = _shape_arg(lw, sv, "traversal_steps", call)
+            steps = _shape_arg(cx, sv, "traversal_steps", call)
             if len(steps) != arr.rank:
-                lw.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call)
+                cx.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call)
             for st in steps:
                 if st.known and (not isinstance(st.value, int) or st.value <= 0):
-                    lw.fail("C2T106", "Array.tiled_view: traversal_steps must be positive integers", call)
-    pad = ops._padding(lw, args, call)
+                    cx.fail("C2T106", "Array.tiled_view: traversal_steps must be positive integers", call)
+    pad = _padding(cx, args, call)
     return V(arr.ptr, TILEDVIEW, array=arr, value={"tile": tile, "steps": steps, "pad": pad})
 
 
@@ -108,7 +156,7 @@ _TV_METHODS = {"load", "store", "num_tiles", "atomic_store_add", "atomic_store_m
 
 
 @method(TILEDVIEW, "__getattr__")
-def tiledview_attr(lw, base: V, node):
+def tiledview_attr(cx, base: V, node):
     attr = node.attr
     if attr == "dtype":
         return V(f"{base.array.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{base.array.ptr}", mbf=True)
@@ -118,14 +166,14 @@ def tiledview_attr(lw, base: V, node):
         return _tuple_of(base.value["steps"])
     if attr in _TV_METHODS:
         return V(f"{base.code}.{attr}", T.UNKNOWN, value=("method", base, attr))
-    lw.fail("C2T101", f"TiledView.{attr} is not supported", node)
+    cx.fail("C2T101", f"TiledView.{attr} is not supported", node)
 
 
-def _tv_index(lw, args, base: V, name: str, call) -> list:
-    v = ops._req(lw, name, args, "index", call)
+def _tv_index(cx, args, base: V, name: str, call) -> list:
+    v = _req(cx, name, args, "index", call)
     elts = v.elts if v.kind == T.TUPLE else [v]
     if len(elts) != base.array.rank:
-        lw.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view", call)
+        cx.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view", call)
     return elts
 
 
@@ -134,55 +182,55 @@ def _tv_shape_args(base: V) -> str:
 
 
 @method(TILEDVIEW, "load")
-def tiledview_load(lw, base: V, call):
+def tiledview_load(cx, base: V, call):
     name = "TiledView.load"
-    args = ops.bind(lw, name, call, ["index", "*", "check_bounds", "latency", "allow_tma"])
-    idx = _tv_index(lw, args, base, name, call)
-    check = ops._bool_arg(lw, args, "check_bounds", True, call)
-    ops._hints(lw, name, args, call)
+    args = bind(cx, name, call, ["index", "*", "check_bounds", "latency", "allow_tma"])
+    idx = _tv_index(cx, args, base, name, call)
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    _hints(cx, name, args, call)
     arr = base.array
-    lw.before_read(arr)
-    lw.s.use_rank("load", arr.rank)      # _c2t_pad_value and the padding codes
-    fn = lw.s.use_rank("tv_load", arr.rank)
+    cx.before_read(arr)
+    cx.use_rank("load", arr.rank)      # _c2t_pad_value and the padding codes
+    fn = cx.use_rank("tv_load", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {_tv_shape_args(base)}, "
              f"{base.value['pad']}, {check})", T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True)
 
 
 @method(TILEDVIEW, "store")
-def tiledview_store(lw, base: V, call):
+def tiledview_store(cx, base: V, call):
     name = "TiledView.store"
-    args = ops.bind(lw, name, call, ["index", "tile", "*", "check_bounds", "latency", "allow_tma"])
-    idx = _tv_index(lw, args, base, name, call)
-    tile = ops._req(lw, name, args, "tile", call)
-    check = ops._bool_arg(lw, args, "check_bounds", True, call)
-    ops._hints(lw, name, args, call)
+    args = bind(cx, name, call, ["index", "tile", "*", "check_bounds", "latency", "allow_tma"])
+    idx = _tv_index(cx, args, base, name, call)
+    tile = _req(cx, name, args, "tile", call)
+    check = _bool_arg(cx, args, "check_bounds", True, call)
+    _hints(cx, name, args, call)
     arr = base.array
-    lw.mark_written(arr)
-    fn = lw.s.use_rank("tv_store", arr.rank)
+    cx.mark_written(arr)
+    fn = cx.use_rank("tv_store", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tile.code}, "
              f"{_tv_shape_args(base)}, {check})", T.STATIC)
 
 
 @method(TILEDVIEW, "num_tiles")
-def tiledview_num_tiles(lw, base: V, call):
-    args = ops.bind(lw, "TiledView.num_tiles", call, ["axis"])
+def tiledview_num_tiles(cx, base: V, call):
+    args = bind(cx, "TiledView.num_tiles", call, ["axis"])
     arr = base.array
-    ax = _axis_of(lw, ops._req(lw, "TiledView.num_tiles", args, "axis", call), arr.rank,
+    ax = _axis_of(cx, _req(cx, "TiledView.num_tiles", args, "axis", call), arr.rank,
                   "TiledView.num_tiles axis", call)
     return V(f"tl.cdiv({arr.shapes[ax]}, {base.value['steps'][ax].code})", T.SCALAR)
 
 
 def _tv_atomic(opname):
-    def handler(lw, base: V, call):
+    def handler(cx, base: V, call):
         name = f"TiledView.atomic_store_{opname}"
-        args = ops.bind(lw, name, call, ["index", "update", "/"])
-        idx = _tv_index(lw, args, base, name, call)
-        upd = ops._req(lw, name, args, "update", call)
+        args = bind(cx, name, call, ["index", "update", "/"])
+        idx = _tv_index(cx, args, base, name, call)
+        upd = _req(cx, name, args, "update", call)
         arr = base.array
-        lw.before_read(arr)
-        lw.mark_written(arr)
-        lw.s.use("_c2t_rmw")
-        fn = lw.s.use_rank("tv_atomic", arr.rank)
+        cx.before_read(arr)
+        cx.mark_written(arr)
+        cx.use("_c2t_rmw")
+        fn = cx.use_rank("tv_atomic", arr.rank)
         return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {upd.code}, "
                  f'{_tv_shape_args(base)}, "{opname}")', T.STATIC)
     return handler
@@ -194,75 +242,75 @@ for _o in ("add", "max", "min", "and", "or", "xor"):
 
 # ---------------------------------------------------------------- advanced indexing
 @op("Slice", ["start", "length", "/"])
-def op_slice(lw, call, args):
-    start = ops._req(lw, "Slice", args, "start", call)
-    length = ops._static(lw, ops._req(lw, "Slice", args, "length", call), "ct.Slice length", call)
+def op_slice(cx, call, args):
+    start = _req(cx, "Slice", args, "start", call)
+    length = _static(cx, _req(cx, "Slice", args, "length", call), "ct.Slice length", call)
     if length.known and (not isinstance(length.value, int) or length.value <= 0
                          or length.value & (length.value - 1)):
-        lw.fail("C2T106", "ct.Slice length must be a positive power of two", call)
+        cx.fail("C2T106", "ct.Slice length must be a positive power of two", call)
     return V(f"({start.code}, {length.code})", SLICE, elts=[start, length])
 
 
-def _adv_indices(lw, args, arr: ArrayRef, name, call) -> list:
-    v = ops._req(lw, name, args, "indices", call)
+def _adv_indices(cx, args, arr: ArrayRef, name, call) -> list:
+    v = _req(cx, name, args, "indices", call)
     if v.kind != T.TUPLE or v.elts is None:
-        lw.fail("C2T109", f"ct.{name}: `indices` must be a tuple with one entry per array axis", call)
+        cx.fail("C2T109", f"ct.{name}: `indices` must be a tuple with one entry per array axis", call)
     elts = v.elts
     if len(elts) != arr.rank:
-        lw.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {arr.rank}-D array", call)
+        cx.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {arr.rank}-D array", call)
     sparse = [k for k, e in enumerate(elts) if e.kind != SLICE]
     if len(sparse) != 1:
-        lw.fail("C2T109", f"ct.{name}: exactly one entry of `indices` must be a 1-D integer tile "
+        cx.fail("C2T109", f"ct.{name}: exactly one entry of `indices` must be a 1-D integer tile "
                           f"(the others ct.Slice(start, length)); got {len(sparse)}", call)
     k0 = sparse[0]
     if elts[k0].kind != T.TILE and elts[k0].kind != T.UNKNOWN or (elts[k0].rank not in (1, None)):
-        lw.fail("C2T109", f"ct.{name}: the sparse index (entry {k0}) must be a 1-D integer tile", call)
+        cx.fail("C2T109", f"ct.{name}: the sparse index (entry {k0}) must be a 1-D integer tile", call)
     out = []
     r = arr.rank
     for k, e in enumerate(elts):
         sub = "" if r == 1 else "[" + ", ".join(":" if j == k else "None" for j in range(r)) + "]"
         if k == k0:
-            out.append(f"{ops.paren(e, 100)}{sub}")
+            out.append(f"{paren(e, 100)}{sub}")
         else:
             start, length = e.elts
-            out.append(f"({ops.paren(start, 12)} + tl.arange(0, {length.code})){sub}")
+            out.append(f"({paren(start, 12)} + tl.arange(0, {length.code})){sub}")
     return out
 
 
-def _adv_common(lw, args, name, call):
-    arr = ops._array(lw, args, "array", name, call)
+def _adv_common(cx, args, name, call):
+    arr = _array(cx, args, "array", name, call)
     if arr.rank < 2:     # as cuTile 1.7's own check (TileTypeError), with its hint
         other = "gather" if name.startswith("load") else "scatter"
-        lw.fail("C2T109", f"ct.{name} needs an array of rank >= 2, not {arr.rank}-D",
+        cx.fail("C2T109", f"ct.{name} needs an array of rank >= 2, not {arr.rank}-D",
                 call, hint=f"use ct.{other}() for 1-D arrays")
     for key in ("latency", "allow_tma"):
         if key in args:
-            lw.note("C2T202", f"ct.{name}: `{key}` hint dropped", call)
-    return arr, _adv_indices(lw, args, arr, name, call)
+            cx.note("C2T202", f"ct.{name}: `{key}` hint dropped", call)
+    return arr, _adv_indices(cx, args, arr, name, call)
 
 
 @op("load_advanced_indexing", ["array", "indices", "/", "*", "padding_mode", "latency", "allow_tma"])
-def op_load_advanced_indexing(lw, call, args):
-    arr, idx = _adv_common(lw, args, "load_advanced_indexing", call)
+def op_load_advanced_indexing(cx, call, args):
+    arr, idx = _adv_common(cx, args, "load_advanced_indexing", call)
     pad = "UNDETERMINED"
     if "padding_mode" in args:
-        pv = lw.expr(args["padding_mode"])
+        pv = cx.expr(args["padding_mode"])
         if pv.kind != T.ENUM or not str(pv.value).startswith("PaddingMode."):
-            lw.fail("C2T105", "padding_mode must be a ct.PaddingMode member", call)
+            cx.fail("C2T105", "padding_mode must be a ct.PaddingMode member", call)
         pad = str(pv.value).split(".", 1)[1]
-    lw.before_read(arr)
+    cx.before_read(arr)
     if pad == "NEG_ZERO":
-        lw.s.use_rank("load", arr.rank)      # _c2t_pad_value
-    fn = lw.s.use_rank("gather", arr.rank)
+        cx.use_rank("load", arr.rank)      # _c2t_pad_value
+    fn = cx.use_rank("gather", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, None, {_PAD_VALUES[pad]}, True)",
              T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True)
 
 
 @op("store_advanced_indexing", ["array", "indices", "tile", "/", "*", "latency", "allow_tma"])
-def op_store_advanced_indexing(lw, call, args):
-    arr, idx = _adv_common(lw, args, "store_advanced_indexing", call)
-    tile = ops._req(lw, "store_advanced_indexing", args, "tile", call)
-    lw.mark_written(arr)
-    fn = lw.s.use_rank("scatter", arr.rank)
+def op_store_advanced_indexing(cx, call, args):
+    arr, idx = _adv_common(cx, args, "store_advanced_indexing", call)
+    tile = _req(cx, "store_advanced_indexing", args, "tile", call)
+    cx.mark_written(arr)
+    fn = cx.use_rank("scatter", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(idx)}, {tile.code}, None, True)", T.STATIC)
 

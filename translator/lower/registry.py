@@ -2,7 +2,8 @@
 
 Each topic module `translator/lower/ops*.py` registers its handlers with `@op(name, sig)`;
 modules are discovered automatically (no central list to edit). A handler is called as
-`handler(lw, call, args)` with `args` bound against the signature (see ops.bind).
+`handler(cx, call, args)`: `cx` the lower/context.py LoweringContext, `args` the call's arguments
+bound against the signature (context.bind).
 """
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pkgutil
 from pathlib import Path
 from typing import Callable, Optional
 
+from .. import rules
+
 HANDLERS: dict = {}
-METHODS: dict = {}      # (value kind, method name) -> handler(lw, base: V, call) -> V
+METHODS: dict = {}      # (value kind, method name) -> handler(cx, base: V, call) -> V
 _loaded = False
 
 
@@ -40,7 +43,7 @@ def lookup_method(kind: str, name: str):
 
 
 def register(name: str, fn: Callable, sig: Optional[list] = None):
-    from .. import rules
+    """(what `op` does; topic modules use `@op`)"""
     if sig is None:
         sig = rules.SIGNATURES[name]
     if name in HANDLERS and HANDLERS[name][0] is not fn:

@@ -83,8 +83,9 @@ class TmaPlan:
     def flag(self, arr) -> str:
         return f"{arr.ptr}_TMA"
 
-    def descriptor(self, lw, arr, kind: str, shape: list, pad):
-        """The descriptor variable for `arr` with this block shape, or None: pointer path."""
+    def descriptor(self, cx, arr, kind: str, shape: list, pad):
+        """The descriptor variable for `arr` with this block shape, or None: pointer path (`cx`:
+        the LoweringContext of the load or store)."""
         name = arr.ptr
         if name not in self.arrays or arr.rank != self.arrays[name] or len(shape) != arr.rank:
             return None
@@ -98,14 +99,14 @@ class TmaPlan:
         padding = "zero" if kind == "store" else _PADDING.get(pad)
         if padding is None:
             return None
-        if getattr(lw, "loop_depth", 0):
+        if cx.loop_depth:
             self.looped.add(name)
         key = (name, tuple(shape), padding)
         if key not in self.descs:
             r = arr.rank
             desc = f"{name}_desc_{sum(1 for k in self.descs if k[0] == name)}"
             self.descs[key] = desc
-            fn = lw.s.use_rank("desc", r)
+            fn = cx.use_rank("desc", r)
             args = [*arr.flat()[:1 + r], *arr.strides[:-1], *shape, f'"{padding}"', self.flag(arr)]
             self.lines.append(f"{desc} = {fn}({', '.join(args)})")
             blocks = self.blocks.setdefault(name, [])

@@ -343,29 +343,17 @@ def _reduced_rank(x, n, keep):
     return x.rank if keep == "True" else x.rank - n
 
 
-@op("sum")
-def op_sum(cx, call, args):
-    return _reduce(cx, "sum", call, args)
+def _reduction(name: str):
+    """Register the lowering of ct.<name> (one of the reductions _reduce lowers)."""
+    @op(name)
+    def handler(cx, call, args):
+        return _reduce(cx, name, call, args)
+    handler.__name__ = f"op_{name}"
+    return handler
 
 
-@op("max")
-def op_max(cx, call, args):
-    return _reduce(cx, "max", call, args)
-
-
-@op("min")
-def op_min(cx, call, args):
-    return _reduce(cx, "min", call, args)
-
-
-@op("argmax")
-def op_argmax(cx, call, args):
-    return _reduce(cx, "argmax", call, args)
-
-
-@op("argmin")
-def op_argmin(cx, call, args):
-    return _reduce(cx, "argmin", call, args)
+for _name in ("sum", "max", "min", "argmax", "argmin"):
+    _reduction(_name)
 
 
 # ---------------------------------------------------------------- matmul

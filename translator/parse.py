@@ -29,6 +29,8 @@ class _CutileIndenter(Indenter):
     tab_len = 8
 
     def process(self, stream):
+        if not any(_PY310.values()):        # (most modules: no token to rewrite)
+            return super().process(stream)
         return _rewrite_310(super().process(stream))
 
 
@@ -60,6 +62,11 @@ def _rewrite_310(tokens):
         yield tok
 
 
+# what a module needs for _plan_310 to find anything: `with` before `(` (a backslash continuation
+# between them), or `match` first on a line; Python's tokenizer runs only then
+_MAYBE_310 = re.compile(r"\bwith[\s\\]*\(|^[ \t\f]*match\b", re.M)
+
+
 def _plan_310(text: str) -> None:
     """Find parenthesized `with` items and tuple `match` subjects (see _PY310)."""
     import io
@@ -67,7 +74,7 @@ def _plan_310(text: str) -> None:
     for v in _PY310.values():
         v.clear()
     drop = _PY310["drop"]
-    if "with" not in text and "match" not in text:
+    if not _MAYBE_310.search(text):
         return
     starts = _line_starts(text)
     try:

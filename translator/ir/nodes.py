@@ -262,25 +262,41 @@ class Module(Node):
 ExprT = Union[Expr, None]
 
 
+_CHILD_FIELDS: dict = {}     # node class -> its fields that may hold nodes, last first (walk's order)
+
+
+def _child_fields(cls) -> tuple:
+    from dataclasses import fields
+    if not issubclass(cls, Node):
+        return None
+    return tuple(reversed([f.name for f in fields(cls) if f.name not in ("span", "full_span")]))
+
+
 def walk(node):
-    """Yield every IR node below `node` (statements and expressions)."""
+    """Yield every IR node below `node` (statements and expressions), depth first in field order.
+    (A node's fields are its dataclass fields: nothing sets other attributes on IR nodes.)"""
     stack = [node]
+    pop, push, cache = stack.pop, stack.append, _CHILD_FIELDS
     while stack:
-        n = stack.pop()
-        if n is None:
-            continue
-        if isinstance(n, list):
+        n = pop()
+        t = type(n)
+        if t is list:
             stack.extend(reversed(n))
             continue
-        if not isinstance(n, Node):
+        try:
+            fs = cache[t]
+        except KeyError:
+            fs = cache[t] = _child_fields(t)
+        if fs is None:
+            if isinstance(n, list):
+                stack.extend(reversed(n))
             continue
         yield n
-        for f in reversed(list(vars(n).keys())):
-            if f in ("span", "full_span"):
-                continue
-            v = getattr(n, f)
-            if isinstance(v, (Node, list)):
-                stack.append(v)
+        d = n.__dict__
+        for f in fs:
+            v = d[f]
+            if v is not None and (type(v) is list or isinstance(v, (Node, list))):
+                push(v)
 
 
 def clone(n):

@@ -1,6 +1,7 @@
 """Lark loading (LALR, positions kept, grammar cached) and parse errors as diagnostics."""
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import re
@@ -8,11 +9,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lark import Lark, Token, Tree
+from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
 from .diagnostics import Reporter, Span
+from .lalr import PTree, Runtime, Tok
 from .cache_dir import open_private, write_private
 from .cache_dir import private_cache_dir as cache_dir
 from .paths import GRAMMAR_DIR
@@ -46,6 +48,7 @@ _PY310 = {"drop": set(), "open": set(), "close": set(), "name": set()}   # chara
 
 
 def _rewrite_310(tokens):
+    """Lark's token stream rewritten (its Tokens); _rewrite_310_toks is the same for the runtime's."""
     drop, opens, closes = _PY310["drop"], _PY310["open"], _PY310["close"]
     for tok in tokens:
         pos = tok.start_pos
@@ -59,6 +62,23 @@ def _rewrite_310(tokens):
             continue
         if pos in _PY310["name"] and tok.type == "MATCH":
             tok = Token.new_borrow_pos("python__NAME", tok.value, tok)
+        yield tok
+
+
+def _rewrite_310_toks(tokens):
+    drop, opens, closes, names = _PY310["drop"], _PY310["open"], _PY310["close"], _PY310["name"]
+    for tok in tokens:
+        pos = tok.start
+        if pos in opens and tok.type not in (_NL, "_python__INDENT", "_python__DEDENT"):
+            opens.discard(pos)
+            yield Tok("LPAR", "(", tok.start, tok.end)
+        if pos in closes and tok.type == "COLON":
+            closes.discard(pos)
+            yield Tok("RPAR", ")", tok.start, tok.end)
+        if pos in drop and tok.type in ("LPAR", "RPAR", "COMMA"):
+            continue
+        if pos in names and tok.type == "MATCH":
+            tok = Tok("python__NAME", tok.value, tok.start, tok.end)
         yield tok
 
 
@@ -76,7 +96,7 @@ def _plan_310(text: str) -> None:
     drop = _PY310["drop"]
     if not _MAYBE_310.search(text):
         return
-    starts = _line_starts(text)
+    starts = line_starts(text)
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                 if t.type not in (tokenize.COMMENT, tokenize.NL)]
@@ -204,6 +224,17 @@ def parser() -> Lark:
     return p
 
 
+_RUNTIME: list = []      # [(the Lark parser, its Runtime)]
+
+
+def runtime() -> Runtime:
+    """The runtime of the parser() Lark built (tables converted once per parser)."""
+    p = parser()
+    if not _RUNTIME or _RUNTIME[0][0] is not p:
+        _RUNTIME[:] = [(p, Runtime(p, _NL, _CutileIndenter))]
+    return _RUNTIME[0][1]
+
+
 def _lark(grammar: str) -> Lark:
     return Lark(grammar, parser="lalr", postlex=_CutileIndenter(), propagate_positions=True,
                 maybe_placeholders=True, lexer_callbacks={_NL: _collect})
@@ -214,7 +245,7 @@ _COMMENT_RE = re.compile(r"#[^\r\n]*")
 
 @dataclass
 class Parsed:
-    tree: Tree
+    tree: PTree
     comments: list[Comment]
     text: str
 
@@ -239,47 +270,59 @@ def parse(text: str, reporter: Reporter) -> Parsed | None:
 
 
 def _parse(text: str, reporter: Reporter) -> Parsed | None:
+    _plan_310(text)
+    newlines: list = []
+    try:
+        tree = runtime().parse(text, newlines, _rewrite_310_toks if any(_PY310.values()) else None)
+    except Exception:       # (Refused; or anything else: Lark says what is wrong, as it always has)
+        _lark_error(text, reporter)
+        return None
+    return Parsed(tree, _comments_from_tokens(newlines, text), text)
+
+
+def _lark_error(text: str, reporter: Reporter) -> None:
+    """Report why Lark does not parse `text` (C2T002), which the runtime refused."""
     _COMMENTS.clear()
     _plan_310(text)
     try:
-        tree = parser().parse(text)
+        parser().parse(text)
     except UnexpectedInput as e:
         reporter.add("C2T002", _describe(e), Span(getattr(e, "line", 0) or 0, getattr(e, "column", 0) or 0))
-        return None
+        return
     except LarkError as e:  # indentation errors etc.
         line = 0
         m = re.search(r"line (\d+)", str(e))
         if m:
             line = int(m.group(1))
         reporter.add("C2T002", f"cannot parse: {str(e).splitlines()[0]}", Span(line, 1))
-        return None
-    comments = _comments_from_tokens(list(_COMMENTS), text)
-    _COMMENTS.clear()
-    return Parsed(tree, comments, text)
+        return
+    finally:
+        _COMMENTS.clear()
+    raise RuntimeError("the parser's runtime refused a module Lark parses (translator/lalr.py)")
 
 
-def _line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> list[int]:
     """The character offset at which each line of `text` starts."""
-    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    out = [0]
+    find, i = text.find, text.find("\n")
+    while i >= 0:
+        out.append(i + 1)
+        i = find("\n", i + 1)
+    return out
 
 
-def _comments_from_tokens(tokens: list[Token], text: str) -> list[Comment]:
+def _comments_from_tokens(tokens: list, text: str) -> list[Comment]:
     out: dict[tuple[int, int], Comment] = {}
-    line_starts = _line_starts(text)
+    starts = line_starts(text)
     for tok in tokens:
-        base = tok.start_pos
-        for m in _COMMENT_RE.finditer(str(tok)):
+        if "#" not in tok.value:
+            continue
+        base = tok.start
+        for m in _COMMENT_RE.finditer(tok.value):
             pos = base + m.start()
-            # line/col from the absolute position
-            lo, hi = 0, len(line_starts) - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if line_starts[mid] <= pos:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            line, col = lo + 1, pos - line_starts[lo] + 1
-            own = text[line_starts[lo]:pos].strip() == ""
+            lo = bisect.bisect_right(starts, pos) - 1       # (its line's start)
+            line, col = lo + 1, pos - starts[lo] + 1
+            own = text[starts[lo]:pos].strip() == ""
             out[(line, col)] = Comment(line, col, m.group(0).rstrip(), own)
     # a comment on the very first line is not inside a NEWLINE token
     first = text.split("\n", 1)[0]

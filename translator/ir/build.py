@@ -2,43 +2,45 @@
 from __future__ import annotations
 
 import ast as _pyast
-
-from lark import Token, Tree
+import bisect
 
 from ..diagnostics import Span
-from ..parse import Parsed
+from ..lalr import PTree as Tree
+from ..lalr import Tok as Token
+from ..parse import Parsed, line_starts
 from . import nodes as N
 
 _PREFIX = "python__"
 
 
 def _rule(t) -> str:
-    if isinstance(t, Tree):
-        d = t.data if isinstance(t.data, str) else t.data.value
+    if type(t) is Tree:
+        d = t.data
         return d[len(_PREFIX):] if d.startswith(_PREFIX) else d
     return ""
-
-
-def span_of(t) -> Span:
-    if isinstance(t, Token):
-        return Span(t.line or 0, t.column or 0, t.end_line or 0, t.end_column or 0,
-                    t.start_pos or 0, t.end_pos or 0)
-    if isinstance(t, Tree) and not t.meta.empty:
-        m = t.meta
-        return Span(m.line, m.column, m.end_line, m.end_column, m.start_pos, m.end_pos)
-    return Span()
 
 
 class Builder:
     def __init__(self, text: str):
         self.text = text
+        self.starts = line_starts(text)
+
+    def span_of(self, t) -> Span:
+        """The span of a token or tree (lines and columns from its character positions, as Lark's)."""
+        tt = type(t)
+        if tt is Token or (tt is Tree and t.start is not None):
+            starts, a, b = self.starts, t.start, t.end
+            la = bisect.bisect_right(starts, a)
+            lb = bisect.bisect_right(starts, b)
+            return Span(la, a - starts[la - 1] + 1, lb, b - starts[lb - 1] + 1, a, b)
+        return Span()
 
     # ------------------------------------------------------------------ helpers
     def raw(self, t, kind: str) -> N.Raw:
         """An expression the IR has no node for (dict, set, their comprehensions, `:=`, yield,
         await...): its text, and its sub-expressions as `parts`, so that host rewrites and the
         names analyses see (`{"occupancy": ct.ByTarget(...)}`) are those inside it too."""
-        s = span_of(t)
+        s = self.span_of(t)
         return N.Raw(span=s, kind=kind, text=self.text[s.start:s.end], parts=self.raw_parts(t))
 
     def raw_parts(self, t) -> list:
@@ -49,8 +51,8 @@ class Builder:
         return parts
 
     def name_of(self, t) -> str:
-        if isinstance(t, Token):
-            return str(t)
+        if type(t) is Token:
+            return t.value
         if _rule(t) in ("name", "var"):
             return self.name_of(t.children[0])
         raise ValueError(f"not a name: {t}")
@@ -62,7 +64,7 @@ class Builder:
         body = []
         for c in fi.children:
             body.extend(self.stmts(c))
-        return N.Module(span=span_of(fi), body=body, text=self.text, comments=parsed.comments)
+        return N.Module(span=self.span_of(fi), body=body, text=self.text, comments=parsed.comments)
 
     def suite(self, t) -> list:
         if t is None:
@@ -124,45 +126,45 @@ class Builder:
 
     # ------------------------------------------------------------------ statements
     def s_expr_stmt(self, t):
-        return N.ExprStmt(span=span_of(t), value=self.expr(t.children[0]))
+        return N.ExprStmt(span=self.span_of(t), value=self.expr(t.children[0]))
 
     def s_assign_stmt(self, t):
         return self.stmts(t.children[0])
 
     def s_assign(self, t):
         parts = [self.expr(c) for c in t.children]
-        return N.Assign(span=span_of(t), targets=parts[:-1], value=parts[-1])
+        return N.Assign(span=self.span_of(t), targets=parts[:-1], value=parts[-1])
 
     def s_augassign(self, t):
         target, op, value = t.children
-        return N.AugAssign(span=span_of(t), target=self.expr(target),
+        return N.AugAssign(span=self.span_of(t), target=self.expr(target),
                            op=str(op.children[0])[:-1], value=self.expr(value))
 
     def s_annassign(self, t):
         target, ann, value = (list(t.children) + [None])[:3]
-        return N.AnnAssign(span=span_of(t), target=self.expr(target), annotation=self.expr(ann),
+        return N.AnnAssign(span=self.span_of(t), target=self.expr(target), annotation=self.expr(ann),
                            value=self.expr(value) if value is not None else None)
 
     def s_return_stmt(self, t):
         v = t.children[0] if t.children else None
-        return N.Return(span=span_of(t), value=self.expr(v) if v is not None else None)
+        return N.Return(span=self.span_of(t), value=self.expr(v) if v is not None else None)
 
     def s_pass_stmt(self, t):
-        return N.Simple(span=span_of(t), kind="pass")
+        return N.Simple(span=self.span_of(t), kind="pass")
 
     def s_break_stmt(self, t):
-        return N.Simple(span=span_of(t), kind="break")
+        return N.Simple(span=self.span_of(t), kind="break")
 
     def s_continue_stmt(self, t):
-        return N.Simple(span=span_of(t), kind="continue")
+        return N.Simple(span=self.span_of(t), kind="continue")
 
     def s_if_stmt(self, t):
         test, body, elifs, orelse = t.children
-        node = N.If(span=span_of(t), test=self.expr(test), body=self.suite(body))
+        node = N.If(span=self.span_of(t), test=self.expr(test), body=self.suite(body))
         cur = node
         for e in (elifs.children if elifs is not None else []):
             et, eb = e.children
-            nxt = N.If(span=span_of(e), test=self.expr(et), body=self.suite(eb), is_elif=True)
+            nxt = N.If(span=self.span_of(e), test=self.expr(et), body=self.suite(eb), is_elif=True)
             cur.orelse = [nxt]
             cur = nxt
         if orelse is not None:
@@ -171,17 +173,17 @@ class Builder:
 
     def s_while_stmt(self, t):
         test, body, orelse = t.children
-        return N.While(span=span_of(t), test=self.expr(test), body=self.suite(body),
+        return N.While(span=self.span_of(t), test=self.expr(test), body=self.suite(body),
                        orelse=self.suite(orelse))
 
     def s_for_stmt(self, t):
         target, it, body, orelse = t.children
-        return N.For(span=span_of(t), target=self.expr(target), iter=self.expr(it),
+        return N.For(span=self.span_of(t), target=self.expr(target), iter=self.expr(it),
                      body=self.suite(body), orelse=self.suite(orelse))
 
     def s_funcdef(self, t, decorators=None, full=None):
         name, params, returns, body = t.children
-        fd = N.FunctionDef(span=span_of(t), name=self.name_of(name), params=self.params(params),
+        fd = N.FunctionDef(span=self.span_of(t), name=self.name_of(name), params=self.params(params),
                            body=self.suite(body), decorators=decorators or [],
                            returns=self.expr(returns) if returns is not None else None)
         fd.full_span = full or fd.span
@@ -193,24 +195,24 @@ class Builder:
         for d in decos_t.children:
             dotted, args = d.children
             names = [self.name_of(n) for n in dotted.children]
-            e: N.Expr = N.Name(span=span_of(dotted.children[0]), id=names[0])
+            e: N.Expr = N.Name(span=self.span_of(dotted.children[0]), id=names[0])
             for n in names[1:]:
-                e = N.Attr(span=span_of(dotted), value=e, attr=n)
+                e = N.Attr(span=self.span_of(dotted), value=e, attr=n)
             if len(d.children) == 2 and (args is not None or self._has_parens(d)):
                 pos, kws = self.arguments(args)
-                e = N.Call(span=span_of(d), func=e, args=pos, keywords=kws)
-            decos.append(N.Decorator(span=span_of(d), expr=e))
+                e = N.Call(span=self.span_of(d), func=e, args=pos, keywords=kws)
+            decos.append(N.Decorator(span=self.span_of(d), expr=e))
         if _rule(target) == "funcdef":
-            return self.s_funcdef(target, decos, span_of(t))
+            return self.s_funcdef(target, decos, self.span_of(t))
         if _rule(target) == "classdef":
             other = self.s_classdef(target)
-            other.span, other.decorators = span_of(t), decos
+            other.span, other.decorators = self.span_of(t), decos
             return other
-        other = N.Other(span=span_of(t), kind=_rule(target))
+        other = N.Other(span=self.span_of(t), kind=_rule(target))
         return other
 
     def _has_parens(self, d) -> bool:
-        s = span_of(d)
+        s = self.span_of(d)
         return "(" in self.text[s.start:s.end]
 
     def s_import_stmt(self, t):
@@ -222,7 +224,7 @@ class Builder:
             dotted, alias = dan.children
             mod = ".".join(self.name_of(n) for n in dotted.children)
             names.append((mod, self.name_of(alias) if alias is not None else None))
-        return N.Import(span=span_of(t), names=names)
+        return N.Import(span=self.span_of(t), names=names)
 
     def s_import_from(self, t):
         level, module, names = 0, None, []
@@ -240,7 +242,7 @@ class Builder:
                     names.append((self.name_of(nm), self.name_of(alias) if alias is not None else None))
         if not names:  # from x import *
             names = [("*", None)]
-        return N.Import(span=span_of(t), names=names, module=module or "", level=level)
+        return N.Import(span=self.span_of(t), names=names, module=module or "", level=level)
 
     _CONTAINERS = {"with_items", "with_item", "except_clauses", "except_clause", "finally",
                    "match_stmt", "case", "async_stmt", "try_finally"}
@@ -266,7 +268,7 @@ class Builder:
                 else:
                     exprs.append(self.expr(c))
         visit(t)
-        return N.Other(span=span_of(t), kind=kind, children=children, exprs=exprs)
+        return N.Other(span=self.span_of(t), kind=kind, children=children, exprs=exprs)
 
     def s_classdef(self, t):
         body = t.children[-1]
@@ -279,7 +281,7 @@ class Builder:
             elif _rule(c) == "arguments" or isinstance(c, Tree):
                 pos, kws = self.arguments(c)
                 bases = pos
-        return N.Other(span=span_of(t), kind="classdef", children=self.suite(body), name=name, bases=bases)
+        return N.Other(span=self.span_of(t), kind="classdef", children=self.suite(body), name=name, bases=bases)
 
     # ------------------------------------------------------------------ parameters
     def params(self, t) -> list:
@@ -290,7 +292,7 @@ class Builder:
             if c is None:
                 continue
             if isinstance(c, Token):          # SLASH
-                out.append(N.Param(span=span_of(c), name="/", kind="posonly_marker"))
+                out.append(N.Param(span=self.span_of(c), name="/", kind="posonly_marker"))
                 continue
             r = _rule(c)
             if r == "starparams":
@@ -301,7 +303,7 @@ class Builder:
                         p.kind = "star"
                         out.append(p)
                     elif sr == "starguard":
-                        out.append(N.Param(span=span_of(sc), name="*", kind="star"))
+                        out.append(N.Param(span=self.span_of(sc), name="*", kind="star"))
                     elif sr == "poststarparams":
                         for pc in sc.children:
                             if pc is None:
@@ -325,22 +327,22 @@ class Builder:
         if r == "paramvalue":
             p = self.param(t.children[0])
             p.default = self.expr(t.children[1])
-            p.span = span_of(t)
+            p.span = self.span_of(t)
             return p
         if r == "typedparam":
             nm, ann = t.children
-            return N.Param(span=span_of(t), name=self.name_of(nm),
+            return N.Param(span=self.span_of(t), name=self.name_of(nm),
                            annotation=self.expr(ann) if ann is not None else None)
-        return N.Param(span=span_of(t), name=self.name_of(t))
+        return N.Param(span=self.span_of(t), name=self.name_of(t))
 
     # ------------------------------------------------------------------ expressions
     def expr(self, t) -> N.Expr:
         if t is None:
             return None
-        if isinstance(t, Token):
+        if type(t) is Token:
             if t.type.endswith("NAME"):
-                return N.Name(span=span_of(t), id=str(t))
-            return N.Raw(span=span_of(t), kind="token", text=str(t))
+                return N.Name(span=self.span_of(t), id=t.value)
+            return N.Raw(span=self.span_of(t), kind="token", text=t.value)
         r = _rule(t)
         fn = getattr(self, "e_" + r, None)
         if fn is None:
@@ -348,56 +350,56 @@ class Builder:
         return fn(t)
 
     def e_var(self, t):
-        return N.Name(span=span_of(t), id=self.name_of(t))
+        return N.Name(span=self.span_of(t), id=self.name_of(t))
 
     e_name = e_var
 
     def e_number(self, t):
         tok = t.children[0]
         try:
-            v = _pyast.literal_eval(str(tok))
+            v = _pyast.literal_eval(tok.value)
         except Exception:
             v = None
-        return N.Const(span=span_of(t), value=v, text=str(tok))
+        return N.Const(span=self.span_of(t), value=v, text=tok.value)
 
     def e_string(self, t):
         tok = t.children[0]
-        s = str(tok)
+        s = tok.value
         try:
             v = _pyast.literal_eval(s)
         except Exception:   # f-strings
-            return N.Raw(span=span_of(t), kind="fstring", text=s)
-        return N.Const(span=span_of(t), value=v, text=s)
+            return N.Raw(span=self.span_of(t), kind="fstring", text=s)
+        return N.Const(span=self.span_of(t), value=v, text=s)
 
     def e_string_concat(self, t):
         parts = [self.e_string(c) for c in t.children]
         if all(isinstance(p, N.Const) and isinstance(p.value, str) for p in parts):
-            s = span_of(t)
+            s = self.span_of(t)
             return N.Const(span=s, value="".join(p.value for p in parts), text=self.text[s.start:s.end])
         return self.raw(t, "fstring")
 
     def e_const_none(self, t):
-        return N.Const(span=span_of(t), value=None, text="None")
+        return N.Const(span=self.span_of(t), value=None, text="None")
 
     def e_const_true(self, t):
-        return N.Const(span=span_of(t), value=True, text="True")
+        return N.Const(span=self.span_of(t), value=True, text="True")
 
     def e_const_false(self, t):
-        return N.Const(span=span_of(t), value=False, text="False")
+        return N.Const(span=self.span_of(t), value=False, text="False")
 
     def e_ellipsis(self, t):
-        return N.Const(span=span_of(t), value=Ellipsis, text="...")
+        return N.Const(span=self.span_of(t), value=Ellipsis, text="...")
 
     def e_getattr(self, t):
         v, nm = t.children
-        return N.Attr(span=span_of(t), value=self.expr(v), attr=self.name_of(nm))
+        return N.Attr(span=self.span_of(t), value=self.expr(v), attr=self.name_of(nm))
 
     def e_getitem(self, t):
         v, idx = t.children
-        return N.Subscript(span=span_of(t), value=self.expr(v), index=self.expr(idx))
+        return N.Subscript(span=self.span_of(t), value=self.expr(v), index=self.expr(idx))
 
     def e_subscript_tuple(self, t):
-        return N.TupleExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+        return N.TupleExpr(span=self.span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
 
     def e_slice(self, t):
         ch = list(t.children) + [None] * 3
@@ -405,12 +407,12 @@ class Builder:
         st = None
         if step is not None:
             st = self.expr(step.children[0]) if step.children and step.children[0] is not None else None
-        return N.SliceExpr(span=span_of(t), lower=self.expr(lower), upper=self.expr(upper), step=st)
+        return N.SliceExpr(span=self.span_of(t), lower=self.expr(lower), upper=self.expr(upper), step=st)
 
     def e_funccall(self, t):
         f, args = t.children
         pos, kws = self.arguments(args)
-        return N.Call(span=span_of(t), func=self.expr(f), args=pos, keywords=kws)
+        return N.Call(span=self.span_of(t), func=self.expr(f), args=pos, keywords=kws)
 
     def arguments(self, t):
         pos, kws = [], []
@@ -426,19 +428,19 @@ class Builder:
             cr = _rule(c)
             if cr == "argvalue":
                 k, v = c.children
-                kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+                kws.append(N.Keyword(span=self.span_of(c), name=self.name_of(k), value=self.expr(v)))
             elif cr == "starargs":
                 for sc in c.children:
                     if sc is None:
                         continue
                     scr = _rule(sc)
                     if scr == "stararg":
-                        pos.append(N.Starred(span=span_of(sc), value=self.expr(sc.children[0])))
+                        pos.append(N.Starred(span=self.span_of(sc), value=self.expr(sc.children[0])))
                     elif scr == "kwargs":
                         self._kwargs(sc, kws)
                     elif scr == "argvalue":
                         k, v = sc.children
-                        kws.append(N.Keyword(span=span_of(sc), name=self.name_of(k), value=self.expr(v)))
+                        kws.append(N.Keyword(span=self.span_of(sc), name=self.name_of(k), value=self.expr(v)))
                     else:
                         pos.append(self.expr(sc))
             elif cr == "kwargs":
@@ -451,13 +453,13 @@ class Builder:
 
     def _kwargs(self, t, kws):
         first, *rest = t.children
-        kws.append(N.Keyword(span=span_of(t), name=None, value=self.expr(first)))
+        kws.append(N.Keyword(span=self.span_of(t), name=None, value=self.expr(first)))
         for c in rest:
             if c is not None and _rule(c) == "argvalue":
                 k, v = c.children
-                kws.append(N.Keyword(span=span_of(c), name=self.name_of(k), value=self.expr(v)))
+                kws.append(N.Keyword(span=self.span_of(c), name=self.name_of(k), value=self.expr(v)))
             elif c is not None and _rule(c) == "kwstar":      # a second `**mapping`
-                kws.append(N.Keyword(span=span_of(c), name=None, value=self.expr(c.children[0])))
+                kws.append(N.Keyword(span=self.span_of(c), name=None, value=self.expr(c.children[0])))
 
     def comprehension(self, t, kind: str) -> N.Comprehension:
         """`elt for a in x for b in y if cond` (the `comprehension` rule)."""
@@ -471,35 +473,35 @@ class Builder:
             if _async is not None:
                 return self.raw(t, "comprehension")
             if _rule(target) == "exprlist":
-                tgt = N.TupleExpr(span=span_of(target), elts=[self.expr(x) for x in target.children if x is not None])
+                tgt = N.TupleExpr(span=self.span_of(target), elts=[self.expr(x) for x in target.children if x is not None])
             else:
                 tgt = self.expr(target)
-            gens.append(N.CompFor(span=span_of(cf), target=tgt, iter=self.expr(it)))
+            gens.append(N.CompFor(span=self.span_of(cf), target=tgt, iter=self.expr(it)))
         if cond is not None:    # (cutile.lark puts trailing `if`s in comp_fors; Lark's own rule slot)
             gens[-1].conds.append(self.expr(cond))
-        return N.Comprehension(span=span_of(t), kind=kind, elt=self.expr(result), fors=gens)
+        return N.Comprehension(span=self.span_of(t), kind=kind, elt=self.expr(result), fors=gens)
 
     def e_tuple_comprehension(self, t):
         c = self.comprehension(t.children[0], "generator")
-        c.span = span_of(t)
+        c.span = self.span_of(t)
         return c
 
     def e_list_comprehension(self, t):
         c = self.comprehension(t.children[0], "list")
-        c.span = span_of(t)
+        c.span = self.span_of(t)
         return c
 
     def e_tuple(self, t):
-        return N.TupleExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+        return N.TupleExpr(span=self.span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
 
     e_testlist_tuple = e_tuple
     e_exprlist = e_tuple
 
     def e_list(self, t):
-        return N.ListExpr(span=span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
+        return N.ListExpr(span=self.span_of(t), elts=[self.expr(c) for c in t.children if c is not None])
 
     def e_star_expr(self, t):
-        return N.Starred(span=span_of(t), value=self.expr(t.children[0]))
+        return N.Starred(span=self.span_of(t), value=self.expr(t.children[0]))
 
     def _chain(self, t, fixed_op=None):
         """Left-associative chain `a op b op c`; the operator tokens are children unless the rule
@@ -514,9 +516,9 @@ class Builder:
             else:
                 op, rhs = str(ch[i]), ch[i + 1]
                 i += 2
-            s = span_of(t)
+            s = self.span_of(t)
             node = N.BinOp(span=Span(node.span.line, node.span.col, s.end_line, s.end_col,
-                                     node.span.start, span_of(rhs).end or s.end),
+                                     node.span.start, self.span_of(rhs).end or s.end),
                            op=op, left=node, right=self.expr(rhs))
         return node
 
@@ -537,20 +539,20 @@ class Builder:
 
     def e_power(self, t):
         base, exp = t.children
-        return N.BinOp(span=span_of(t), op="**", left=self.expr(base), right=self.expr(exp))
+        return N.BinOp(span=self.span_of(t), op="**", left=self.expr(base), right=self.expr(exp))
 
     def e_factor(self, t):
         op, operand = t.children
-        return N.UnaryOp(span=span_of(t), op=str(op), operand=self.expr(operand))
+        return N.UnaryOp(span=self.span_of(t), op=str(op), operand=self.expr(operand))
 
     def e_not_test(self, t):
-        return N.UnaryOp(span=span_of(t), op="not", operand=self.expr(t.children[0]))
+        return N.UnaryOp(span=self.span_of(t), op="not", operand=self.expr(t.children[0]))
 
     def e_and_test(self, t):
-        return N.BoolOp(span=span_of(t), op="and", values=[self.expr(c) for c in t.children])
+        return N.BoolOp(span=self.span_of(t), op="and", values=[self.expr(c) for c in t.children])
 
     def e_or_test(self, t):
-        return N.BoolOp(span=span_of(t), op="or", values=[self.expr(c) for c in t.children])
+        return N.BoolOp(span=self.span_of(t), op="or", values=[self.expr(c) for c in t.children])
 
     def e_comparison(self, t):
         ch = t.children
@@ -559,11 +561,11 @@ class Builder:
         for i in range(1, len(ch), 2):
             ops.append(" ".join(str(x) for x in ch[i].children))
             comps.append(self.expr(ch[i + 1]))
-        return N.Compare(span=span_of(t), left=left, ops=ops, comparators=comps)
+        return N.Compare(span=self.span_of(t), left=left, ops=ops, comparators=comps)
 
     def e_test(self, t):
         body, test, orelse = t.children
-        return N.IfExp(span=span_of(t), test=self.expr(test), body=self.expr(body), orelse=self.expr(orelse))
+        return N.IfExp(span=self.span_of(t), test=self.expr(test), body=self.expr(body), orelse=self.expr(orelse))
 
     def e_lambdef(self, t):
         params_t, body = t.children
@@ -573,13 +575,13 @@ class Builder:
                 if c is None:
                     continue
                 if _rule(c) in ("name", "var") or isinstance(c, Token):
-                    params.append(N.Param(span=span_of(c), name=self.name_of(c)))
+                    params.append(N.Param(span=self.span_of(c), name=self.name_of(c)))
                 elif _rule(c) == "lambda_paramvalue":       # `s=2.0`
-                    params.append(N.Param(span=span_of(c), name=self.name_of(c.children[0]),
+                    params.append(N.Param(span=self.span_of(c), name=self.name_of(c.children[0]),
                                           default=self.expr(c.children[1])))
                 else:
                     return self.raw(t, "lambda")
-        return N.Lambda(span=span_of(t), params=params, body=self.expr(body))
+        return N.Lambda(span=self.span_of(t), params=params, body=self.expr(body))
 
 
 def build_module(parsed: Parsed) -> N.Module:

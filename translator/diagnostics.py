@@ -102,6 +102,19 @@ class Span:
     end: int = 0
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def make_span(line: int, col: int, end_line: int, end_col: int, start: int, end: int) -> Span:
+    """Span(line, col, end_line, end_col, start, end), without the frozen dataclass's __init__ (six
+    object.__setattr__ calls; the IR builder makes one for each node)."""
+    s = _new(Span)
+    _set(s, "__dict__", {"line": line, "col": col, "end_line": end_line, "end_col": end_col,
+                         "start": start, "end": end})
+    return s
+
+
 @dataclass
 class Diagnostic:
     code: str

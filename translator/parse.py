@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import gc
 import hashlib
 import re
 import sys
@@ -272,9 +273,16 @@ def parse(text: str, reporter: Reporter) -> Parsed | None:
 def _parse(text: str, reporter: Reporter) -> Parsed | None:
     _plan_310(text)
     newlines: list = []
+    collecting = gc.isenabled()
+    gc.disable()        # (a parse makes ~5 objects a token and no cycles: the collector only scans them)
     try:
         tree = runtime().parse(text, newlines, _rewrite_310_toks if any(_PY310.values()) else None)
     except Exception:       # (Refused; or anything else: Lark says what is wrong, as it always has)
+        tree = None
+    finally:
+        if collecting:
+            gc.enable()
+    if tree is None:
         _lark_error(text, reporter)
         return None
     return Parsed(tree, _comments_from_tokens(newlines, text), text)

@@ -41,6 +41,17 @@ class ModuleInfo:
     # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
     # translated as kernels (they are in `kernels` too), the call becomes `f` / `f.replace_hints(...)`
     host_made_kernels: set = field(default_factory=set)
+    # facts about the module's own IR, each computed once (it is not changed after the analysis):
+    # key (what, id(node)) -> (node, fact); the node is kept so its id is not reused
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def once(self, what: str, node, compute):
+        """`compute(node)`, the first time it is asked for this node."""
+        key = (what, id(node))
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = (node, compute(node))
+        return hit[1]
 
     # -------------------------------------------------------------- name resolution
     def ct_path(self, e) -> Optional[str]:

@@ -14,12 +14,16 @@ def _callees(info: ModuleInfo, roots, skip: set) -> set:
     through calls."""
     seen, todo = set(), list(roots)
     while todo:
-        for n in walk(todo.pop().body):
-            if isinstance(n, N.Call) and isinstance(n.func, N.Name) and n.func.id in info.functions \
-                    and n.func.id not in info.kernels and n.func.id not in skip and n.func.id not in seen:
-                seen.add(n.func.id)
-                todo.append(info.functions[n.func.id])
+        for name in info.once("called names", todo.pop(), _called_names):
+            if name in info.functions and name not in info.kernels and name not in skip and name not in seen:
+                seen.add(name)
+                todo.append(info.functions[name])
     return seen
+
+
+def _called_names(fd) -> list:
+    """The names a function's body calls (`f(...)`), in order."""
+    return [n.func.id for n in walk(fd.body) if isinstance(n, N.Call) and isinstance(n.func, N.Name)]
 
 
 def kernel_helpers(info: ModuleInfo) -> set:

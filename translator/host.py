@@ -25,10 +25,17 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in skip:
             continue
-        for n in walk(st):
-            if isinstance(n, N.Name):
-                uses[n.id] = uses.get(n.id, 0) + 1
+        for name, k in info.once("names used", st, _names_used).items():
+            uses[name] = uses.get(name, 0) + k
     return uses
+
+
+def _names_used(st) -> dict:
+    counts: dict = {}
+    for n in walk(st):
+        if isinstance(n, N.Name):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 @dataclass(frozen=True)

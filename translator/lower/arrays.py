@@ -200,13 +200,13 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                 pairs += [(k.name, k.value) for k in n.keywords if k.name in pnames]
                 for pname, a in pairs:
                     if isinstance(a, N.Name) and a.id in candidates:
-                        sub_arrays, sub_lists = infer_params(callee, info, {pname}, _depth + 1)
+                        sub_arrays, sub_lists = _callee_params(callee, info, pname, _depth + 1)
                         if pname in sub_arrays:
                             note(_base(a, alias), sub_arrays[pname])
                         if pname in sub_lists and _base(a, alias) == (a.id, False):
                             note((a.id, True), sub_lists[pname])
                     elif isinstance(a, N.Subscript) and _base(a, alias)[1]:
-                        sub_arrays, _ = infer_params(callee, info, {pname}, _depth + 1)
+                        sub_arrays, _ = _callee_params(callee, info, pname, _depth + 1)
                         if pname in sub_arrays:
                             note(_base(a, alias), sub_arrays[pname])
         elif isinstance(n, N.Attr) and isinstance(n.value, (N.Name, N.Subscript)) and n.attr in _ARRAY_ATTRS:
@@ -220,6 +220,12 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
     if conflicts is not None:
         conflicts.update({name: ranks for name, ranks in exact.items() if name in found and len(ranks) > 1})
     return found, lists
+
+
+def _callee_params(callee: N.FunctionDef, info: ModuleInfo, pname: str, depth: int):
+    """infer_params of a module function for one of its parameters, once per module (kernels and
+    their helpers call the same helpers; the result is only read)."""
+    return info.once(f"infer_params {pname} {depth}", callee, lambda fd: infer_params(fd, info, {pname}, depth))
 
 
 def array_guards(fd: N.FunctionDef, text: str, arrays: set, constexprs: set) -> dict:

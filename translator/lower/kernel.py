@@ -983,14 +983,15 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         # names bound in `body` (not yet in env while a loop header is lowered): a view made there
         # (`v = A.tiled_view(...)`) stands for its array
         bound, iterated, tuples = {}, {}, {}
-        for n in walk(body):
+        nodes = list(walk(body))
+        for n in nodes:
             if isinstance(n, N.Assign):
                 for t in n.targets:
                     if isinstance(t, N.Name):
                         bound.setdefault(t.id, []).append(n.value)
                         if isinstance(n.value, N.TupleExpr):
                             tuples[t.id] = n.value.elts
-        for n in walk(body):    # `for A in ct.static_iter((x, y))`: a store to A is one to x and y
+        for n in nodes:         # `for A in ct.static_iter((x, y))`: a store to A is one to x and y
             if isinstance(n, N.For) and isinstance(n.iter, N.Call) and len(n.iter.args) == 1 \
                     and self.s.info.ct_path(n.iter.func) == "static_iter":
                 static_iter_members(n.target, n.iter.args[0], tuples, None, iterated)
@@ -1015,7 +1016,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                     base = value.func.value if isinstance(value, N.Call) and isinstance(value.func, N.Attr) \
                         and _foreign_source(value, self.s.info) is value else value
                     add(base, (*seen, node.id))
-        for n in walk(body):
+        for n in nodes:
             if not isinstance(n, N.Call):
                 continue
             kind = _store_kind(n, self.s.info)

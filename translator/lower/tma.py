@@ -47,8 +47,11 @@ def tma_candidates(fd: N.FunctionDef, info, arrays: dict) -> dict:
     apart from metadata: the arrays a descriptor may serve."""
     uses = {name: {"load": 0, "store": 0, "other": 0} for name, rank in arrays.items()
             if rank is not None and 2 <= rank <= 5}
+    if not uses:
+        return {}
     counted = set()
-    for n in walk(fd.body):
+    nodes = list(walk(fd.body))
+    for n in nodes:
         if isinstance(n, N.Call):
             path = info.ct_path(n.func)
             a = _array_arg(n)
@@ -63,7 +66,7 @@ def tma_candidates(fd: N.FunctionDef, info, arrays: dict) -> dict:
         elif isinstance(n, N.Attr) and isinstance(n.value, N.Name) and n.value.id in uses \
                 and n.attr in _META_ATTRS:
             counted.add(id(n.value))
-    for n in walk(fd.body):
+    for n in nodes:
         if isinstance(n, N.Name) and n.id in uses and id(n) not in counted:
             uses[n.id]["other"] += 1
     return {name: arrays[name] for name, u in uses.items()

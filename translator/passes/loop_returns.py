@@ -25,10 +25,13 @@ FLAG = "_c2t_returned"
 
 
 def _returns_in_loops(stmts) -> bool:
+    inside = set()      # nodes in loops looked at already (a loop in them has no bare return either)
     for n in walk(stmts):
-        if isinstance(n, (N.For, N.While)) and any(
-                isinstance(r, N.Return) and r.value is None for r in walk(n.body)):
-            return True
+        if isinstance(n, (N.For, N.While)) and id(n) not in inside:
+            body = list(walk(n.body))
+            if any(isinstance(r, N.Return) and r.value is None for r in body):
+                return True
+            inside.update(map(id, body))
     return False
 
 

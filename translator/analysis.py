@@ -53,6 +53,10 @@ class ModuleInfo:
             hit = self.memo[key] = (node, compute(node))
         return hit[1]
 
+    def nodes(self, node) -> tuple:
+        """walk(node), once: for the module's own statements, which host rules look at again and again."""
+        return self.once("nodes", node, lambda n: tuple(walk(n)))
+
     # -------------------------------------------------------------- name resolution
     def ct_path(self, e) -> Optional[str]:
         """Dotted cuda.tile path an expression refers to ("" for the module itself), else None."""
@@ -253,7 +257,7 @@ def _host_made_kernels(info: ModuleInfo):
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in info.kernels:
             continue
-        for n in walk(st):
+        for n in info.nodes(st):
             if isinstance(n, N.Call) and len(n.args) == 1 and isinstance(n.args[0], N.Name) \
                     and n.args[0].id in info.functions and n.args[0].id not in info.kernels \
                     and all(k.name for k in n.keywords) and info.ct_path(n.func) == "kernel":

@@ -25,14 +25,14 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in skip:
             continue
-        for name, k in info.once("names used", st, _names_used).items():
+        for name, k in info.once("names used", st, lambda st: _names_used(info.nodes(st))).items():
             uses[name] = uses.get(name, 0) + k
     return uses
 
 
-def _names_used(st) -> dict:
+def _names_used(nodes) -> dict:
     counts: dict = {}
-    for n in walk(st):
+    for n in nodes:
         if isinstance(n, N.Name):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -94,11 +94,12 @@ def _left_alone(info: ModuleInfo, st) -> bool:
 def _statement(ctx: Ctx, st) -> list:
     """The rules' Outs for the nodes of one module-level statement, in walk order, then its grouped
     diagnostics."""
-    stmt = _facts(st)
+    nodes = ctx.info.nodes(st)
+    stmt = _facts(st, nodes)
     covered: set = set()
     outs = []
     groups: dict = {}       # (make, id(node)) -> (make, node, items)
-    for n in walk(st):
+    for n in nodes:
         if id(n) in covered:
             continue
         for r in RULES:
@@ -118,10 +119,10 @@ def _statement(ctx: Ctx, st) -> list:
     return outs
 
 
-def _facts(st) -> Stmt:
+def _facts(st, nodes) -> Stmt:
     annotations = set()     # nodes that are type annotations or inside one (parameters, returns,
     nested: dict = {}       # annotated assignments, dataclass fields)
-    for n in walk(st):
+    for n in nodes:
         anns = []
         if isinstance(n, N.AnnAssign):
             anns.append(n.annotation)
@@ -134,5 +135,5 @@ def _facts(st) -> Stmt:
         if isinstance(d, N.FunctionDef):
             for x in walk(d):
                 nested.setdefault(id(x), d)
-    rebound = frozenset(id(t) for x in walk(st) if isinstance(x, N.Assign) for t in x.targets)
+    rebound = frozenset(id(t) for x in nodes if isinstance(x, N.Assign) for t in x.targets)
     return Stmt(st, frozenset(annotations), rebound, MappingProxyType(nested))

@@ -52,7 +52,7 @@ def batched_loops(ctx, statements) -> tuple:
     cannot be, {id(launch call): its loop}, {kernel: its batch_consts, batch_arrays, batch_written})."""
     info, text = ctx.info, ctx.text
     found, slots, diags = {}, {}, []
-    for n in (x for st in statements for x in walk(st)):
+    for n in (x for st in statements for x in info.nodes(st)):
         if not (isinstance(n, N.For) and not n.orelse and len(n.body) == 1
                 and isinstance(n.body[0], N.ExprStmt) and isinstance(n.body[0].value, N.Call)):
             continue

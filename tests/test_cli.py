@@ -253,3 +253,20 @@ def test_every_switch_the_generated_code_reads_is_in_the_readme_table():
     arch = (ROOT / "docs" / "ARCHITECTURE.md").read_text().split("## Switches in generated modules")[1]
     bullets = set(re.findall(r"^- `(C2T_[A-Z_]+)`", arch.split("\n## ")[0], re.M))
     assert read == bullets, (sorted(read - bullets), sorted(bullets - read))
+
+
+def test_folder_in_two_processes_writes_and_prints_what_one_does(tmp_path):
+    """-j 2: the same files, byte for byte, the same messages in the same order, the same report."""
+    src = tmp_path / "src"
+    _write_pkg(src / "c2tpkg_j", _PKG)
+    _write_pkg(src / "c2tpartial_j", _PARTIAL_PKG)
+    runs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        r = cli(src, "-o", out, "-j", jobs, "--no-compile-check", "--json", tmp_path / f"report{jobs}.json")
+        runs.append((r.returncode, r.stderr.replace(str(out), "OUT"),
+                     {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()},
+                     (tmp_path / f"report{jobs}.json").read_text()))
+    assert runs[0][0] == 1 and "1 not at all (stand-in modules): c2tpartial_j/broken.py" in runs[0][1], runs[0][1]
+    assert len(runs[0][2]) == len(_PKG) + len(_PARTIAL_PKG)
+    assert runs[1] == runs[0]

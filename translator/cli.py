@@ -1,7 +1,7 @@
 """The `cutile2triton` command.
 
     cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
-    cutile2triton DIR -o OUTDIR [--check] [--strict] [--json REPORT]   (a whole package, package.py)
+    cutile2triton DIR -o OUTDIR [-j N] [--check] [--strict] [--json REPORT]   (a whole package, package.py)
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
     cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
     cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
@@ -48,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
                    help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
     p.add_argument("--json", metavar="REPORT", help="write diagnostics and the per-kernel summary as JSON")
+    p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="a folder: translate its files in N processes (0: one per CPU; default 1); the "
+                        "output and the messages are the same, in the same order, as with one")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
     return p
@@ -74,7 +77,8 @@ def main(argv=None) -> int:
             return 2
         from .package import translate_tree
         return translate_tree(Path(args.input), Path(args.output), strict=args.strict, quiet=args.quiet,
-                              check=args.check, report=args.json, compile_check=args.compile_check)
+                              check=args.check, report=args.json, compile_check=args.compile_check,
+                              jobs=args.jobs)
     res = translate_file(args.input, Options(strict=args.strict, source_name=args.input, check=args.compile_check))
     for d in res.diagnostics:
         if not args.quiet or d.severity == "error":
@@ -110,6 +114,18 @@ def main(argv=None) -> int:
         if res.partial:
             print(f"cutile2triton: {args.input}: {_partial_summary(res)}", file=sys.stderr)
     return res.exit_code(args.strict)
+
+
+def _jobs(value: str) -> int:
+    """-j N: N >= 1 processes, 0 for one per CPU."""
+    import os
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("the number of processes cannot be negative")
+    return n or os.cpu_count() or 1
 
 
 def _partial_summary(res) -> str:

@@ -16,6 +16,17 @@ from pathlib import Path
 from .api import Options, translate_file
 
 
+def _translations(files: list, options: list, jobs: int):
+    """translate_file of each file, in order: in this process, or in `jobs` worker processes (each
+    file one task, so a large module does not hold up a batch of others)."""
+    if jobs <= 1 or len(files) <= 1:
+        yield from map(translate_file, files, options)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+        yield from pool.map(translate_file, files, options)
+
+
 def python_files(root: Path) -> list:
     """The .py files under `root`, sorted, without hidden folders and __pycache__."""
     return sorted(p for p in root.rglob("*.py")
@@ -23,11 +34,13 @@ def python_files(root: Path) -> list:
 
 
 def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = False, check: bool = False,
-                   report: str | None = None, compile_check=None) -> int:
+                   report: str | None = None, compile_check=None, jobs: int = 1) -> int:
     """Translate (or with `check`, compare) every file; returns the exit status: 1 when a file was
     written with parts not translated (partial translation or a stand-in module), --check found a
     difference or --strict a warning, else 0. The package written always imports: a file that cannot
-    be translated at all becomes a module whose names are stand-ins that raise when used."""
+    be translated at all becomes a module whose names are stand-ins that raise when used.
+    `jobs` > 1: the files are translated by that many processes; what is written and printed, and
+    in which order, is the same as with one (results are taken in the files' order)."""
     from . import partial
     from .api import _version
     files = python_files(src)
@@ -35,9 +48,9 @@ def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = 
         print(f"cutile2triton: no .py files under {src}", file=sys.stderr)
         return 2
     partly, stood_in, stale, warned, kernels, results = [], [], [], 0, 0, []
-    for i, path in enumerate(files, 1):
+    options = [Options(strict=strict, source_name=str(path), check=compile_check) for path in files]
+    for i, (path, res) in enumerate(zip(files, _translations(files, options, jobs)), 1):
         rel = path.relative_to(src)
-        res = translate_file(path, Options(strict=strict, source_name=str(path), check=compile_check))
         results.append(res.as_dict())
         for d in res.diagnostics:
             if not quiet or d.severity == "error":

@@ -320,12 +320,14 @@ def _build_function(name, expansion, include, append_none, expand1):
     lines += find(range(n - 1, -1, -1), "last", "end", "cend", 1)
     if single:
         if not static:
-            lines += ["    if res is None:", "        return PTree(NAME, kids, first, last, first, last)"]
+            lines += ["    if res is None:", "        res = new(PTree)", "        res.data, res.children = NAME, kids",
+                      "        res.start = res.cstart = first", "        res.end = res.cend = last", "        return res"]
         lines += ["    if res.start is None:", "        res.start, res.end = first, last",
                   "    res.cstart, res.cend = first, last", "    return res"]
     else:
-        lines += ["    return PTree(NAME, kids, first, last, first, last)"]
-    env = {"PTree": PTree, "Tok": Tok, "NAME": name}
+        lines += ["    res = new(PTree)", "    res.data, res.children = NAME, kids",       # (no __init__ call)
+                  "    res.start = res.cstart = first", "    res.end = res.cend = last", "    return res"]
+    env = {"PTree": PTree, "Tok": Tok, "NAME": name, "new": object.__new__}
     exec("\n".join(lines), env)
     return env["build"]
 
@@ -380,7 +382,7 @@ class Runtime:
         opens, closes = self.open_t, self.close_t
         indent_t, dedent_t, tab_len = self.indent_t, self.dedent_t, self.tab_len
         levels, paren = [0], 0
-        pos, n, last = 0, len(text), None
+        pos, n, last, new = 0, len(text), None, object.__new__
         while pos < n:
             m = match(text, pos)
             if m is None:
@@ -412,7 +414,8 @@ class Runtime:
                 r = sc.retype.get(typ)
                 if r is not None:
                     typ = r.get(value, typ)
-            tok = last = Tok(typ, value, pos, end)
+            tok = last = new(Tok)        # (no __init__ call: one token for each lexed)
+            tok.type, tok.value, tok.start, tok.end = typ, value, pos, end
             pos = end
             if typ == nl:
                 newlines.append(tok)
@@ -481,7 +484,6 @@ class Runtime:
                     kids = []
                 values.append(build(kids))
                 states.append(actions[states[-1]][origin][1])
-        tok = Tok("$END", "", 0, 0)
         end = self.end_state
         while True:
             try:

@@ -84,8 +84,10 @@ def _rewrite_310_toks(tokens):
 
 
 # what a module needs for _plan_310 to find anything: `with` before `(` (a backslash continuation
-# between them), or `match` first on a line; Python's tokenizer runs only then
-_MAYBE_310 = re.compile(r"\bwith[\s\\]*\(|^[ \t\f]*match\b", re.M)
+# between them), or `match` first on a line; Python's tokenizer runs only then (two searches, each
+# led by its word: one alternation of both tried them at every character)
+_WITH_PAREN = re.compile(r"with[\s\\]*\(")
+_MATCH_LINE = re.compile(r"^[ \t\f]*match\b", re.M)
 
 
 def _plan_310(text: str) -> None:
@@ -95,7 +97,7 @@ def _plan_310(text: str) -> None:
     for v in _PY310.values():
         v.clear()
     drop = _PY310["drop"]
-    if not _MAYBE_310.search(text):
+    if not (_WITH_PAREN.search(text) or ("match" in text and _MATCH_LINE.search(text))):
         return
     starts = line_starts(text)
     try:

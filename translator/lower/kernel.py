@@ -359,9 +359,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def _blank_before(self, line: int) -> bool:
         lines = _source_lines(self.s.text)
         first = line
-        for c in self._comments:
-            if c.own_line and c.line < line and (c.line, c.col) not in self._emitted:
-                first = min(first, c.line)
+        for c in self._comments:        # (in line order: the first such comment has the least line)
+            if c.line >= line:
+                break
+            if c.own_line and (c.line, c.col) not in self._emitted:
+                first = c.line
+                break
         return 2 <= first <= len(lines) and lines[first - 2].strip() == "" and len(self.lines) > 0
 
     def stmt(self, st, depth: int):

@@ -54,7 +54,8 @@ class ModuleInfo:
         return hit[1]
 
     def nodes(self, node) -> tuple:
-        """walk(node), once: for the module's own statements, which host rules look at again and again."""
+        """walk(node), once (the module's statements, its functions' bodies: host rules and plan analyses
+        look at them again and again; a kernel's copy for the lowering is another node)."""
         return self.once("nodes", node, lambda n: tuple(walk(n)))
 
     # -------------------------------------------------------------- name resolution

@@ -6,7 +6,6 @@ from __future__ import annotations
 from .analysis import ModuleInfo
 from .host import host_name_uses
 from .ir import nodes as N
-from .lower.arrays import walk
 
 
 def _callees(info: ModuleInfo, roots, skip: set) -> set:
@@ -14,16 +13,16 @@ def _callees(info: ModuleInfo, roots, skip: set) -> set:
     through calls."""
     seen, todo = set(), list(roots)
     while todo:
-        for name in info.once("called names", todo.pop(), _called_names):
+        for name in info.once("called names", todo.pop(), lambda fd: _called_names(info.nodes(fd.body))):
             if name in info.functions and name not in info.kernels and name not in skip and name not in seen:
                 seen.add(name)
                 todo.append(info.functions[name])
     return seen
 
 
-def _called_names(fd) -> list:
-    """The names a function's body calls (`f(...)`), in order."""
-    return [n.func.id for n in walk(fd.body) if isinstance(n, N.Call) and isinstance(n.func, N.Name)]
+def _called_names(nodes) -> list:
+    """The names a function's body (its nodes) calls (`f(...)`), in order."""
+    return [n.func.id for n in nodes if isinstance(n, N.Call) and isinstance(n.func, N.Name)]
 
 
 def kernel_helpers(info: ModuleInfo) -> set:
@@ -45,7 +44,7 @@ def library_helpers(info: ModuleInfo, helpers: set) -> set:
     for name, fd in info.functions.items():
         if name in info.kernels:
             continue
-        nodes = list(walk(fd.body))
+        nodes = info.nodes(fd.body)
         paths = [info.ct_path(n.func) for n in nodes if isinstance(n, N.Call)]
         tile_ops = any(p and p not in _HOST_CALLS and registry.lookup(p) for p in paths)
         if name in helpers:

@@ -134,7 +134,7 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
 
     tuple_names, alias, tuple_elts = {}, {}, {}
     iterated: dict = {}     # static_iter loop variable -> the parameters it stands for in turn
-    for n in walk(fd.body):
+    for n in info.nodes(fd.body):
         if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
             for t in n.targets:
                 if isinstance(t, N.Name):
@@ -157,7 +157,7 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             for t in n.targets:       # `A = As[g]`
                 if isinstance(t, N.Name):
                     alias[t.id] = n.value
-    for n in walk(fd.body):
+    for n in info.nodes(fd.body):
         if isinstance(n, N.Call):
             path = info.ct_path(n.func)
             if isinstance(n.func, N.Name) and n.func.id == "len" and len(n.args) == 1 \

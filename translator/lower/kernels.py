@@ -455,7 +455,7 @@ def _layout_flags(fd: N.FunctionDef, info) -> list:
     from .arrays import walk
     bools = [p.name for p in fd.params if p.kind == "normal" and info.is_constant_bool(p.annotation)]
     flags = []
-    for n in walk(fd.body):
+    for n in info.nodes(fd.body):
         if not isinstance(n, N.If):
             continue
         t = n.test.operand if isinstance(n.test, N.UnaryOp) and n.test.op == "not" else n.test

@@ -19,7 +19,6 @@ parameters of functions that are not kernels may (their callers' values are not 
 and lambdas are lowered as such functions), but for compile-time constants; tiles read from memory
 (`ct.load`, `ct.gather`) never do, whatever their indices."""
 from ..ir import nodes as N
-from .arrays import walk
 
 PRODUCTS = {"mma", "matmul", "mma_scaled"}   # (mma_scaled is refused today: C2T101)
 SOURCES = {"load", "gather"}     # tiles read from memory: never a product's value
@@ -73,14 +72,15 @@ class ProductOperands:
         params = {p.name for p in fd.params if p.name}
         constant = {p.name for p in fd.params if p.name and info.is_constant_annotation(p.annotation)}
         self.local = set(params)
-        assigns = [a for a in map(_assignments, walk(fd.body)) if a is not None and a[1] is not None]
+        assigns = [a for a in map(_assignments, info.nodes(fd.body)) if a is not None and a[1] is not None]
         for targets, _ in assigns:
             for t in targets:
                 self.local.update(_names(t))
         self.assigns = assigns
         self.fed = self._flow(self._may_be_product, set() if kernel else params - constant)
         # every product of the function with its B operand (the `@`, ct.mma/ct.matmul call or `@=`)
-        self.products = [(n, ab[1]) for n in walk(fd.body) for ab in [_operands(n, self.ct_path)] if ab is not None]
+        self.products = [(n, ab[1]) for n in info.nodes(fd.body) for ab in [_operands(n, self.ct_path)]
+                         if ab is not None]
         self._feeds = {}
 
     def _flow(self, holds, names) -> set:

@@ -29,7 +29,6 @@ import re
 from dataclasses import dataclass, field
 
 from ..ir import nodes as N
-from .arrays import walk
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _META_ATTRS = {"shape", "strides", "dtype", "ndim"}
@@ -50,7 +49,7 @@ def tma_candidates(fd: N.FunctionDef, info, arrays: dict) -> dict:
     if not uses:
         return {}
     counted = set()
-    nodes = list(walk(fd.body))
+    nodes = info.nodes(fd.body)
     for n in nodes:
         if isinstance(n, N.Call):
             path = info.ct_path(n.func)

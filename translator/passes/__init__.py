@@ -9,7 +9,10 @@ PASSES = [LoopReturns, LoopExits]      # (returns in loops become breaks, which 
 
 
 def prepare(fd: N.FunctionDef) -> N.FunctionDef:
-    """A copy of `fd` with every pass applied (the original IR stays as parsed for host code)."""
+    """A copy of `fd` with every pass applied (the original IR stays as parsed for host code), or
+    `fd` itself where no pass changes anything (most kernels: the lowering only reads the IR)."""
+    if not any(p.applies(fd) for p in PASSES):
+        return fd
     fd = N.clone(fd)
     for p in PASSES:
         p().function(fd)

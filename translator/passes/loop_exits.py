@@ -61,6 +61,12 @@ class LoopExits:
     def __init__(self):
         self._ids = itertools.count(1)
 
+    @staticmethod
+    def applies(fd: N.FunctionDef) -> bool:
+        """Whether a loop has a break or continue to desugar (`loop` is reached only for those)."""
+        return any(isinstance(n, (N.For, N.While)) and not n.orelse
+                   and (_exits(n.body, "break") or _exits(n.body, "continue")) for n in walk(fd.body))
+
     def function(self, fd: N.FunctionDef):
         fd.body = self.block(fd.body)
 

@@ -36,6 +36,10 @@ def _returns_in_loops(stmts) -> bool:
 
 
 class LoopReturns:
+    @staticmethod
+    def applies(fd: N.FunctionDef) -> bool:
+        return _returns_in_loops(fd.body)
+
     def function(self, fd: N.FunctionDef):
         if not _returns_in_loops(fd.body):
             return

@@ -2,6 +2,7 @@
 by source span: launches, cdiv, dtypes, hints, ..."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -17,6 +18,12 @@ from .ir.nodes import walk
 # The host rules (registry.rule), in the order they try a node: where two could take one node the
 # first has it (a type annotation is kept as text before ct dtypes become torch's).
 RULES = registry.collect(hints, launches, names)
+
+
+@functools.lru_cache(maxsize=None)
+def _rules_for(cls) -> tuple:
+    """The RULES for nodes of IR class `cls`, in order (a pure function of the class)."""
+    return tuple(r for r in RULES if issubclass(cls, r.types))
 
 
 def host_name_uses(info: ModuleInfo, skip: set) -> dict:
@@ -102,8 +109,8 @@ def _statement(ctx: Ctx, st) -> list:
     for n in nodes:
         if id(n) in covered:
             continue
-        for r in RULES:
-            out = r(ctx, stmt, n) if isinstance(n, r.types) else None
+        for r in _rules_for(type(n)):
+            out = r.fn(ctx, stmt, n)
             if out is None:
                 continue
             outs.append(out)

@@ -227,15 +227,14 @@ def parser() -> Lark:
     return p
 
 
-_RUNTIME: list = []      # [(the Lark parser, its Runtime)]
-
-
 def runtime() -> Runtime:
-    """The runtime of the parser() Lark built (tables converted once per parser)."""
-    p = parser()
-    if not _RUNTIME or _RUNTIME[0][0] is not p:
-        _RUNTIME[:] = [(p, Runtime(p, _NL, _CutileIndenter))]
-    return _RUNTIME[0][1]
+    """The runtime of the parser() Lark built (its tables converted once per parser)."""
+    return _runtime_of(parser())
+
+
+@functools.lru_cache(maxsize=1)
+def _runtime_of(p: Lark) -> Runtime:
+    return Runtime(p, _NL, _CutileIndenter)
 
 
 def _lark(grammar: str) -> Lark:

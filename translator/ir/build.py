@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast as _pyast
 import bisect
+import gc
 
 from ..diagnostics import Span, make_span
 from ..lalr import PTree as Tree
@@ -618,4 +619,10 @@ _EXPRS = {k[2:]: v for k, v in vars(Builder).items() if k.startswith("e_")}
 
 
 def build_module(parsed: Parsed) -> N.Module:
-    return Builder(parsed.text).module(parsed)
+    collecting = gc.isenabled()
+    gc.disable()        # (the IR has no cycles: the collector would only scan the nodes as they are made)
+    try:
+        return Builder(parsed.text).module(parsed)
+    finally:
+        if collecting:
+            gc.enable()

@@ -65,7 +65,7 @@ class Out:
     `group`: (make, node, item): items of one node are reported together, by
     `make(stmt, node, items) -> Diag`, after the statement; `launch`: a ct.launch call, rewritten
     after the walk with the other edits inside its arguments (launches.py); `tuned`: a kernel the
-    host autotunes (api.py sets plan.tuned)."""
+    host autotunes (api.py sets plan.host.tuned)."""
     edits: tuple = ()
     needs: frozenset = frozenset()      # host prelude parts (templates/host_prelude.py.j2 host_used)
     diags: tuple = ()

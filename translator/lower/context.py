@@ -49,7 +49,7 @@ class LoweringContext:
         # the module's prelude helpers, tile shapes (num_warps) and extra definitions
         self.use = s.use
         self.use_rank = s.use_rank
-        self.note_tile = s.note_tile
+        self.note_tile = lw.tiles.note
         self.add_def = s.add_def
         # memory ordering (kernel.py) and pipeline depth (gemm_loops.py)
         self.before_read = lw.before_read
@@ -100,7 +100,7 @@ class LoweringContext:
     # ------------------------------------------------------------ what a handler changes
     def count_dot(self):
         """A product (tl.dot, _c2t_mma): the launcher's num_warps and num_stages count it."""
-        self._lw.s.has_dot = True
+        self._lw.tiles.has_dot = True
         self._lw.count_dot()
 
     def needs_pad(self):

@@ -40,16 +40,13 @@ class Shared:
     # extra module-level @triton.jit functions (combine functions, hoisted lambdas...):
     # name -> source text; emitted after the prelude, in insertion order
     extra_defs: dict = field(default_factory=dict)
-    # tile shapes (lists of constexpr source expressions) and dots of the kernel being lowered:
-    # the launcher sizes num_warps from them
-    tile_shapes: list = field(default_factory=list)
-    has_dot: bool = False
+    # names host code uses, {name: count} (partial.host_name_uses): a helper host code calls keeps
+    # its Python definition beside its jit twin
+    host_uses: dict = field(default_factory=dict)
+    helper_depth: int = 0       # helpers being lowered, one inside another (helpers._MAX_DEPTH)
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
     temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
-
-    def note_tile(self, shape_codes):
-        self.tile_shapes.append(list(shape_codes))
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,
@@ -100,11 +97,25 @@ class SqueezedLoad:
     folded: int = 0
 
 
+@dataclass
+class KernelTiles:
+    """What the launcher sizes one kernel's launch by, gathered while the kernel and the helpers it
+    calls are lowered (all its layout-flag variants): the shapes of the tiles it builds (lists of
+    source expressions) and whether it multiplies tiles (num_warps, num_stages)."""
+    shapes: list = field(default_factory=list)
+    has_dot: bool = False
+
+    def note(self, shape_codes):
+        self.shapes.append(list(shape_codes))
+
+
 class FunctionLowerer(GemmLoops, ExpressionLowering):
     """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
 
-    def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict):
+    def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict, tiles: KernelTiles = None):
         self.s = shared
+        # the tiles of the kernel this function is lowered for (a helper's count where it is called)
+        self.tiles = tiles if tiles is not None else KernelTiles()
         self.fd = fd
         self.env: dict = dict(env)
         # Constant parameters (compile-time in Triton too): V.nonneg conditions may name them
@@ -164,7 +175,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def lower_nested(self, fd: N.FunctionDef, env: dict) -> tuple:
         """(lines, returned values) of `fd` lowered on its own with `env` (a combine function's body,
         ops_scan): LoweringContext.lower_function."""
-        sub = FunctionLowerer(self.s, fd, env)
+        sub = FunctionLowerer(self.s, fd, env, self.tiles)
         return sub.lower_body(), sub.returns
 
     # ----------------------------------------------------------------- diagnostics

@@ -93,6 +93,11 @@ class LoweringContext:
         fact = self._lw.squeeze
         return fact if fact is not None and fact.load is call else None
 
+    def moved(self, node) -> bool:
+        """Whether the tile `node` computes may have its elements elsewhere than where a tile-space
+        load put them (moved_tiles.py): its store is then ordered after the block's reads."""
+        return self._lw.moved_tiles().may_hold(node)
+
     def unchained_product(self, node) -> bool:
         """Whether the product `node` is in no chain of products (product_operands.py)."""
         return self._lw.product_operands().unchained(node)
@@ -102,6 +107,11 @@ class LoweringContext:
         """A product (tl.dot, _c2t_mma): the launcher's num_warps and num_stages count it."""
         self._lw.tiles.has_dot = True
         self._lw.count_dot()
+
+    def note_permute(self):
+        """The code being emitted transposes, permutes or joins tiles (tl.trans, tl.permute,
+        _c2t_cat_*): the kernel (or its layout-flag variant) runs without CTA clusters."""
+        self._lw.emits_permute = True
 
     def needs_pad(self):
         """The function takes (and passes on) the constexpr C2T_PAD (ops._chain_flag)."""

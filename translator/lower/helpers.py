@@ -329,7 +329,7 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     if plan.pad:        # (callers from other modules, which do not pass it, get the plain form)
         out_params.append("C2T_PAD: tl.constexpr = False")
     plan.params = out_params
-    plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
+    plan.permutes = sub.permutes_tiles or sub.emits_permute
     plan.dots, plan.reads = sub.n_dots, sub.n_reads
     plan.array_reads = sub.all_read & set(plan.array_params)
     plan.array_writes = sub.all_written & set(plan.array_params)
@@ -337,16 +337,6 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True
-
-
-# what lowered code writes when it transposes or permutes a tile: Triton's own calls, and the
-# prelude helpers that permute inside (ct.cat joins its tiles and permutes the joined dim)
-_PERMUTING = ("tl.trans(", "tl.permute(", "_c2t_cat_")
-
-
-def permutes_tiles(lines: list) -> bool:
-    """Whether lowered lines transpose or permute a tile (kernels that do get no CTA clusters)."""
-    return any(m in ln for ln in lines for m in _PERMUTING)
 
 
 def _param_elts(name, a: V):

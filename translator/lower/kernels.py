@@ -510,8 +510,7 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, params: list, docstring
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
         return LoweredVariant(["    pass"], gemm_loops=[])     # (a variant that failed counts no loops)
-    from .helpers import permutes_tiles
-    permutes = lw.permutes_tiles or permutes_tiles(lines)
+    permutes = lw.permutes_tiles or lw.emits_permute
     tma = lw.tma if lw.tma is not None and lw.tma.descs else None
     if tma is not None:
         lines = _add_tma_prologue(params, docstring, tma, lines)

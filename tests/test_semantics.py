@@ -826,7 +826,8 @@ def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch
 
 def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch):
     """fp8 operands take the rule too: a hand-written decode kernel with one key tile faulted (illegal
-    address) on the H200 at query groups of 16 and 32 in fp8 as in fp16 (sync-wgmma-2026-11-30.md).
+    address) on the H200 at query groups of 16 and 32 in fp8 as in fp16
+    (docs/decisions/010-narrow-products-transposed.md).
     Same results transposed; on sm_90 the product is mma.sync, not the warpgroup MMA (C2T_NARROW=all:
     this product of loaded tiles is in no chain, and by default keeps the warpgroup MMA)."""
     monkeypatch.setenv("C2T_NARROW", "all")

@@ -78,11 +78,11 @@ class LaunchPolicy:
     # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
     # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
     # for others, and failed to compile group_gemm (lists of arrays) for sm_90
-    # (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
+    # (docs/decisions/005-cta-clusters.md); TileGym's 2-D matmul tiles were right and faster
     # ... and Triton 3.6 computed wrong results with num_ctas=4 for TileGym's persistent matmul
     # with transposed operands (tl.trans of loaded tiles; 333x2050x1500: 679717 of 682650 elements
-    # wrong) while the same config without transposes was exact (docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md
-    # section 5): kernels (or dual-kernel variants) that transpose or permute tiles get no clusters
+    # wrong) while the same config without transposes was exact (same page): kernels (or
+    # dual-kernel variants) that transpose or permute tiles get no clusters
     clusters: bool = True
     no_clusters_why: str = ""
     cluster_free: tuple = ()    # flag values of the variants without clusters

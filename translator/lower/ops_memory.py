@@ -77,7 +77,7 @@ def _squeezed_load(cx, call, arr, idx, shape, order, pad, check):
     than pipeline it: for TileGym's MLA decoding on sm_90 it did (255 registers, spills, V not
     pipelined), and the 2-D loads compile to 128 registers, none spilled, all three KV loads
     pipelined; bmm and flash_decode compile the same either way (ptxas;
-    docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md section 5). None when the pair does not match."""
+    docs/decisions/006-squeezed-loads.md). None when the pair does not match."""
     req = cx.squeeze_of(call)
     if req is None:
         return None

@@ -3,14 +3,14 @@
 `_c2t_mma` computes narrow 16-bit and fp8 products (N = 16 or 32) transposed where Triton 3.6 may
 miscompile them on sm_90 as synchronous warpgroup MMAs. The nineteenth and twentieth sessions
 reduced the bug to a product with an operand (B, or A) from another product's result
-(docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md): operands loaded or
+(docs/decisions/010-narrow-products-transposed.md): operands loaded or
 computed otherwise were right. Where this analysis proves that a product is in no chain
 (neither operand comes from a product, and its result does not reach another product's B operand),
 the lowering tells `_c2t_mma` so (`CHAINED=False`), and by default (C2T_NARROW=products) such
 products keep Triton's warpgroup MMA when narrow. The result's half keeps a chain's products on one
 MMA path: TileGym's flash decode at G = 16 (k @ q, whose result feeds v^T @ p as B) ran at 57 us
 with k @ q a warpgroup MMA and v^T @ p transposed, 43 us with both transposed (H200, graph replay,
-docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md).
+same page).
 
 The analysis is value_flow.ValueFlow's (flow-insensitive, erring towards "may come from a product").
 """
@@ -50,7 +50,7 @@ class ProductOperands(ValueFlow):
     def unchained(self, product) -> bool:
         """Whether `product` (an `@`, ct.mma/ct.matmul call or `@=` of this function) may keep the
         warpgroup MMA when narrow (`CHAINED=False`): neither operand may come from a product (the
-        miscompile, with B or with A from one: docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md), and its
+        miscompile, with B or with A from one: docs/decisions/010-narrow-products-transposed.md), and its
         own result does not reach another product's B operand (that product is computed
         transposed, and a warpgroup MMA's result feeding it ran slower on the H200 than both
         transposed: TileGym's flash decode at G = 16, 57 against 43 us). A result that feeds

@@ -190,8 +190,23 @@ def analyze(mod: N.Module) -> ModuleInfo:
             info.functions[st.name] = st
             if info.kernel_decorator(st) is not None:
                 info.kernels[st.name] = st
+        else:
+            for fd in guarded_defs(st):     # `if HAVE_CUTILE:` / `try:` around a kernel
+                if info.kernel_decorator(fd) is not None:
+                    info.functions[fd.name] = fd
+                    info.kernels[fd.name] = fd
     _host_made_kernels(info)
     return info
+
+
+def guarded_defs(st) -> list:
+    """Functions defined inside a module-level `if` or `try` statement (at any depth of such
+    statements, not inside functions or classes): a kernel there is translated where it stands."""
+    if isinstance(st, N.If):
+        return [fd for x in st.body + st.orelse for fd in ([x] if isinstance(x, N.FunctionDef) else guarded_defs(x))]
+    if isinstance(st, N.Other) and st.kind in ("try_stmt", "try_finally"):
+        return [fd for x in st.children for fd in ([x] if isinstance(x, N.FunctionDef) else guarded_defs(x))]
+    return []
 
 
 def guarded_imports(st) -> list:

@@ -290,7 +290,7 @@ def _kernel_edits(plans: dict, shared: Shared) -> list:
                                      **_batch_slots(kp_plan)))
         if plan.subs:
             parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints, pdl=pdl))
-        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts)))
+        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts), block=True))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]
         code = emit.render("helper.py.j2", h=plan)
@@ -298,7 +298,7 @@ def _kernel_edits(plans: dict, shared: Shared) -> list:
         if shared.host_uses.get(hname):     # still used on the host: keep it, add the jit twin
             edits.append(Edit(fd.full_span.end, fd.full_span.end, "\n\n\n" + code))
         else:
-            edits.append(Edit(fd.full_span.start, fd.full_span.end, code))
+            edits.append(Edit(fd.full_span.start, fd.full_span.end, code, block=True))
     return edits
 
 

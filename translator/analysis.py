@@ -41,6 +41,9 @@ class ModuleInfo:
     # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
     # translated as kernels (they are in `kernels` too), the call becomes `f` / `f.replace_hints(...)`
     host_made_kernels: set = field(default_factory=set)
+    # kernels defined inside functions, translated as module-level kernels taking their captures
+    # (nested_kernels.py): the hoisted kernel's name -> NestedKernel (its FunctionDef is in kernels)
+    nested: dict = field(default_factory=dict)
 
     # -------------------------------------------------------------- name resolution
     def ct_path(self, e) -> Optional[str]:
@@ -196,6 +199,10 @@ def analyze(mod: N.Module) -> ModuleInfo:
                     info.functions[fd.name] = fd
                     info.kernels[fd.name] = fd
     _host_made_kernels(info)
+    from . import nested_kernels
+    for nk in nested_kernels.find(info):
+        info.nested[nk.hoisted.name] = nk
+        info.kernels[nk.hoisted.name] = nk.hoisted
     return info
 
 

@@ -155,7 +155,8 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
                     host_uses=host_uses)
     n_analysis = len(rep.items)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
-    stubs = [partial.kernel_stub(name, fd, refused[name]) for name, fd in refused_fds.items()]
+    stubs = [partial.kernel_stub(info.nested[name].fd.name if name in info.nested else name, fd, refused[name])
+             for name, fd in refused_fds.items()]
     stubs += [partial.helper_stub(h, info.functions[h], "only kernels that were not translated call it")
               for h in sorted(dead)]
     stubs += _library_helpers(shared, info, library, rep)
@@ -219,6 +220,14 @@ def _apply_host_facts(host, plans: dict, shared: Shared) -> dict:
                       **(dict(zip(("batch_consts", "batch_arrays", "batch_written"), batch)) if batch else {}))
         out[name] = replace(plan, host=use) if use != HostUse() else plan
     return out
+
+
+def _closure_binding(nested) -> str:
+    """Where a kernel was defined inside a function: its name bound to the hoisted kernel and the
+    values it reads there (nested_kernels.py)."""
+    caps = ", ".join(nested.captures) + ("," if len(nested.captures) == 1 else "")
+    return (f"# `{nested.fd.name}` is the module-level kernel `{nested.hoisted.name}`, launched with what it "
+            f"reads here\n{nested.fd.name} = _c2t_closure_kernel({nested.hoisted.name}, lambda: ({caps}))")
 
 
 def _summaries(plans: dict, names, rep: Reporter) -> list:
@@ -290,6 +299,12 @@ def _kernel_edits(plans: dict, shared: Shared) -> list:
                                      **_batch_slots(kp_plan)))
         if plan.subs:
             parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints, pdl=pdl))
+        nested = shared.info.nested.get(name)
+        if nested is not None:      # a kernel defined inside a function: at module level, before it
+            start = getattr(nested.top, "full_span", nested.top.span).start
+            edits.append(Edit(start, start, "\n\n\n".join(parts) + "\n\n\n"))
+            edits.append(Edit(nested.fd.full_span.start, nested.fd.full_span.end, _closure_binding(nested), block=True))
+            continue
         edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts), block=True))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]
@@ -469,6 +484,8 @@ def _imports_and_prelude(info, shared: Shared, plans: dict, text: str) -> list:
         used = set(shared.host_needs) | ({"fit_shared_memory"} if dot else set())
         if any(plan.subs for plan in plans.values()):
             used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
+        if info.nested:
+            used.add("closures")    # kernels defined inside functions: _c2t_closure_kernel
         if any(plan.launch.coarsen for plan in _all_plans(plans)):
             used.add("coarsen")     # a coarsened kernel: its launcher picks C2T_COARSEN
         if any(p.isdtype for plan in _all_plans(plans) for p in plan.params):

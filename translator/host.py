@@ -35,8 +35,10 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
 def _skipped_inside(info: ModuleInfo, st, skip: set) -> set:
     """Ids of the nodes of the functions in `skip` that module-level `if`/`try` statement `st`
     defines (kernels translated where they stand: analysis.guarded_defs)."""
-    return {id(x) for fd in guarded_defs(st) if fd.name in skip and info.functions.get(fd.name) is fd
-            for x in walk(fd)}
+    guarded = {id(x) for fd in guarded_defs(st) if fd.name in skip and info.functions.get(fd.name) is fd
+               for x in walk(fd)}
+    return guarded | {id(x) for nk in info.nested.values() if nk.top is st and nk.hoisted.name in skip
+                      for x in walk(nk.fd)}
 
 
 @dataclass(frozen=True)

@@ -194,6 +194,13 @@ def _same_pairs(params, arrays: list) -> list:
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     info, rep = shared.info, shared.reporter
     hints, ok = {}, True
+    nested = info.nested.get(fd.name)
+    if nested is not None and nested.refusal:
+        rep.add("C2T108", f"kernel `{nested.fd.name}`, defined inside `{nested.top.name}`, is not translated: "
+                          f"{nested.refusal}", nested.fd.span,
+                "define it (and what it calls) at module level, or give what it reads from the enclosing "
+                "function as ct.Constant parameters")
+        return KernelPlan(fd.name, fd, ok=False, variants=(Variant(fd.name, {}, ["    pass"]),))
     deco = info.kernel_decorator(fd)       # None: a kernel made on the host, ct.kernel(f)
     if deco is not None and isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:

@@ -236,13 +236,7 @@ for _c in _EXCEPTIONS.values():
 
 
 # ---------------------------------------------------------------- host functions
-def kernel(function=None, /, **hints):
-    """ct.kernel / @ct.kernel / @ct.kernel(**hints)."""
-    if function is None:
-        return lambda f: kernel(f, **hints)
-    if isinstance(function, ShimKernel):
-        return function.replace_hints(**hints)
-    return ShimKernel(function, hints)
+kernel = ShimKernel        # ct.kernel / @ct.kernel / @ct.kernel(**hints)
 
 
 def function(func=None, /, **hints):
@@ -326,6 +320,8 @@ class Measurement:
 
 
 class TuningResult:
+    __class_getitem__ = classmethod(lambda cls, item: cls)     # (TuningResult[T] in annotations)
+
     def __init__(self, best, successes, failures):
         self.best, self.successes, self.failures = best, successes, failures
 
@@ -370,6 +366,71 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     if not quiet:
         print(result)
     return result
+
+
+# ---------------------------------------------------------------- cuTile internals its own tests import
+# cutile-python's test/conftest.py and util.py read these when they are imported (which tests to
+# skip): the shim answers as an sm_90 device whose compiler takes bytecode up to 13.4, without
+# dev features. What the tests then do with cuTile's compiler itself (bytecode, export) is not
+# served: those names stay stand-ins that raise when used.
+class BytecodeVersion(enum.IntEnum):
+    V_13_1 = 130100
+    V_13_2 = 130200
+    V_13_3 = 130300
+    V_13_4 = 130400
+    V_13_5 = 130500
+
+    def major(self):
+        return self.value // 10000
+
+    def minor(self):
+        return self.value // 100 % 100
+
+    def as_string(self):
+        return f"{self.major()}.{self.minor()}"
+
+
+class CallingConvention:
+    """cuda.tile.compilation.CallingConvention: its constructors give stand-ins (export is not served)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @classmethod
+    def cutile_python_v1(cls):
+        return cls("cutile_python_v1")
+
+    def __repr__(self):
+        return f"CallingConvention.{self.name}()"
+
+
+class _CompilerBin:
+    path = "(none: kernels run on Triton, cutile2triton shim)"
+
+
+def _internals():
+    supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
+    return {
+        "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._bytecode.version": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._compile": {
+            "_SUPPORTED_VERSIONS": supported,
+            "_get_max_supported_bytecode_version": lambda *a, **k: supported[-1],
+            "_find_compiler_bin": lambda *a, **k: _CompilerBin(),
+            "get_sm_arch": lambda *a, **k: "sm_90"},
+        "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
+                            "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
+        "cuda.tile.compilation": {"CallingConvention": CallingConvention},
+        "cuda.tile._ir.typing_support": {"to_dtype": _to_dtype},
+    }
+
+
+def _to_dtype(x):
+    """cuda.tile._ir.typing_support.to_dtype: the shim's ct dtype of a torch/numpy/ct dtype."""
+    name = _dtype_name(x)
+    if name is None:
+        raise NotImplementedError(f"to_dtype({x!r}) is not served by the cutile2triton shim")
+    return _DTYPES[name]
 
 
 # ---------------------------------------------------------------- the modules
@@ -418,7 +479,7 @@ def module():
                                   "kernels are translated to Triton at their first launch.")
     for n in sorted(EXPORTS):
         ct.__dict__[n] = _DeviceOp(n)
-    for n in ("compilation", "pack_to_bytes", "unpack_from_bytes"):
+    for n in ("compilation", "pack_to_bytes", "unpack_from_bytes", "tune"):
         del ct.__dict__[n]          # (host-side names the shim does not serve: __getattr__ says so)
     ct.__dict__.update(_HOST)
     ct.__dict__.update(_DTYPES)
@@ -439,6 +500,10 @@ def module():
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
     datatype.__dict__.update(_DTYPES, DType=DType)
+    for name, served in _internals().items():
+        m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
+        m.__dict__.update(served)
+        _SUBMODULES[name] = m
     _SUBMODULES.update({"cuda.tile.tune": tune, "cuda.tile._exception": exc,
                         "cuda.tile._numeric_semantics": numeric, "cuda.tile._datatype": datatype})
     return ct

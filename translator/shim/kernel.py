@@ -141,9 +141,19 @@ class ShimFunction:
 
 
 class ShimKernel:
-    """`ct.kernel(f, **hints)`: launched by ct.launch, translated at its first launch."""
+    """`ct.kernel(f, **hints)` (served as ct.kernel itself, so that `isinstance(k, ct.kernel)` holds):
+    launched by ct.launch, translated at its first launch. `ct.kernel(**hints)` is a decorator."""
 
-    def __init__(self, pyfunc, hints):
+    def __new__(cls, function=None, /, **hints):
+        if function is None:
+            return lambda f: cls(f, **hints)
+        if isinstance(function, ShimKernel):
+            return function.replace_hints(**hints)
+        return super().__new__(cls)
+
+    def __init__(self, pyfunc, /, **hints):
+        if isinstance(pyfunc, ShimKernel):
+            return          # (__new__ gave back a kernel with these hints)
         self._pyfunc = pyfunc
         self.hints = dict(hints)
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
@@ -158,7 +168,7 @@ class ShimKernel:
         return self._pyfunc
 
     def replace_hints(self, **hints):
-        return ShimKernel(self._pyfunc, {**self.hints, **hints})
+        return ShimKernel(self._pyfunc, **{**self.hints, **hints})
 
     def decorator_src(self, builder) -> str:
         if not self.hints:

@@ -21,14 +21,20 @@ import torch
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
+SCALE = 2
 
 
-@ct.kernel
+@ct.function
+def scaled(t):
+    return t * SCALE
+
+
+@ct.kernel(occupancy=2)
 def vector_add(a, b, c, TILE: ConstInt):
     pid = ct.bid(0)
     ta = ct.load(a, index=(pid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
     tb = ct.load(b, index=(pid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(c, index=(pid,), tile=ta + tb)
+    ct.store(c, index=(pid,), tile=scaled(ta + tb))
 
 
 n, tile = 1000, 128
@@ -37,7 +43,10 @@ b = torch.randn(n, device="cuda")
 c = torch.empty_like(a)
 ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, tile),), vector_add, (a, b, c, tile))
 torch.cuda.synchronize()
-assert torch.allclose(c, a + b), (c - (a + b)).abs().max()
+assert torch.allclose(c, 2 * (a + b)), (c - 2 * (a + b)).abs().max()
+assert isinstance(vector_add, ct.kernel)
+src = vector_add.source()
+assert "SCALE = 2" in src and "@ct.function" in src and "@ct.kernel(occupancy=2)" in src, src
 print("RESULT OK")
 """
 
@@ -201,9 +210,9 @@ def test_refused_kernel_quotes_diagnostics_at_user_lines(tmp_path):
 def test_unserved_names_raise_when_used(tmp_path):
     p = _script(tmp_path, "unserved.py", """
         import cuda.tile as ct
-        from cuda.tile._bytecode.version import BytecodeVersion    # imports: a stand-in
+        from cuda.tile._bytecode.float import float_to_bits    # imports: a stand-in
         try:
-            BytecodeVersion.V_13_1
+            float_to_bits(1.0)
         except NotImplementedError as e:
             print("USED:", e)
         try:
@@ -217,7 +226,7 @@ def test_unserved_names_raise_when_used(tmp_path):
         """)
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "USED: `cuda.tile._bytecode.version.BytecodeVersion` is not served" in r.stdout
+    assert "USED: `cuda.tile._bytecode.float.float_to_bits` is not served" in r.stdout
     assert "USED: `cuda.tile.compilation` is not served" in r.stdout
     assert "HOST: ct.load is a tile operation" in r.stdout
 

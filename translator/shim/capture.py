@@ -166,10 +166,10 @@ class Builder:
             self._bind(name, ("import", line), "a module")
             self.imports[name] = line
             return
-        from .kernel import ShimFunction, ShimKernel
-        if isinstance(value, ShimKernel):
+        kind = getattr(type(value), "_c2t_kind", None)     # (kernel.py's ShimKernel, ShimFunction)
+        if kind == "kernel":
             self._fail(name, value, "a kernel cannot call another kernel")
-        if isinstance(value, ShimFunction) or isinstance(value, types.FunctionType):
+        if kind == "function" or isinstance(value, types.FunctionType):
             self.add_function(name, value)
             return
         if isinstance(value, type) and issubclass(value, enum.Enum) and getattr(ct, value.__name__, None) is not value:
@@ -192,9 +192,9 @@ class Builder:
 
     # ---------------------------------------------------------------- functions and classes
     def add_function(self, name, value, decorator=None):
-        from .kernel import ShimFunction
-        fn = value.pyfunc if isinstance(value, ShimFunction) else value
-        if decorator is None and isinstance(value, ShimFunction):
+        shim_function = getattr(type(value), "_c2t_kind", None) == "function"
+        fn = value.pyfunc if shim_function else value
+        if decorator is None and shim_function:
             decorator = value.decorator_src(self)
         if fn.__name__ != name:
             self._fail(name, value, f"a function named `{fn.__name__}` bound to another name")
@@ -291,11 +291,11 @@ def _annotation_value(n, fdef, annotations):
     return _MISSING
 
 
-def build_source(kernel) -> Built:
-    """The cuTile module text of one kernel object (a ShimKernel), with its line map."""
-    from . import ct_module
+def build_source(kernel, ct) -> Built:
+    """The cuTile module text of one kernel object (a ShimKernel), with its line map; `ct`: the
+    shim's cuda.tile module."""
     fn = kernel.pyfunc
-    b = Builder(ct_module.module(), fn.__name__)
+    b = Builder(ct, fn.__name__)
     b.add_function(fn.__name__, fn, decorator=kernel.decorator_src(b))
     _t, filename, line, _i, _f = _function_source(fn)
     return b.module(filename, line)

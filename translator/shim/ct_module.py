@@ -18,6 +18,7 @@ import time
 import types
 
 from ..coverage import EXPORTS
+from . import kernel as _kernel
 from .kernel import ShimFunction, ShimKernel, ShimTranslationError  # noqa: F401 (served names)
 
 _CT = None
@@ -490,7 +491,7 @@ def module():
     ct._public_name = _public_name
     ct.ShimTranslationError = ShimTranslationError
     ct.__all__ = sorted(n for n in ct.__dict__ if not n.startswith("_") and n in EXPORTS)
-    _CT = ct
+    _CT = _kernel.CT = ct
     tune = _new_module("cuda.tile.tune", "cuda.tile.tune served by the cutile2triton shim.")
     tune.__dict__.update(exhaustive_search=exhaustive_search, TuningResult=TuningResult, Measurement=Measurement)
     ct.tune = tune

@@ -24,6 +24,7 @@ from .capture import ShimCaptureError, build_source
 _LOCK = threading.RLock()
 _MODULES = {}           # key -> the translated module (or the exception its translation raised)
 _TRANSLATOR_HASH = None
+CT = None               # the shim's cuda.tile module (ct_module.module() sets it)
 
 
 class ShimTranslationError(RuntimeError):
@@ -120,6 +121,7 @@ def _load(key, built, kernel_name):
 
 class ShimFunction:
     """`@ct.function` (a tile helper): its Python function, translated with the kernels that call it."""
+    _c2t_kind = "function"
 
     def __init__(self, pyfunc, hints):
         self.pyfunc, self.hints = pyfunc, dict(hints)
@@ -143,6 +145,7 @@ class ShimFunction:
 class ShimKernel:
     """`ct.kernel(f, **hints)` (served as ct.kernel itself, so that `isinstance(k, ct.kernel)` holds):
     launched by ct.launch, translated at its first launch. `ct.kernel(**hints)` is a decorator."""
+    _c2t_kind = "kernel"
 
     def __new__(cls, function=None, /, **hints):
         if function is None:
@@ -182,7 +185,7 @@ class ShimKernel:
     def _build(self):
         if self._built is None:
             try:
-                self._built = build_source(self)
+                self._built = build_source(self, CT)
             except ShimCaptureError as e:
                 raise ShimCaptureError(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
         return self._built

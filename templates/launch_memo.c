@@ -4,7 +4,7 @@
    first recorded launch (templates/host_memo.py.j2, _c2t_load_memo_c). It does what the Python path of _c2t_memo does, in the same order, and
    tests/test_fast_launch.py runs each memo test on both; on the H200's host TileGym
    flash_decode's launcher took 14.9 us per call from the memo with this, 20.7 us with the Python
-   lookup (docs/gpu-runs/earlier-runs.tar.xz: c-memo-2026-11-30.md).
+   lookup (docs/decisions/023-memo-lookup-in-c.md).
 
    memo(table, name, grid, device, pre, consts, post, arrays, scalars, same, stream) returns
      True           launched from the first entry of table[key] whose layout check passes;

@@ -215,3 +215,26 @@ def test_constant_values_the_launch_computes_from_literals_are_known():
     got = constant_candidates(info, info.kernels["k"])
     assert got["combos"][0][0]["A"] == 16 and got["combos"][0][0]["B"] == 31     # (C: assumed)
     assert got["assumed"]
+
+
+@pytest.mark.parametrize("guard", ["try:\n    import cuda.tile as ct\nexcept ImportError:\n    ct = None\n",
+                                   "try:\n    import cuda.tile as ct\nexcept ImportError:\n    pass\nelse:\n    HAVE = True\n"])
+def test_a_guarded_cuda_tile_import_is_checked(guard):
+    """`try: import cuda.tile as ct / except ImportError:` becomes a `try:` around Triton's
+    imports: the check takes imports from module-level try (and if) blocks, where it once found
+    no `tl` and left every kernel unchecked (C2T216 NameError)."""
+    src = guard + textwrap.dedent("""
+        import torch
+
+        @ct.kernel
+        def k(x, T: ct.Constant[int]):
+            t = ct.load(x, index=(0,), shape=(T,))
+            ct.store(x, index=(0,), tile=t.astype(ct.float32) + 1)
+
+        def run(x):
+            ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))
+        """)
+    res = translator.api.translate_source(src, "guarded.py", CHECK)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert not [d for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216")], \
+        [d.format() for d in res.diagnostics]

@@ -117,8 +117,8 @@ def mma_fed_sync_dots(ttgir: str) -> list:
     staged to shared memory from one (a `ttg.local_alloc` of a tensor in a version-3 `#mma` layout,
     through transposes and reshapes of the buffer), or A converted from one to a register operand
     (`ttg.convert_layout` of a `#mma` tensor). In 16-bit types both are what Triton 3.6 computed
-    wrongly on the H200, and right at N = 64 (docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md section 1,
-    narrow-products-2026-11-30.md section 2: probe_sync_dots.py (docs/gpu-runs/earlier-runs.tar.xz) --b dot, --a dot; A from an
+    wrongly on the H200, and right at N = 64 (docs/decisions/010-narrow-products-transposed.md:
+    probe_sync_dots.py --b dot, --a dot; A from an
     MMA was right there with B loaded through a transpose, which this does not tell apart). In fp8,
     TileGym's decode pattern with G = 64 and one 64-key tile was wrong too (probe_narrow_products.py
     --one-tile --dtypes float8_e4m3fn)."""

@@ -2,7 +2,7 @@
 index, shape and padding as an earlier load of array K in the same straight-line code takes K's
 tile when the launcher finds V and K to be the same memory (`V_IS_K`, `_c2t_same`). TileGym's MLA
 decoding passes one latent cache as both K and V, and its single program was bound by its own
-load rate on the H200 (docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md). Interpreter runs with and without the
+load rate on the H200 (docs/decisions/008-aliased-load-reuse.md). Interpreter runs with and without the
 aliasing, the cases that must not reuse, and an sm_90 compile that loads one tile less."""
 import pytest
 import torch

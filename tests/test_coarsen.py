@@ -205,7 +205,7 @@ def test_a_bad_setting_is_an_error_at_import(forced, tmp_path):
 def test_one_program_each_compiles_to_the_plain_program(monkeypatch, tmp_path, k, loads, branch):
     """C2T_COARSEN == 1 short-circuits the guard at compile time: no branch, one load, as before
     (the PTX of TileGym's geglu, gelu, dropout, silu_and_mul, swiglu, rope, softmax and rms_norm
-    kernels compared equal this way, docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md)."""
+    kernels compared equal this way, docs/decisions/016-program-coarsening.md)."""
     monkeypatch.setenv("C2T_COARSEN", str(k))
     asm = compile_sm90_asm(SCALE, "run", "torch.randn(2, 1000), 256", tmp_path)["scale"]
     assert asm["ttir"].count("tt.load") == loads

@@ -2,8 +2,8 @@
 (a skinny or persistent matmul): the translator finds loops with one dot whose reads are all
 ct.load tiles of whole array parameters and gives the launcher the bytes one iteration loads;
 _c2t_num_stages turns them into num_stages (3 to 8) on the GPU. On the H200, TileGym matmul
-128x8192x8192 fp16 took 86 us with 3 stages, 64 us with 6 (docs/gpu-runs/earlier-runs.tar.xz: stages-2026-11-29.md) and
-61 us with 8 (docs/gpu-runs/earlier-runs.tar.xz: occupancy-2026-11-30.md).
+128x8192x8192 fp16 took 86 us with 3 stages, 64 us with 6 and 61 us with 8
+(docs/decisions/001-gemm-pipeline-depth.md).
 No GPU here: torch.cuda is stood in for where the launcher asks it."""
 import types
 

@@ -106,13 +106,13 @@ def test_rule(snippet, present, diag, absent):
 
 
 def test_plans_are_facts_api_applies(monkeypatch):
-    """rewrite_host leaves the plans alone: what host code asks of them comes back (plan.tuned,
+    """rewrite_host leaves the plans alone: what host code asks of them comes back (plan.host.tuned,
     the batched twin), and api.py sets it."""
     seen = []
 
     def spy(info, text, rep, plans, *a, **kw):
         out = host.rewrite_host(info, text, rep, plans, *a, **kw)
-        seen.append((out, [(p.tuned, p.batched) for p in plans.values()]))
+        seen.append((out, [(p.host.tuned, p.host.batched) for p in plans.values()]))
         return out
     monkeypatch.setattr(api, "rewrite_host", spy)
     code, _ = _translate(SEARCH.format("s", "") + "\n" + LOOP.format("(4,)"))

@@ -1,7 +1,7 @@
 """Which products may be in a chain where one product's result is another's B operand
 (translator/lower/product_operands.py): the lowering marks the others `CHAINED=False`, and with
 C2T_NARROW=products _c2t_mma keeps Triton's warpgroup MMA for those narrow products
-(docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md, narrow-products-2026-11-30.md)."""
+(docs/decisions/010-narrow-products-transposed.md)."""
 import re
 
 import pytest
@@ -204,7 +204,7 @@ def test_pad_mode_widens_chained_narrow_products_to_64_columns(tmp_path, monkeyp
 def test_fp8_chain_at_64_columns_is_computed_transposed(tmp_path, monkeypatch):
     """The decode pattern in fp8 with 64 query heads per KV head and one 64-key tile was wrong on the
     H200 as written (N = 64: max difference 1.35-2.77) and right transposed
-    (docs/gpu-runs/earlier-runs.tar.xz: narrow-products-2026-11-30.md section 2): fp8 products in a chain are computed
+    (docs/decisions/010-narrow-products-transposed.md): fp8 products in a chain are computed
     transposed at N = 64 too, so on sm_90 no synchronous warpgroup MMA of it takes an operand from an
     MMA result (the miscompile's signature; the same compile without the fp8 rule has it)."""
     fp8 = "torch.float8_e4m3fn"
@@ -254,7 +254,8 @@ for n, loop, src, ty in ((16, False, "b_dot", "fp16"), (32, False, "b_dot", "fp1
 
 
 def test_the_miscompile_signature_is_recognized(tmp_path):
-    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly (probe_sync_dots.py (docs/gpu-runs/earlier-runs.tar.xz)
+    """compile_sm90.mma_fed_sync_dots finds what the H200 computed wrongly
+    (docs/decisions/010-narrow-products-transposed.md: probe_sync_dots.py
     --b dot / --a dot: a synchronous warpgroup MMA whose B or A is another product's result, N = 16
     or 32, and 64 in fp8) and not what it computed right (operands loaded, A recomputed in
     registers; the same in a pipelined loop; N = 64 in fp16)."""

@@ -478,6 +478,50 @@ def test_a_store_of_another_tile_shape_after_a_load_gets_a_barrier():
     assert body.count("cuTile orders this write after the block's earlier reads") == 2
 
 
+@pytest.mark.parametrize("make, moved", [
+    ("u = ct.transpose(t)", True),                       # through a name (the text check missed it)
+    ("u = t.transpose()", True),                         # a tile method
+    ("u = ct.permute(t, (1, 0))", True),
+    ("v = ct.transpose(t)\n        u = v + 1", True),        # a name holding one, used elementwise
+    ("u = ct.transpose(t) if T > 2 else t", True),
+    ("u = ct.cat((ct.extract(t, (0, 0), (T, T // 2)), ct.extract(t, (0, 1), (T, T // 2))), 1)", True),
+    ("u = ct.load(x, index=(0, 0), shape=(T, T), order=(1, 0))", True),     # loaded transposed
+    ("u = (t * 2).astype(ct.float32)", False),           # elementwise: each thread stores what it loaded
+    ("u = t\n        u = u * 2", False),
+])
+def test_a_store_of_a_named_moved_tile_gets_a_barrier(make, moved):
+    """Whether a stored tile's elements moved between threads (transposed, permuted, joined,
+    loaded with an order, multiplied) is a fact about the values its name may hold, found on the
+    IR (lower/moved_tiles.py), not a match on the store's argument text: `u = ct.transpose(t);
+    ct.store(x, ..., u)` in place once got no barrier, so a thread could overwrite an element
+    another thread had yet to load."""
+    res = translate(f"""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        t = ct.load(x, index=(0, 0), shape=(T, T))
+        {make}
+        ct.store(x, index=(0, 0), tile=u)
+    """)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    body = res.code.split("def k(")[1].split("\ndef ")[0]
+    assert ("cuTile orders this write after the block's earlier reads" in body) == moved
+
+
+def test_a_loop_storing_a_named_transposed_tile_in_place_gets_a_barrier():
+    """The loop-carried form: iteration i stores a transposed tile where iteration i + 1 loads
+    (the same shape): the next iteration's load must wait for the store's threads."""
+    res = translate("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        for i in range(4):
+            t = ct.load(x, index=(i, i), shape=(T, T))
+            u = ct.transpose(t)
+            ct.store(x, index=(i, i), tile=u)
+    """)
+    body = res.code.split("def k(")[1].split("\ndef ")[0]
+    assert "cuTile orders this write after the block's earlier reads" in body
+
+
 # A loop whose store may overwrite what a later statement of the body read in the previous
 # iteration: `y` shifted left by one in place, chunk by chunk (each chunk reads one element of the
 # next chunk before that chunk is stored in the next iteration). Nothing reads y before the loop,
@@ -782,7 +826,8 @@ def test_narrow_16bit_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch
 
 def test_narrow_fp8_mma_is_computed_transposed_and_exact(tmp_path, monkeypatch):
     """fp8 operands take the rule too: a hand-written decode kernel with one key tile faulted (illegal
-    address) on the H200 at query groups of 16 and 32 in fp8 as in fp16 (sync-wgmma-2026-11-30.md).
+    address) on the H200 at query groups of 16 and 32 in fp8 as in fp16
+    (docs/decisions/010-narrow-products-transposed.md).
     Same results transposed; on sm_90 the product is mma.sync, not the warpgroup MMA (C2T_NARROW=all:
     this product of loaded tiles is in no chain, and by default keeps the warpgroup MMA)."""
     monkeypatch.setenv("C2T_NARROW", "all")

@@ -251,7 +251,7 @@ def test_mla_like_loop_pipelines_all_loads_for_sm90(tmp_path):
     """On sm_90 the squeezed K and V loads are asynchronous 16-byte copies into the pipeline's
     shared memory (a 3-D load reshaped afterwards is loaded into registers instead). The products
     have N = H = 16: computed transposed, they run on mma.sync, not wgmma (Triton 3.6's wgmma
-    computed this pattern wrongly on the H200: docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md)."""
+    computed this pattern wrongly on the H200: docs/decisions/010-narrow-products-transposed.md)."""
     h = "dtype=torch.float16"
     out = compile_sm90(MLA_LIKE, "run", f"torch.randn(2, 64, 16, {h}), torch.randn(2, 256, 64, {h}), "
                                          f"torch.randn(2, 256, 64, {h})", tmp_path)
@@ -414,7 +414,7 @@ def test_decode_like_loop_pipelines_the_transposed_loads_for_sm90(tmp_path):
 # the eighteenth session only `ct.reshape(k, ...)` was recognized, so K stayed a masked 4-D pointer
 # load; as one 2-D tile load (which may also take a descriptor, though not at attention's grid sizes
 # by default: C2T_TMA=small), TileGym's attention went from 1.205 to 1.295 of cuTile on the H200
-# (docs/gpu-runs/earlier-runs.tar.xz: fmha-k-descriptor-2026-11-30.md, whose header corrects the descriptor claim).
+# (docs/decisions/006-squeezed-loads.md: the gain is the 2-D load, not a descriptor).
 K_T = """
 @ct.kernel
 def kt(K, Y, TN: ConstInt, D: ConstInt):

@@ -41,6 +41,9 @@ class ModuleInfo:
     # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
     # translated as kernels (they are in `kernels` too), the call becomes `f` / `f.replace_hints(...)`
     host_made_kernels: set = field(default_factory=set)
+    # kernels defined inside functions, translated as module-level kernels taking their captures
+    # (nested_kernels.py): the hoisted kernel's name -> NestedKernel (its FunctionDef is in kernels)
+    nested: dict = field(default_factory=dict)
     # facts about the module's own IR, each computed once (it is not changed after the analysis):
     # key (what, id(node)) -> (node, fact); the node is kept so its id is not reused
     memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -206,8 +209,27 @@ def analyze(mod: N.Module) -> ModuleInfo:
             info.functions[st.name] = st
             if info.kernel_decorator(st) is not None:
                 info.kernels[st.name] = st
+        else:
+            for fd in guarded_defs(st):     # `if HAVE_CUTILE:` / `try:` around a kernel
+                if info.kernel_decorator(fd) is not None:
+                    info.functions[fd.name] = fd
+                    info.kernels[fd.name] = fd
     _host_made_kernels(info)
+    from . import nested_kernels
+    for nk in nested_kernels.find(info):
+        info.nested[nk.hoisted.name] = nk
+        info.kernels[nk.hoisted.name] = nk.hoisted
     return info
+
+
+def guarded_defs(st) -> list:
+    """Functions defined inside a module-level `if` or `try` statement (at any depth of such
+    statements, not inside functions or classes): a kernel there is translated where it stands."""
+    if isinstance(st, N.If):
+        return [fd for x in st.body + st.orelse for fd in ([x] if isinstance(x, N.FunctionDef) else guarded_defs(x))]
+    if isinstance(st, N.Other) and st.kind in ("try_stmt", "try_finally"):
+        return [fd for x in st.children for fd in ([x] if isinstance(x, N.FunctionDef) else guarded_defs(x))]
+    return []
 
 
 def guarded_imports(st) -> list:

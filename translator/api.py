@@ -18,7 +18,7 @@ from .ir.build import build_module
 from .lower.arrays import walk
 from .lower.kernel import Shared
 from .lower.helpers import lower_call, lower_library_helper
-from .lower.kernels import plan_kernel
+from .lower.kernels import HostUse, plan_kernel
 from .parse import parse
 
 
@@ -138,24 +138,25 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         return Result(text, rep.sorted(), [], filename), {}
 
     check_cutile_imports(info, filename, rep)
-    shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
     library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
     refused_fds = {name: info.kernels.pop(name) for name in refused if name in info.kernels}
     dead = helpers - set(partial.helper_reach(info, info.kernels))   # reached only by refused kernels
-    shared.host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds))
-    dead = {h for h in dead if not shared.host_uses.get(h)}
-    todo = [h for h in helpers if shared.host_uses.get(h)]      # host-called helpers keep their callees
+    host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds))
+    dead = {h for h in dead if not host_uses.get(h)}
+    todo = [h for h in helpers if host_uses.get(h)]      # host-called helpers keep their callees
     while todo:
         for n in walk(info.functions[todo.pop()].body):
-            if isinstance(n, N.Name) and n.id in helpers and not shared.host_uses.get(n.id):
-                shared.host_uses[n.id] = 1
+            if isinstance(n, N.Name) and n.id in helpers and not host_uses.get(n.id):
+                host_uses[n.id] = 1
                 todo.append(n.id)
+    shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call,
+                    host_uses=host_uses)
     n_analysis = len(rep.items)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
-    shared.plans = plans
-    stubs = [partial.kernel_stub(name, fd, refused[name]) for name, fd in refused_fds.items()]
+    stubs = [partial.kernel_stub(info.nested[name].fd.name if name in info.nested else name, fd, refused[name])
+             for name, fd in refused_fds.items()]
     stubs += [partial.helper_stub(h, info.functions[h], "only kernels that were not translated call it")
               for h in sorted(dead)]
     stubs += _library_helpers(shared, info, library, rep)
@@ -171,10 +172,10 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     n_host = len(rep.items)
     host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
         h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds))
-    _apply_host_facts(host, plans, shared)
+    plans = _apply_host_facts(host, plans, shared)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
-    edits.extend(_imports_and_prelude(info, shared, text))
+    edits.extend(_imports_and_prelude(info, shared, plans, text))
     replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
     edits.extend(drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
     host_errors = [d for d in rep.items[n_host:] if d.severity == ERROR]
@@ -208,14 +209,25 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     return Result(code, diags, kernels, filename, stubs=sorted(refused_fds)), {}
 
 
-def _apply_host_facts(host, plans: dict, shared: Shared):
-    """What the host rewrite found that the kernels' code and the host prelude depend on."""
+def _apply_host_facts(host, plans: dict, shared: Shared) -> dict:
+    """The plans with what the host rewrite found that the kernels' code depends on (autotuned,
+    launched by host loops); the host prelude parts it needs go to `shared.host_needs`."""
     shared.host_needs |= host.needs
-    for name in host.tuned:         # exhaustive_search autotunes it: its _c2t_meta_<kernel>
-        plans[name].tuned = True
-    for name, (consts, arrays, written) in host.batched.items():    # host loops launch it: its batched twin
-        plan = plans[name]
-        plan.batched, plan.batch_consts, plan.batch_arrays, plan.batch_written = True, consts, arrays, written
+    out = {}
+    for name, plan in plans.items():
+        batch = host.batched.get(name)
+        use = HostUse(tuned=name in host.tuned, batched=batch is not None,
+                      **(dict(zip(("batch_consts", "batch_arrays", "batch_written"), batch)) if batch else {}))
+        out[name] = replace(plan, host=use) if use != HostUse() else plan
+    return out
+
+
+def _closure_binding(nested) -> str:
+    """Where a kernel was defined inside a function: its name bound to the hoisted kernel and the
+    values it reads there (nested_kernels.py)."""
+    caps = ", ".join(nested.captures) + ("," if len(nested.captures) == 1 else "")
+    return (f"# `{nested.fd.name}` is the module-level kernel `{nested.hoisted.name}`, launched with what it "
+            f"reads here\n{nested.fd.name} = _c2t_closure_kernel({nested.hoisted.name}, lambda: ({caps}))")
 
 
 def _summaries(plans: dict, names, rep: Reporter) -> list:
@@ -287,7 +299,13 @@ def _kernel_edits(plans: dict, shared: Shared) -> list:
                                      **_batch_slots(kp_plan)))
         if plan.subs:
             parts.append(emit.render("rank_dispatch.py.j2", k=plan, hints=hints, pdl=pdl))
-        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts)))
+        nested = shared.info.nested.get(name)
+        if nested is not None:      # a kernel defined inside a function: at module level, before it
+            start = getattr(nested.top, "full_span", nested.top.span).start
+            edits.append(Edit(start, start, "\n\n\n".join(parts) + "\n\n\n"))
+            edits.append(Edit(nested.fd.full_span.start, nested.fd.full_span.end, _closure_binding(nested), block=True))
+            continue
+        edits.append(Edit(plan.fd.full_span.start, plan.fd.full_span.end, "\n\n\n".join(parts), block=True))
     for hname in shared.helper_order:
         plan = shared.helpers[hname]
         code = emit.render("helper.py.j2", h=plan)
@@ -295,7 +313,7 @@ def _kernel_edits(plans: dict, shared: Shared) -> list:
         if shared.host_uses.get(hname):     # still used on the host: keep it, add the jit twin
             edits.append(Edit(fd.full_span.end, fd.full_span.end, "\n\n\n" + code))
         else:
-            edits.append(Edit(fd.full_span.start, fd.full_span.end, code))
+            edits.append(Edit(fd.full_span.start, fd.full_span.end, code, block=True))
     return edits
 
 
@@ -378,7 +396,7 @@ def _batch_slots(plan) -> dict:
     from .lower.types import ArrayRef
     decl, args = {}, {}
     for p in plan.params:
-        if p.kind == "constexpr" or not plan.batched:
+        if p.kind == "constexpr" or not plan.host.batched:
             continue
         d, a = [], []
         for s in range(4):
@@ -401,9 +419,9 @@ def _ranks_of(plan, p) -> str:
     return str(p.rank)
 
 
-def _all_plans(shared: Shared):
+def _all_plans(plans: dict):
     """The module's kernel plans, a kernel with rank variants as its sub plans (one per rank)."""
-    for plan in getattr(shared, "plans", {}).values():
+    for plan in plans.values():
         yield from plan.subs or [plan]
 
 
@@ -417,7 +435,7 @@ def _other_imports(st) -> list:
     return [f"import {', '.join(rest)}"] if rest else []
 
 
-def _imports_and_prelude(info, shared: Shared, text: str) -> list:
+def _imports_and_prelude(info, shared: Shared, plans: dict, text: str) -> list:
     """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports."""
     edits = []
     have = set(info.other_modules)
@@ -427,7 +445,7 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
     if "torch" not in have and info.kernels:
         need.append("import torch")
     tma = bool(shared.ranks.get("desc"))
-    dot = any(p.has_dot for p in _all_plans(shared))
+    dot = any(p.launch.has_dot for p in _all_plans(plans))
     if "functools" not in have and dot:
         need.append("import functools")
     if "os" not in have and (tma or info.kernels):
@@ -462,15 +480,17 @@ def _imports_and_prelude(info, shared: Shared, text: str) -> list:
         parts.append(device)
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
     if info.kernels:
-        lists = any(p.kind == "list" for plan in _all_plans(shared) for p in plan.params)
+        lists = any(p.kind == "list" for plan in _all_plans(plans) for p in plan.params)
         used = set(shared.host_needs) | ({"fit_shared_memory"} if dot else set())
-        if any(plan.subs for plan in getattr(shared, "plans", {}).values()):
+        if any(plan.subs for plan in plans.values()):
             used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
-        if any(plan.coarsen for plan in _all_plans(shared)):
+        if info.nested:
+            used.add("closures")    # kernels defined inside functions: _c2t_closure_kernel
+        if any(plan.launch.coarsen for plan in _all_plans(plans)):
             used.add("coarsen")     # a coarsened kernel: its launcher picks C2T_COARSEN
-        if any(p.isdtype for plan in _all_plans(shared) for p in plan.params):
+        if any(p.isdtype for plan in _all_plans(plans) for p in plan.params):
             used.add("dtype_params")    # a ct.Constant[ct.DType] parameter: _c2t_tl_dtype
-        alias = any(p.same_as for plan in _all_plans(shared) for p in plan.params)
+        alias = any(p.same_as for plan in _all_plans(plans) for p in plan.params)
         parts.append(emit.render("host_prelude.py.j2", host_used=used,
                                  lists=lists, tma=tma, alias=alias).strip("\n"))
     else:

@@ -166,11 +166,27 @@ def _dotted(n) -> str:
     return ""
 
 
+def _module_statements(body, nested: bool = False):
+    """The module's statements, and those inside its module-level `try` and `if` blocks
+    (`try: import cuda.tile as ct` becomes a `try:` around Triton's imports; a kernel defined
+    under `if HAVE_CUTILE:` stays there): an import or a jit function there counts. Assignments
+    count only at the top level (one binding to a literal)."""
+    for st in body:
+        if isinstance(st, ast.Try):
+            for part in (st.body, *(h.body for h in st.handlers), st.orelse, st.finalbody):
+                yield from (x for x in _module_statements(part, True) if not isinstance(x, (ast.Assign, ast.AnnAssign)))
+        elif isinstance(st, ast.If):
+            for part in (st.body, st.orelse):
+                yield from (x for x in _module_statements(part, True) if not isinstance(x, (ast.Assign, ast.AnnAssign)))
+        else:
+            yield st
+
+
 def _jit_module(tree):
     """(source of a module with the translation's Triton functions and the literal constants they
     read, {jit function: names it reads that are not there})."""
     imports, jits, consts = [], {}, {}
-    for st in tree.body:
+    for st in _module_statements(tree.body):
         if isinstance(st, ast.Import) and all(a.name.split(".")[0] in _SAFE_MODULES for a in st.names):
             imports.append(st)
         elif isinstance(st, ast.ImportFrom) and st.level == 0 and (st.module or "").split(".")[0] in _SAFE_MODULES:
@@ -206,8 +222,8 @@ def _jit_module(tree):
                     reads[name] |= reads[n.id]
                     changed = True
     switches = [st for n, st in safe.items() if n in _SWITCHES]
-    body = imports + switches + [st for st in tree.body if any(st is v for v in safe.values())
-                                 or (isinstance(st, ast.FunctionDef) and st.name in jits)]
+    body = imports + switches + [st for st in _module_statements(tree.body) if any(st is v for v in safe.values())
+                                 or (isinstance(st, ast.FunctionDef) and jits.get(st.name) is st)]
     mod = ast.Module(body=body, type_ignores=[])
     return ast.unparse(mod) + "\n", {k: v for k, v in reads.items() if v}
 

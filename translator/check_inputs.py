@@ -254,6 +254,8 @@ def _literal_locals(info, fd) -> dict:
 def _const_kind(info, ann, fd) -> str:
     if info.is_constant_bool(ann):
         return "bool"
+    if info.is_constant_dtype(ann):     # `ct.Constant[ct.DType]`: assumed a dtype, not 16
+        return "dtype"
     sub = ann
     if isinstance(ann, N.Name):         # ConstInt = ct.Constant[int]
         sub = next((st.value for st in info.module.body if isinstance(st, N.Assign) and len(st.targets) == 1

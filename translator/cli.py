@@ -5,6 +5,7 @@
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
     cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
     cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
+    cutile2triton run (SCRIPT.py | -m MODULE) [ARGS...]   (an unmodified cuTile program on Triton: translator/shim)
 
 Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
 difference, or (a folder) a package written with parts not translated; 2 refused, a partial
@@ -28,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Translate a cuTile Python module (import cuda.tile as ct) into a Triton module.",
         epilog="Subcommands: `cutile2triton verify FILE.py` runs original and translation side by side "
                "on a GPU; `cutile2triton bench SUITE.py` does that for a suite and merges the timings; "
-               "`cutile2triton survey PATH...` reports what translates in a corpus. Exit status: 0 translated; "
+               "`cutile2triton survey PATH...` reports what translates in a corpus; `cutile2triton run SCRIPT.py` "
+               "(or `run -m pytest ...`) runs a cuTile program unmodified on Triton (docs/shim.md). Exit status: 0 translated; "
                "1 warnings under --strict, a --check/--diff difference, or a folder written with parts not "
                "translated; 2 a file refused or translated partly (written: what was not translated raises "
                "when used), or bad input.")
@@ -64,6 +66,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "bench":
         from .harness.suite import main as bench_main
         return bench_main(argv[1:])
+    if argv and argv[0] == "run":
+        from .shim.__main__ import main as run_main
+        return run_main(argv[1:])
     if argv and argv[0] == "survey":
         from .survey import main as survey_main
         return survey_main(argv[1:])

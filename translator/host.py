@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .analysis import ModuleInfo
+from .analysis import ModuleInfo, guarded_defs
 from .diagnostics import Reporter
 from .host_rules import hints, launches, names, registry
 from .host_rules.names import fstring_ct_names  # noqa: F401  (public)
@@ -32,7 +32,12 @@ def host_name_uses(info: ModuleInfo, skip: set) -> dict:
     for st in info.module.body:
         if isinstance(st, N.FunctionDef) and st.name in skip:
             continue
-        for name, k in info.once("names used", st, lambda st: _names_used(info.nodes(st))).items():
+        inside = _skipped_inside(info, st, skip)
+        if inside:
+            counts = _names_used(n for n in info.nodes(st) if id(n) not in inside)
+        else:       # (most statements: the same counts at each of a translation's calls)
+            counts = info.once("names used", st, lambda st: _names_used(info.nodes(st)))
+        for name, k in counts.items():
             uses[name] = uses.get(name, 0) + k
     return uses
 
@@ -43,6 +48,15 @@ def _names_used(nodes) -> dict:
         if isinstance(n, N.Name):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
+
+
+def _skipped_inside(info: ModuleInfo, st, skip: set) -> set:
+    """Ids of the nodes of the functions in `skip` that module-level `if`/`try` statement `st`
+    defines (kernels translated where they stand: analysis.guarded_defs)."""
+    guarded = {id(x) for fd in guarded_defs(st) if fd.name in skip and info.functions.get(fd.name) is fd
+               for x in walk(fd)}
+    return guarded | {id(x) for nk in info.nested.values() if nk.top is st and nk.hoisted.name in skip
+                      for x in walk(nk.fd)}
 
 
 @dataclass(frozen=True)
@@ -67,7 +81,7 @@ def rewrite_host(info: ModuleInfo, text: str, rep: Reporter, kernels: dict, skip
     outs = []
     for st in statements:
         if not _left_alone(info, st):
-            outs += _statement(ctx, st)
+            outs += _statement(ctx, st, _skipped_inside(info, st, skip))
     inner = [e for o in outs for e in o.edits]
     calls = [o.launch for o in outs if o.launch is not None]
     loops_out, loops, batched = launches.batched_loops(ctx, statements)
@@ -98,12 +112,12 @@ def _left_alone(info: ModuleInfo, st) -> bool:
         and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants))
 
 
-def _statement(ctx: Ctx, st) -> list:
+def _statement(ctx: Ctx, st, skipped: set = frozenset()) -> list:
     """The rules' Outs for the nodes of one module-level statement, in walk order, then its grouped
-    diagnostics."""
+    diagnostics (`skipped`: ids of nodes in kernels it defines, which are not host code)."""
     nodes = ctx.info.nodes(st)
     stmt = _facts(st, nodes)
-    covered: set = set()
+    covered: set = set(skipped)
     outs = []
     groups: dict = {}       # (make, id(node)) -> (make, node, items)
     for n in nodes:
@@ -143,4 +157,31 @@ def _facts(st, nodes) -> Stmt:
             for x in walk(d):
                 nested.setdefault(id(x), d)
     rebound = frozenset(id(t) for x in nodes if isinstance(x, N.Assign) for t in x.targets)
-    return Stmt(st, frozenset(annotations), rebound, MappingProxyType(nested))
+    return Stmt(st, frozenset(annotations), rebound, MappingProxyType(nested), _presence_tests(nodes))
+
+
+def _presence_tests(nodes) -> frozenset:
+    """Ids of the expressions among a statement's `nodes` whose truth or None-ness alone is tested
+    (registry.Stmt)."""
+    out = set()
+
+    def test(e):
+        while isinstance(e, N.UnaryOp) and e.op == "not":
+            e = e.operand
+        if isinstance(e, N.BoolOp):
+            for v in e.values:
+                test(v)
+        elif e is not None:
+            out.add(id(e))
+    for n in nodes:
+        if isinstance(n, (N.If, N.While, N.IfExp)):
+            test(n.test)
+        elif isinstance(n, N.UnaryOp) and n.op == "not":
+            test(n.operand)
+        elif isinstance(n, N.Compare) and len(n.ops) == 1 and n.ops[0] in ("is", "is not"):
+            a, b = n.left, n.comparators[0]
+            if isinstance(b, N.Const) and b.value is None:
+                out.add(id(a))
+            elif isinstance(a, N.Const) and a.value is None:
+                out.add(id(b))
+    return frozenset(out)

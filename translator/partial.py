@@ -52,13 +52,13 @@ def kernel_stub(name: str, fd, diags: list) -> Edit:
     why = reason(diags)
     text = (f"# cutile2triton did not translate kernel `{name}` ({why.split(':')[0]}); launching it raises\n"
             f"{name} = _C2TUntranslatedKernel({name!r}, {why!r})")
-    return Edit(fd.full_span.start, fd.full_span.end, text)
+    return Edit(fd.full_span.start, fd.full_span.end, text, block=True)
 
 
 def helper_stub(name: str, fd, why: str) -> Edit:
     message = repr(f"cutile2triton did not translate `{name}`: {why}")
     return Edit(fd.full_span.start, fd.full_span.end,
-                emit.render("untranslated.py.j2", fn=name, message=message))
+                emit.render("untranslated.py.j2", fn=name, message=message), block=True)
 
 
 _CT_NAME = re.compile(r"`ct\.([A-Za-z_]\w*)")

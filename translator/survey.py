@@ -1,9 +1,9 @@
 """`cutile2triton survey PATH...`: translate every .py file under the paths and report, per
 file and per kernel, what translates and why the rest is refused (Markdown or JSON).
 
-Kernels the translator cannot see as module-level `@ct.kernel` functions (defined inside test
-functions, or built from source strings) are counted from the text, so the totals say how much of
-a corpus the table covers.
+Kernels the translator cannot see as `@ct.kernel` functions (at module level, under module-level
+`if`/`try`, or inside functions; not those built from source strings or defined in classes) are
+counted from the text, so the totals say how much of a corpus the table covers.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def survey(paths, progress=True) -> dict:
     return {
         "files": len(rows), "files_ok": sum(r["ok"] for r in rows),
         "kernels_in_text": sum(r["kernels_in_text"] for r in rows),
-        "kernels_module_level": seen,
+        "kernels_seen": seen,
         "kernels_translated": sum(k["translated"] for r in rows for k in r["kernels"]),
         "status": dict(Counter(r["status"] for r in rows)),
         "written_not_parsing": [r["file"] for r in rows if r["status"] != "refused" and not r["parses"]],
@@ -88,10 +88,9 @@ def survey(paths, progress=True) -> dict:
 def to_markdown(s: dict) -> str:
     out = ["# cutile2triton survey", "",
            f"- files with cuTile code: {s['files']} ({s['files_ok']} translate whole)",
-           f"- `@ct.kernel` decorators in the text: {s['kernels_in_text']}; module-level kernels the "
-           f"translator sees: {s['kernels_module_level']} (the rest are defined inside functions or in "
-           "source strings)",
-           f"- module-level kernels that translate: {s['kernels_translated']} of {s['kernels_module_level']}",
+           f"- `@ct.kernel` decorators in the text: {s['kernels_in_text']}; kernels the translator sees: "
+           f"{s['kernels_seen']} (module level and inside functions; the rest are in classes or source strings)",
+           f"- kernels that translate: {s['kernels_translated']} of {s['kernels_seen']}",
            f"- files: {s['status'].get('whole', 0)} translated whole, {s['status'].get('partial', 0)} partly "
            f"({s['kernels_stubbed']} kernels as stand-ins), {s['status'].get('refused', 0)} refused; "
            f"written but not valid Python: {len(s['written_not_parsing'])}",

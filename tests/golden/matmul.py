@@ -91,13 +91,13 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
 # lowering passes CHAINED=False where it proves a product is in none, translator/lower/
 # product_operands.py); "all" every 16-bit or fp8 one with N = 16 or 32 (the default before the
 # twentieth session). fp8 products in a chain are also transposed at N = 64, in either mode. On
-# the H200 the miscompile needed an operand from another product (docs/gpu-runs/sync-wgmma-
-# 2026-11-30.md, narrow-products-2026-11-30.md); "products" spares cutile-python's FMHA sample's
+# the H200 the miscompile needed an operand from another product
+# (docs/decisions/010-narrow-products-transposed.md); "products" spares cutile-python's FMHA sample's
 # 32-key q @ k (217 against 339 us). "pad": as "products", but those 16-bit ones are warpgroup MMAs
 # with B widened by zero columns to N = 64 (chained products at N = 64 were right on the H200), not
 # transposed (mma.sync). For every kernel it is opt-in: on the H200 it took TileGym's flash decode at
 # 16 query heads per KV head from 0.90 to 0.97 of cuTile but its MLA decoding rows from 0.88-1.39 to
-# 0.60-0.93 (graph replay; docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md). Per
+# 0.60-0.93 (graph replay; docs/decisions/011-narrow-products-padding.md). Per
 # launch it is the first retry of a compile that spills registers (C2T_PAD, below).
 _C2T_NARROW = os.environ.get("C2T_NARROW", "products")
 if _C2T_NARROW not in ("all", "products", "pad"):
@@ -138,7 +138,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
     of 2049 to 16384 products, as a 2-D tile: Triton runs such a dot on FMA units through shared
-    memory. Timed on the H200 with TileGym's split-KV reduce (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md):
+    memory. Timed on the H200 with TileGym's split-KV reduce (docs/decisions/012-one-row-fp32-products.md):
     a (1, 128) by (128, 128) fp32 product ran at 0.56-0.59 of cuTile as a dot, 0.76 as a 3-D
     multiply-sum (255 registers, spilling), 1.01 as this 2-D one; a (1, 16) by (16, 128) product
     ran at 1.16-1.18 as a dot, 0.81-0.92 as the 2-D multiply-sum (graph-replay ratios).
@@ -185,16 +185,16 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
-        # transposed so (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md section 3): N becomes the
+        # transposed so (docs/decisions/010-narrow-products-transposed.md): N becomes the
         # product's M, which the warpgroup MMA does not take, and Triton uses its other MMA path.
         # A hand-written kernel of that pattern with one key tile (no loop: synchronous warpgroup
         # MMAs) was wrong or faulted at G = 16 and 32 in fp16, bf16 and fp8, and right transposed;
         # looped (asynchronous MMAs), in tf32, and as single dots alone it was right
-        # (docs/gpu-runs/earlier-runs.tar.xz: sync-wgmma-2026-11-30.md); a single product was wrong only with B or A
+        # (same page); a single product was wrong only with B or A
         # another product's result (CHAINED: see _C2T_NARROW). Not N=8 (Triton takes mma.sync
         # there itself; transposed, flash decode's batch-32 rows ran at 0.72-0.76). fp8 products
         # in a chain also at N = 64: the pattern in fp8 with G = 64 and one 64-key tile was wrong
-        # (max difference 1.35-2.77) and right transposed, as here (narrow-products-2026-11-30.md).
+        # (max difference 1.35-2.77) and right transposed, as here (same page).
         if (_C2T_NARROW_PAD or PAD) and a.dtype.primitive_bitwidth == 16 and N != 64:
             return acc + _c2t_narrow64(tl.dot(a, _c2t_widen64(b, N), out_dtype=acc.dtype), N)
         return acc + tl.trans(tl.dot(tl.trans(b), tl.trans(a), out_dtype=acc.dtype))
@@ -204,7 +204,7 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
         return tl.dot(a, b, acc=acc, out_dtype=acc.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 eb4c5c219707f8e8),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 84b1001d7ae955b7),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -213,15 +213,15 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
 #   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
 #   program's own load rate bounds the kernel, and the copy engine feeds a program better than its
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
-#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
+#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/decisions/013-tensor-descriptors-small-grids.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
-#   docs/gpu-runs/earlier-runs.tar.xz: sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   same page), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   same page). The arrays of a kernel with a GEMM loop (`gemm`) also
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other
-#   kernels keep the stricter bound (docs/gpu-runs/earlier-runs.tar.xz: tma-persistent-2026-11-30.md);
+#   kernels keep the stricter bound (same page);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")

@@ -103,7 +103,7 @@ def _c2t_gather_1d(base, n0, s0, i0, mask, other, CHECK: tl.constexpr):
             return tl.load(ptrs)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 18b07e2a380a4f6c),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 011d56ca2c52e4c9),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -112,15 +112,15 @@ def _c2t_gather_1d(base, n0, s0, i0, mask, other, CHECK: tl.constexpr):
 #   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
 #   program's own load rate bounds the kernel, and the copy engine feeds a program better than its
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
-#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
+#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/decisions/013-tensor-descriptors-small-grids.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
-#   docs/gpu-runs/earlier-runs.tar.xz: sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   same page), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   same page). The arrays of a kernel with a GEMM loop (`gemm`) also
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other
-#   kernels keep the stricter bound (docs/gpu-runs/earlier-runs.tar.xz: tma-persistent-2026-11-30.md);
+#   kernels keep the stricter bound (same page);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")

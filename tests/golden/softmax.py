@@ -111,7 +111,7 @@ def _c2t_max(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
         return tl.max(x, axis=AXIS, keep_dims=KEEPDIMS).to(x.dtype)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 e81f0620d87ace30),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 23525dfbbf6768db),
 # left out of golden files (tests/golden_form.py)
 
 

@@ -127,7 +127,7 @@ def _c2t_desc_3d(base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], PAD)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 24374ba010263b72),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 b27ea91ba3b165fb),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -136,15 +136,15 @@ def _c2t_desc_3d(base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B
 #   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
 #   program's own load rate bounds the kernel, and the copy engine feeds a program better than its
 #   threads' masked loads do (H200, TileGym MLA decoding B=1, one program: 223 -> 183 us; B=128,
-#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/gpu-runs/earlier-runs.tar.xz: lists-2026-11-29.md), while
+#   128 programs: device time 0.85 -> 0.90 of cuTile's; docs/decisions/013-tensor-descriptors-small-grids.md), while
 #   full grids ran no faster with descriptors (matmul) or slower (transposes 0.3-0.7x:
-#   docs/gpu-runs/earlier-runs.tar.xz: sweep-2026-11-29.md), and a program that moves one tile pays for making the
+#   same page), and a program that moves one tile pays for making the
 #   descriptor without reusing it (TileGym splitk_reduce: 3.8 us with descriptors, 1.3 us without:
-#   docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md). The arrays of a kernel with a GEMM loop (`gemm`) also
+#   same page). The arrays of a kernel with a GEMM loop (`gemm`) also
 #   take them in a grid of exactly one program per SM, a persistent GEMM's: TileGym bmm
 #   16x1024^3 (132 programs) ran 0.80 -> 0.83 of cuTile and 4x2048^3 0.84 -> 0.92, while TileGym
 #   rms_norm's persistent grid of 132 programs ran 1.01 -> 0.72 with descriptors, so other
-#   kernels keep the stricter bound (docs/gpu-runs/earlier-runs.tar.xz: tma-persistent-2026-11-30.md);
+#   kernels keep the stricter bound (same page);
 # - "auto": for every CUDA tensor that passes the checks; "on": also for CPU tensors (the Triton
 #   interpreter runs descriptors too: tests exercise both paths with it); "off": never.
 _C2T_TMA_MODE = os.environ.get("C2T_TMA", "small")

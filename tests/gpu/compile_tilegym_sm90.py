@@ -9,13 +9,13 @@ made to launch every config (triton.autotune is disabled here), so every tuned c
 `--bench` runs the specs' bench_cases (the shapes the GPU bench times) instead of the small cases
 (`--all`: all small cases, not the first three; `liger_tvd`, `unsloth_geglu`: TileGym's suites);
 `--ptxas` also prints each specialization's registers and spill stores (`ptxas -v` on its PTX):
-spilling dot kernels were the slow ones on the H200 (docs/gpu-runs/earlier-runs.tar.xz: host-and-loops-2026-11-29.md);
+spilling dot kernels were the slow ones on the H200 (docs/decisions/002-spill-retry.md);
 for a kernel without dots whose registers fit one program per SM, also what the launcher's register
 cap for two (_c2t_two_programs_per_sm) compiles to, and whether the launcher takes it (no spills).
 `--dtypes`: every dtype of the spec with --bench (else the first). `--gpu-cases`: the specs'
 gpu_cases (the shapes GPU verification runs). Without --ptxas each op's line also names the kernels
 with narrow synchronous warpgroup MMAs with an operand from an MMA result (compile_sm90.
-mma_fed_sync_dots: the Triton 3.6 miscompile of docs/gpu-runs/sync-wgmma- and narrow-products-2026-11-30.md);
+mma_fed_sync_dots: the Triton 3.6 miscompile of docs/decisions/010-narrow-products-transposed.md);
 `--narrow=products|all|pad|off`: _c2t_mma's narrow rule as by default (C2T_NARROW=products), as with
 C2T_NARROW=all or =pad, or taken out; `--dots`: a line per specialization with its PTX size and MMA kinds (diff two modes' output
 to find the kernels a mode changes).
@@ -108,7 +108,8 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
     code, _ = translate(path)
     if narrow == "off":         # the narrow-product rule taken out (what Triton compiled wrongly)
-        from sweep_tilegym_options import narrow_variant   # (in docs/gpu-runs/earlier-runs.tar.xz)
+        # (sweep_tilegym_options.py is kept in docs/gpu-runs/earlier-runs.tar.xz; next_session.sh unpacks it)
+        from sweep_tilegym_options import narrow_variant
         code = narrow_variant(code, "off")
     os.environ["C2T_NARROW"] = narrow if narrow in ("products", "pad") else "all"     # read at import
     mod, _ = load_translated(code, path)

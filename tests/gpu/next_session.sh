@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # GPU run (not part of the product): what the next session should measure first, in calls of at
 # most ~10 minutes each (step limits add up to under 590 s per part). The twenty-third session ran
-# the former parts 0-2 (docs/gpu-runs/earlier-runs.tar.xz: pad-and-variants-2026-12-01.md): tile variants timed (opt-in
-# kept), launch-option sweeps of the rows below cuTile (none closes them), C2T_NARROW=pad (opt-in:
-# flash decode faster, MLA decoding slower).
-# The twenty-fifth session ran parts 1 and 2 (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md
-# section 1: all right against cuTile). The twenty-sixth ran part 4 and part 2 again
-# (docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md: all right against cuTile with program coarsening) and part 3
+# the former parts 0-2 (docs/decisions/017-tile-variants.md, 011-narrow-products-padding.md): tile
+# variants timed (opt-in kept), launch-option sweeps of the rows below cuTile (none closes them),
+# C2T_NARROW=pad (opt-in: flash decode faster, MLA decoding slower).
+# The twenty-fifth session ran parts 1 and 2 (all right against cuTile). The twenty-sixth ran part 4 and part 2 again
+# (docs/decisions/016-program-coarsening.md: all right against cuTile with program coarsening) and part 3
 # (its sp=True rows with variants were cut off at 120 s: give that step more time); part 0 is still
 # to run. The twenty-seventh ran part 5.
 #  part 1: the examples whose generated code the twenty-fourth session changed, and rope.
@@ -14,7 +13,7 @@
 #  part 3: the entries whose searches get tile variants by default (the skinny matmul, timed in
 #          the twenty-fifth session) in both dtypes, and bmm, with C2T_TILE_VARIANTS=0 beside.
 #  part 4: program coarsening (the twenty-sixth session): geglu and rope benched with it, rope
-#          without it beside, and the rule's untimed corners (docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md).
+#          without it beside, and the rule's untimed corners (docs/decisions/016-program-coarsening.md).
 #  part 5: Nsight Compute counters of the memory-bound rows under 85% of the copy (the twenty-
 #          seventh session ran it: docs/gpu-runs/ncu-short-rows-2026-12-01.md); needs the merged
 #          table's bench.json at tests/gpu/s26_bench.json (docs/gpu-runs/reports.md's merge command

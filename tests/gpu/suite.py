@@ -3,7 +3,7 @@
 One device call is limited to 10 minutes, and the whole suite takes longer (cuTile compiles every
 autotune config of the GEMMs), so run it in the parts of PARTS, one call each:
     cutile2triton bench tests/gpu/suite.py --tilegym .corpus/src/tilegym --only <PARTS[k]> --out OUT_k
-and merge the per-entry JSON reports (docs/gpu-runs/bench-2026-11-29.md, now in docs/gpu-runs/earlier-tables.tar.xz, was made that way).
+and merge the per-entry JSON reports (docs/gpu-runs/reports.md: how the standing table is merged).
 
 The examples carry their own C2T_SPEC; TileGym originals are translated at run time from a fetched
 checkout (never committed) with the specs in tests/gpu/tilegym/. "bound" picks the acceptance
@@ -24,7 +24,7 @@ _TG_DTYPES = {"matmul": ["float16"], "bmm": ["float16"], "group_gemm": ["float16
 # per-op environment. bmm: cuTile's compile budget is TileGym's own `ct.compiler_timeout(15)`, not
 # the harness's 120 s floor (translator/harness/verify.py): with the floor, cuTile's 18-config
 # search of one shape ran past 570 s (so some configs compile for longer than 15 s); with 15 s the
-# whole tg_bmm entry took 33 s on the H200 (docs/gpu-runs/earlier-runs.tar.xz: bmm-and-reruns-2026-11-30.md). Configs
+# whole tg_bmm entry took 33 s on the H200 (docs/decisions/030-bench-bmm-compiler-timeout.md). Configs
 # that need longer are dropped from cuTile's search, as TileGym itself drops them.
 _ENV = {"bmm": {"C2T_CUTILE_COMPILER_TIMEOUT": "15"}}
 # TileGym GEMMs split by bench case and correctness case (indices into the spec's bench_cases and

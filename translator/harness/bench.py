@@ -36,7 +36,7 @@ class Timing:
     # short rows: the host's time per call, each side (a loop of calls without synchronizing;
     # the lowest of HOST_RUNS alternating runs). On such rows do_bench times the device while the
     # host keeps ahead of the GPU and the host when it falls behind
-    # (docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md); this says how far apart the two sides' hosts are
+    # (docs/decisions/029-bench-short-rows.md); this says how far apart the two sides' hosts are
     host_us_cutile: float | None = None
     host_us_triton: float | None = None
     # memory-bound rows: a torch clone moving the row's bytes (half read, half written), timed
@@ -141,7 +141,7 @@ def _rate(amount, ms, scale):
 # a call this short is bound by the host's Python, whose jitter is large (TileGym flash_decode at
 # batch 1: about 100-130 us of host code per call around 9-27 us of device work; its KV=4096 row,
 # 0.11-0.14 ms and so timed once under the old 0.1 ms bound, came out at 0.84 of cuTile in the
-# tenth session and 0.78 in the eleventh: docs/gpu-runs/earlier-runs.tar.xz: occupancy-2026-11-30.md)
+# tenth session and 0.78 in the eleventh: docs/decisions/029-bench-short-rows.md)
 SHORT_MS = 0.25
 REPEATS = 5             # do_bench runs per side for a short row, cuTile and Triton alternating
 HOST_RUNS = 3           # host-time runs per side for a short row, alternating

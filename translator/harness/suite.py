@@ -336,7 +336,7 @@ def _host_time_section(rows: list[dict]) -> list[str]:
             "without synchronizing, the lowest of 3 runs). do_bench flushes the L2 cache before each timed "
             "call (about 61 us of device time on the H200) and times the device while the host keeps ahead "
             "of that, the host when it falls behind: rows whose host time is near the flush plus the call "
-            "swing between the two (docs/gpu-runs/earlier-runs.tar.xz: host-bound-2026-11-30.md).", "",
+            "swing between the two (docs/decisions/029-bench-short-rows.md).", "",
             f"- rows with host times: {len(host)}; the translation's host is the faster on {faster}; "
             f"geometric mean of cuTile's host time over the translation's: "
             f"{geomean(r['host_us_cutile'] / r['host_us_triton'] for r in host):.3f}"]

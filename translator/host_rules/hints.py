@@ -10,14 +10,14 @@ from .registry import Diag, Edit, Out, below, is_current_stream, rule, src
 
 
 def num_ctas_fate(plan) -> str:
-    if plan.clusters and plan.cluster_free:
-        which = "; ".join(", ".join(f"{f}={v}" for f, v in zip(plan.flags, t)) for t in plan.cluster_free)
+    if plan.launch.clusters and plan.launch.cluster_free:
+        which = "; ".join(", ".join(f"{f}={v}" for f, v in zip(plan.flags, t)) for t in plan.launch.cluster_free)
         return (f"num_ctas reaches the Triton launch (a CTA cluster) except for `{plan.name}` with {which}: "
                 "those variants transpose or permute tiles, which Triton 3.6's num_ctas (CTA clusters) "
                 "miscompiles")
-    if plan.clusters:
+    if plan.launch.clusters:
         return "num_ctas reaches the Triton launch (a CTA cluster)"
-    return (f"num_ctas is not applied: `{plan.name}`: {plan.no_clusters_why}, and Triton 3.6's num_ctas "
+    return (f"num_ctas is not applied: `{plan.name}`: {plan.launch.no_clusters_why}, and Triton 3.6's num_ctas "
             "(CTA clusters) miscompiles or fails to compile such kernels")
 
 

@@ -99,6 +99,15 @@ def tile_ops(ctx, stmt, n):
         "kernels (it then becomes a Triton helper)"),))
 
 
+@rule(N.Name)
+def presence(ctx, stmt, n):
+    """`if ct is not None:`, `if not ct:`, `HAVE = ct is not None` (after a guarded import): in the
+    translation, cuda.tile is there (its translation is): the name tests as `True`."""
+    if _path(ctx, stmt, n) != "" or id(n) not in stmt.presence:
+        return None
+    return Out(edits=(Edit(n.span.start, n.span.end, "True"),), covers=below(n))
+
+
 @rule(N.Attr, N.Name)
 def untranslated(ctx, stmt, n):
     """Any other cuda.tile name; ct.launch and ct.cdiv are translated only where they are called."""
@@ -109,6 +118,10 @@ def untranslated(ctx, stmt, n):
         d = Diag("C2T108", f"`ct.{path}` is used here as a value; host code translates it only where it is called",
                  n.span, f"call it directly, e.g. `ct.{path}(...)`"
                  + (" (not through functools.partial or an alias)" if path == "launch" else ""))
+    elif path == "":
+        d = Diag("C2T108", f"host code uses the cuda.tile module `{src(ctx.text, n)}` as a value, which is not "
+                           "translated", n.span, "only tests of whether it is there (`if ct is not None:`) are "
+                           "translated (as True); use its names (ct.launch, ct.cdiv, dtypes) directly")
     else:
         d = Diag("C2T108", f"host code uses `ct.{path}`, which is not translated", n.span)
     return Out(covers=below(n), diags=(d,))

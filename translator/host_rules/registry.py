@@ -19,6 +19,9 @@ class Edit:
     start: int
     end: int
     text: str
+    # a definition replaced where it stands: the text's later lines take the indentation of the
+    # line it starts on (a kernel under a module-level `if` or `try`)
+    block: bool = False
 
 
 def apply_edits(text: str, edits: list) -> str:
@@ -30,10 +33,19 @@ def apply_edits(text: str, edits: list) -> str:
         if e.start < pos:       # nested in an earlier edit: already covered
             continue
         out.append(text[pos:e.start])
-        out.append(e.text)
+        out.append(_indented(text, e) if e.block else e.text)
         pos = e.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def _indented(text: str, e: Edit) -> str:
+    line_start = text.rfind("\n", 0, e.start) + 1
+    indent = text[line_start:e.start]
+    if not indent or indent.strip():
+        return e.text
+    lines = e.text.split("\n")
+    return "\n".join([lines[0]] + [indent + ln if ln.strip() else ln for ln in lines[1:]])
 
 
 def src(text: str, e) -> str:
@@ -65,7 +77,7 @@ class Out:
     `group`: (make, node, item): items of one node are reported together, by
     `make(stmt, node, items) -> Diag`, after the statement; `launch`: a ct.launch call, rewritten
     after the walk with the other edits inside its arguments (launches.py); `tuned`: a kernel the
-    host autotunes (api.py sets plan.tuned)."""
+    host autotunes (api.py sets plan.host.tuned)."""
     edits: tuple = ()
     needs: frozenset = frozenset()      # host prelude parts (templates/host_prelude.py.j2 host_used)
     diags: tuple = ()
@@ -94,6 +106,9 @@ class Stmt:
     annotations: frozenset      # ids of nodes in type annotations
     rebound: frozenset          # ids of assignment targets
     nested: MappingProxyType
+    # ids of the expressions tested for presence: an if/while/conditional's test (through not,
+    # and, or) and an operand of `is None` / `is not None` (`if ct is not None:`)
+    presence: frozenset = frozenset()
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ bound by how fast the GPU starts programs, not by memory. TileGym's GEGLU runs 2
 458752 programs for a 4096x28672 fp16 input: 58% of the copy bandwidth, where the same kernel in
 fp32 (the same programs, twice the bytes) reaches 97%. Four programs of the grid in one, with 2
 warps, took it from 144.5 to 91.8 us in bf16 (95% of a same-size copy;
-docs/gpu-runs/earlier-runs.tar.xz: coarsen-2026-12-01.md).
+docs/decisions/016-program-coarsening.md).
 
 So an eligible kernel (`coarsen_refusal` returns "") is emitted as a loop over C2T_COARSEN
 programs of the original grid, `c2t_bid0` taking the place of `tl.program_id(0)`, and the launcher

@@ -49,7 +49,7 @@ class LoweringContext:
         # the module's prelude helpers, tile shapes (num_warps) and extra definitions
         self.use = s.use
         self.use_rank = s.use_rank
-        self.note_tile = s.note_tile
+        self.note_tile = lw.tiles.note
         self.add_def = s.add_def
         # memory ordering (kernel.py) and pipeline depth (gemm_loops.py)
         self.before_read = lw.before_read
@@ -93,6 +93,11 @@ class LoweringContext:
         fact = self._lw.squeeze
         return fact if fact is not None and fact.load is call else None
 
+    def moved(self, node) -> bool:
+        """Whether the tile `node` computes may have its elements elsewhere than where a tile-space
+        load put them (moved_tiles.py): its store is then ordered after the block's reads."""
+        return self._lw.moved_tiles().may_hold(node)
+
     def unchained_product(self, node) -> bool:
         """Whether the product `node` is in no chain of products (product_operands.py)."""
         return self._lw.product_operands().unchained(node)
@@ -100,8 +105,13 @@ class LoweringContext:
     # ------------------------------------------------------------ what a handler changes
     def count_dot(self):
         """A product (tl.dot, _c2t_mma): the launcher's num_warps and num_stages count it."""
-        self._lw.s.has_dot = True
+        self._lw.tiles.has_dot = True
         self._lw.count_dot()
+
+    def note_permute(self):
+        """The code being emitted transposes, permutes or joins tiles (tl.trans, tl.permute,
+        _c2t_cat_*): the kernel (or its layout-flag variant) runs without CTA clusters."""
+        self._lw.emits_permute = True
 
     def needs_pad(self):
         """The function takes (and passes on) the constexpr C2T_PAD (ops._chain_flag)."""

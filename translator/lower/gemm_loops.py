@@ -6,8 +6,7 @@ iteration whose reads are all tile loads of whole array parameters is a GEMM loo
 loop with dots (attention: two dots per iteration) means the kernel keeps Triton's default depth.
 `stage_bytes` turns a kernel's GEMM loops into the launcher expression for the bytes one iteration
 loads, which `_c2t_num_stages` (templates/host_prelude.py.j2) turns into 3 to 8 stages when each
-program of the launch has an SM to itself (docs/gpu-runs/earlier-runs.tar.xz: stages-2026-11-29.md,
-docs/gpu-runs/earlier-runs.tar.xz: occupancy-2026-11-30.md).
+program of the launch has an SM to itself (docs/decisions/001-gemm-pipeline-depth.md).
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def helper_call(lw: FunctionLowerer, name: str, e: N.Call) -> V:
                 hint="call a module-level function or a nested def by its name; pass values it needs "
                      "as arguments instead of capturing them in a returned closure")
     fd = lw.s.info.functions[name]
-    host_used = bool(getattr(lw.s, "host_uses", {}).get(name))
+    host_used = bool(lw.s.host_uses.get(name))
     return _call(lw, fd, name if not host_used else f"{name}_tl", e, [], module_level=True)
 
 
@@ -293,10 +293,10 @@ def _render(plan) -> str:
 
 def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     s = lw.s
-    depth = getattr(s, "_helper_depth", 0)
+    depth = s.helper_depth
     if depth > _MAX_DEPTH:
         lw.fail("C2T103", "recursive helper functions are not supported", plan.fd)
-    s._helper_depth = depth + 1
+    s.helper_depth = depth + 1
     env, out_params = {}, []
     for p, a in zip(params, args):
         if a.kind == T.ARRAY:
@@ -319,17 +319,17 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
                             # its own dtype family; whether it may be bf16 is part of the signature
                             dsrc=f"param:{p.name}", mbf=may_be_bf16(a), isfloat=a.isfloat)
             out_params.append(p.name)
-    sub = FunctionLowerer(s, prepare(plan.fd), env)
+    sub = FunctionLowerer(s, prepare(plan.fd), env, lw.tiles)
     sub.local_funcs = dict(getattr(lw, "local_funcs", {}))
     try:
         plan.lines = sub.lower_body()
     finally:
-        s._helper_depth = depth
+        s.helper_depth = depth
     plan.pad = sub.pad_products
     if plan.pad:        # (callers from other modules, which do not pass it, get the plain form)
         out_params.append("C2T_PAD: tl.constexpr = False")
     plan.params = out_params
-    plan.permutes = sub.permutes_tiles or permutes_tiles(plan.lines)
+    plan.permutes = sub.permutes_tiles or sub.emits_permute
     plan.dots, plan.reads = sub.n_dots, sub.n_reads
     plan.array_reads = sub.all_read & set(plan.array_params)
     plan.array_writes = sub.all_written & set(plan.array_params)
@@ -337,16 +337,6 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True
-
-
-# what lowered code writes when it transposes or permutes a tile: Triton's own calls, and the
-# prelude helpers that permute inside (ct.cat joins its tiles and permutes the joined dim)
-_PERMUTING = ("tl.trans(", "tl.permute(", "_c2t_cat_")
-
-
-def permutes_tiles(lines: list) -> bool:
-    """Whether lowered lines transpose or permute a tile (kernels that do get no CTA clusters)."""
-    return any(m in ln for ln in lines for m in _PERMUTING)
 
 
 def _param_elts(name, a: V):

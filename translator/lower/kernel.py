@@ -19,6 +19,7 @@ from .context import LoweringContext, _static_tuple
 from .dtype_facts import facts_of
 from .exprs import ExpressionLowering, imported_helper, lambda_as_def
 from .gemm_loops import GemmLoops
+from .moved_tiles import MovedTiles
 from .product_operands import ProductOperands
 from .types import SrcLine, V
 
@@ -41,16 +42,13 @@ class Shared:
     # extra module-level @triton.jit functions (combine functions, hoisted lambdas...):
     # name -> source text; emitted after the prelude, in insertion order
     extra_defs: dict = field(default_factory=dict)
-    # tile shapes (lists of constexpr source expressions) and dots of the kernel being lowered:
-    # the launcher sizes num_warps from them
-    tile_shapes: list = field(default_factory=list)
-    has_dot: bool = False
+    # names host code uses, {name: count} (partial.host_name_uses): a helper host code calls keeps
+    # its Python definition beside its jit twin
+    host_uses: dict = field(default_factory=dict)
+    helper_depth: int = 0       # helpers being lowered, one inside another (helpers._MAX_DEPTH)
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
     temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
-
-    def note_tile(self, shape_codes):
-        self.tile_shapes.append(list(shape_codes))
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,
@@ -101,11 +99,25 @@ class SqueezedLoad:
     folded: int = 0
 
 
+@dataclass
+class KernelTiles:
+    """What the launcher sizes one kernel's launch by, gathered while the kernel and the helpers it
+    calls are lowered (all its layout-flag variants): the shapes of the tiles it builds (lists of
+    source expressions) and whether it multiplies tiles (num_warps, num_stages)."""
+    shapes: list = field(default_factory=list)
+    has_dot: bool = False
+
+    def note(self, shape_codes):
+        self.shapes.append(list(shape_codes))
+
+
 class FunctionLowerer(GemmLoops, ExpressionLowering):
     """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
 
-    def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict):
+    def __init__(self, shared: Shared, fd: N.FunctionDef, env: dict, tiles: KernelTiles = None):
         self.s = shared
+        # the tiles of the kernel this function is lowered for (a helper's count where it is called)
+        self.tiles = tiles if tiles is not None else KernelTiles()
         self.fd = fd
         self.env: dict = dict(env)
         # Constant parameters (compile-time in Triton too): V.nonneg conditions may name them
@@ -151,8 +163,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.param_arrays: set = set()  # the kernel's array parameters
         self.loop_depth = 0             # loops around the statement being lowered
         self.permutes_tiles = False     # a helper it calls transposes/permutes tiles (no CTA clusters)
+        self.emits_permute = False      # ... or its own code does (LoweringContext.note_permute)
         self.init_gemm_loops()          # gemm_loops.GemmLoops: the launcher's num_stages
         self._product_operands = None   # product_operands()
+        self._moved_tiles = None        # moved_tiles()
         self.cx = LoweringContext(self)     # what op handlers see (lower/context.py)
 
     def product_operands(self):
@@ -162,10 +176,17 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self._product_operands = ProductOperands(self.fd, self.fd_is_kernel, self.s.info)
         return self._product_operands
 
+    def moved_tiles(self):
+        """Which of this function's names may hold tiles whose elements moved between threads
+        (moved_tiles; made on first use, after fd_is_kernel is known)."""
+        if self._moved_tiles is None:
+            self._moved_tiles = MovedTiles(self.fd, self.fd_is_kernel, self.s.info)
+        return self._moved_tiles
+
     def lower_nested(self, fd: N.FunctionDef, env: dict) -> tuple:
         """(lines, returned values) of `fd` lowered on its own with `env` (a combine function's body,
         ops_scan): LoweringContext.lower_function."""
-        sub = FunctionLowerer(self.s, fd, env)
+        sub = FunctionLowerer(self.s, fd, env, self.tiles)
         return sub.lower_body(), sub.returns
 
     # ----------------------------------------------------------------- diagnostics
@@ -871,29 +892,25 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
         return m.group(1) if m else arr.ptr
 
-    def mark_written(self, arr, region=None, tile_code: str = "", rmw: bool = False):
+    def mark_written(self, arr, region=None, moved: bool = True, rmw: bool = False):
         """A store/scatter/atomic to `arr`. cuTile orders a block's later reads after it, and it
         after the block's earlier reads: another thread may still have to read what it overwrites,
         which Triton only guarantees across a barrier. Not needed where every earlier read was a
-        tile-space load of the same tile shape (`region`) and the stored tile is not permuted or
-        multiplied (`tile_code`): equal tiles are the same elements or disjoint, and each element
-        is then stored by a thread that loaded it. `rmw`: an atomic, whose own read is excluded.
+        tile-space load of the same tile shape (`region`) and the stored tile's elements did not
+        move between threads (`moved`, moved_tiles.py: not transposed, permuted, joined or
+        multiplied): equal tiles are the same elements or disjoint, and each element is then
+        stored by a thread that loaded it. `rmw`: an atomic, whose own read is excluded.
         (Reads in a loop's earlier iteration: _loop_body.)"""
         root = self._root(arr)
         reads = self.read.get(root, [])[:-1 if rmw else None]
-        same_tiles = region is not None and all(r == region for r in reads) and not any(
-            m in tile_code for m in ("tl.trans(", "tl.permute(", "_c2t_cat_", "_c2t_mma(", "_c2t_matmul(",
-                                     "tl.dot(", "_narrow"))
+        same_tiles = region is not None and all(r == region for r in reads) and not moved
         if reads and not same_tiles:
             if "tl.debug_barrier()" not in " ".join(self.pre_lines):
                 self.pre_lines.append("tl.debug_barrier()  # cuTile orders this write after the block's "
                                       "earlier reads of the array")
             self.read.clear()
             self._event(("b",))
-        plain = region is not None and not any(
-            m in tile_code for m in ("tl.trans(", "tl.permute(", "_c2t_cat_", "_c2t_mma(", "_c2t_matmul(",
-                                     "tl.dot(", "_narrow"))
-        self._event(("w", root, region, plain))
+        self._event(("w", root, region, region is not None and not moved))
         self.written.add(root)
         self.all_written.add(root)
 

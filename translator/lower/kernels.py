@@ -5,20 +5,20 @@ import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
 from .arrays import array_guards, infer_params, ranks_at_least
 from .gemm_loops import stage_bytes
-from .kernel import FunctionLowerer, Shared
+from .kernel import FunctionLowerer, KernelTiles, Shared
 from .ops_math import is_by_target, resolve_by_target
 from .tma import TmaPlan, tma_candidates
 from .types import ArrayRef, ListRef, V
 
 
-@dataclass
+@dataclass(frozen=True)
 class Param:
     name: str
     kind: str                 # "array" | "list" | "constexpr" | "scalar"
@@ -30,7 +30,7 @@ class Param:
     tma_looped: bool = False
     # arrays whose tiles this array's loads may reuse when both are the same memory: one
     # `<name>_IS_<other>` constexpr each, computed by the launcher (kernel.py _reuse_aliased_load)
-    same_as: list = field(default_factory=list)
+    same_as: tuple = ()
     isfloat: bool = False       # scalars annotated `float` (fp32 in cuTile)
     isdtype: bool = False       # `ct.Constant[ct.DType]`: the launcher turns a torch dtype into Triton's
     # arrays: the condition on Constant arguments without which the kernel never uses it
@@ -52,27 +52,18 @@ class Param:
         return self.name
 
 
-@dataclass
-class KernelPlan:
+class Variant(NamedTuple):
+    """One @triton.jit kernel of a plan: a dual kernel has one per value of its layout flags."""
     name: str
-    fd: N.FunctionDef
-    params: list = field(default_factory=list)
-    hints: dict = field(default_factory=dict)      # decorator hints as source text
-    lines: list = field(default_factory=list)
-    docstring: str = ""
-    ok: bool = True
-    ops: list = field(default_factory=list)
+    values: dict        # {flag: value}
+    lines: list         # the lowered body
+
+
+@dataclass(frozen=True)
+class LaunchPolicy:
+    """How the launcher runs a kernel, decided from its lowering (_launch_policy)."""
     warps_expr: str = ""        # host expression giving num_warps ("" = Triton's default)
-    # dual kernels: one @triton.jit kernel per value of the layout flags (see _layout_flags)
-    flags: list = field(default_factory=list)       # flag parameter names
-    variants: list = field(default_factory=list)    # (kernel name, {flag: value}, lines)
-    tma: object = None          # tma.TmaPlan when some array uses descriptors
-    written: set = field(default_factory=set)       # array params the kernel may store to
-    batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
-    batch_consts: tuple = ()    # positions of the Constant, array and stored-to array parameters
-    batch_arrays: tuple = ()    # (for _C2TBatch's run-time grouping checks)
-    batch_written: tuple = ()
-    tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
+    tile_elements: str = ""     # host expression: elements of its largest tile ("" = not known there)
     # Constant parameters that are, as they stand, a dimension of some tile the kernel builds: the
     # ones whose values exhaustive_search's tile variants may change ($C2T_TILE_VARIANTS)
     tile_params: tuple = ()
@@ -83,38 +74,59 @@ class KernelPlan:
     # it has products that may be in a chain of products (ops._chain_flag): takes the trailing
     # constexpr `C2T_PAD`, which the launcher passes (_C2T_PAD) and its spill retry may set
     pad: bool = False
-    tile_elements: str = ""     # host expression: elements of its largest tile ("" = not known there)
     # cuTile's num_ctas hint becomes Triton's num_ctas (a CTA cluster) only for kernels whose tiles
     # and arrays are at most 2-D and that take no lists of arrays: on the H200, Triton 3.6 with num_ctas=2
     # failed to compile TileGym's bmm (rank-3 tiles) for some configs and computed wrong results
     # for others, and failed to compile group_gemm (lists of arrays) for sm_90
-    # (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md); TileGym's 2-D matmul tiles were right and faster
+    # (docs/decisions/005-cta-clusters.md); TileGym's 2-D matmul tiles were right and faster
     # ... and Triton 3.6 computed wrong results with num_ctas=4 for TileGym's persistent matmul
     # with transposed operands (tl.trans of loaded tiles; 333x2050x1500: 679717 of 682650 elements
-    # wrong) while the same config without transposes was exact (docs/gpu-runs/earlier-runs.tar.xz: host-tma-2026-11-29.md
-    # section 5): kernels (or dual-kernel variants) that transpose or permute tiles get no clusters
+    # wrong) while the same config without transposes was exact (same page): kernels (or
+    # dual-kernel variants) that transpose or permute tiles get no clusters
     clusters: bool = True
     no_clusters_why: str = ""
-    cluster_free: list = field(default_factory=list)   # flag values of the variants without clusters
+    cluster_free: tuple = ()    # flag values of the variants without clusters
     # host expression: bytes one iteration of the kernel's GEMM loops loads (the largest loop), ""
     # when it has none or also other loops with dots; the launcher deepens the pipeline with it
     # (_c2t_num_stages) when each program has an SM to itself
     stage_bytes: str = ""
-    # rank variants: a kernel that uses an array parameter with several ranks, in branches that
-    # Constant arguments select (cuTile compiles only those), becomes one kernel per rank of those
-    # arrays (`subs`, each with its `rank_choice`), launched by a dispatcher on the arrays' ranks
-    subs: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HostUse:
+    """What the module's host code does with a kernel (host.rewrite_host; api._apply_host_facts)."""
+    tuned: bool = False         # passed to exhaustive_search: emit _c2t_meta_<k> for @triton.autotune
+    batched: bool = False       # a host loop launches it: emit the batched twin (seed section 5)
+    batch_consts: tuple = ()    # positions of the Constant, array and stored-to array parameters
+    batch_arrays: tuple = ()    # (for _C2TBatch's run-time grouping checks)
+    batch_written: tuple = ()
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """A @ct.kernel as translated: its signature (name, parameters, decorator hints, layout flags),
+    its kernels (`variants`), how it is launched (`launch`) and what the host does with it (`host`).
+    A kernel that uses an array parameter with several ranks, in branches that Constant arguments
+    select (cuTile compiles only those), becomes one kernel per rank of those arrays (`subs`, each
+    with its `rank_choice` and `sub_of`), launched by a dispatcher on the arrays' ranks."""
+    name: str
+    fd: N.FunctionDef
+    params: tuple = ()
+    hints: dict = field(default_factory=dict)      # decorator hints as source text
+    docstring: str = ""
+    ok: bool = True
+    flags: tuple = ()           # dual kernels: the layout flag parameters (_layout_flags)
+    variants: tuple = ()        # Variant per value of the flags
+    written: frozenset = frozenset()    # array params the kernel may store to
+    launch: LaunchPolicy = LaunchPolicy()
+    host: HostUse = HostUse()
+    subs: tuple = ()
     rank_choice: dict = field(default_factory=dict)     # a sub plan's {array: rank}
     sub_of: str = ""            # a sub plan: the kernel it is a variant of (its launcher is internal)
-    # a sub plan's `if` branches (line, col, part) that its ranks could not lower, with their
-    # diagnostics, and those they could (over all its layout-flag variants)
-    rank_dead: dict = field(default_factory=dict)
-    rank_lowered: set = field(default_factory=set)
-    # what the lowering of each layout-flag variant leaves for the plan (_lower, _add_tma_prologue):
-    permutes: bool = False      # the variant just lowered transposes or permutes tiles
-    gemm_loops: list = field(default_factory=list)      # per variant: its GEMM loops (None: other dots)
-    tma_union: dict = field(default_factory=dict)       # array -> descriptor blocks of every variant
-    tma_looped_arrays: set = field(default_factory=set)
+
+    @property
+    def lines(self) -> list:
+        return self.variants[0].lines
 
     def memo_layout(self):
         """For the launcher's launch memo (_c2t_memo): the names of the array, scalar and Constant
@@ -153,7 +165,7 @@ class KernelPlan:
             items = list(items)
             return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
         return (f"{tup(f'bool({f})' for f in self.flags)} not in "
-                f"{tup(tup(str(v) for v in t) for t in self.cluster_free)}")
+                f"{tup(tup(str(v) for v in t) for t in self.launch.cluster_free)}")
 
 
 def _flat_positions(params, at: int):
@@ -181,7 +193,14 @@ def _same_pairs(params, arrays: list) -> list:
 
 def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     info, rep = shared.info, shared.reporter
-    plan = KernelPlan(fd.name, fd)
+    hints, ok = {}, True
+    nested = info.nested.get(fd.name)
+    if nested is not None and nested.refusal:
+        rep.add("C2T108", f"kernel `{nested.fd.name}`, defined inside `{nested.top.name}`, is not translated: "
+                          f"{nested.refusal}", nested.fd.span,
+                "define it (and what it calls) at module level, or give what it reads from the enclosing "
+                "function as ct.Constant parameters")
+        return KernelPlan(fd.name, fd, ok=False, variants=(Variant(fd.name, {}, ["    pass"]),))
     deco = info.kernel_decorator(fd)       # None: a kernel made on the host, ct.kernel(f)
     if deco is not None and isinstance(deco.expr, N.Call):
         for kw in deco.expr.keywords:
@@ -198,7 +217,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                     value = resolve_by_target(value, 90)
                 except ValueError as e:
                     rep.add("C2T109", f"kernel `{fd.name}`: hint `{kw.name}`: {e}", kw.span)
-                    plan.ok = False
+                    ok = False
                     continue
                 if value is None:
                     rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}` has no sm_90 entry and no "
@@ -213,10 +232,10 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                                   "names, which the launcher cannot evaluate: dropped", kw.span,
                         "give num_ctas as a number or a module constant")
                 continue
-            plan.hints[kw.name] = shared.text[s.start:s.end]
+            hints[kw.name] = shared.text[s.start:s.end]
             if kw.name == "num_ctas":
                 continue        # the launcher passes it as Triton's num_ctas (a CTA cluster on sm_90+)
-            rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={plan.hints[kw.name]}` "
+            rep.add("C2T201", f"kernel `{fd.name}`: hint `{kw.name}={hints[kw.name]}` "
                               + ("(sm_90 entry of its ct.ByTarget) " if value is not kw.value else "")
                               + "has no direct Triton equivalent and was dropped", kw.span)
         if deco.expr.args:
@@ -231,10 +250,10 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     for p in fd.params:
         if p.kind != "normal":
             rep.add("C2T103", f"kernel `{fd.name}`: parameter form `{p.name}` ({p.kind}) is not supported", p.span)
-            plan.ok = False
+            ok = False
         if p.default is not None:
             rep.add("C2T103", f"kernel `{fd.name}`: default values are not allowed on kernel parameters", p.span)
-            plan.ok = False
+            ok = False
     conflicts = {}
     arrays, lists = infer_params(fd, info, names, conflicts=conflicts)
     choices = _rank_choices(conflicts)
@@ -247,11 +266,10 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                               f"{_MAX_RANK_VARIANTS} kernels (one per combination of ranks) would be needed",
                     p.span, "split the kernel (one per rank), or give the array one rank on the host (e.g. pass "
                             "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
-        plan.ok = False
+        ok = False
     if choices:
-        return _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts)
-    _plan_body(shared, fd, plan, arrays, lists)
-    return plan
+        return _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts)
+    return _plan_body(shared, fd, fd.name, hints, ok, arrays, lists)[0]
 
 
 _MAX_RANK_VARIANTS = 4
@@ -274,7 +292,7 @@ def _rank_choices(conflicts: dict) -> list:
     return [dict(zip(names, c)) for c in combos]
 
 
-def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> KernelPlan:
+def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts) -> KernelPlan:
     """One sub plan (kernel and internal launcher) per rank combination. In each, a branch of an
     `if` that cannot be lowered with those ranks becomes `tl.static_assert(False, ...)` (Triton,
     as cuTile, compiles only the branches Constant arguments select); a branch that no
@@ -288,58 +306,59 @@ def _plan_rank_variants(shared, fd, plan, arrays, lists, choices, conflicts) -> 
                                       f"kernel per rank ({', '.join(f'`{n}`' for n in names)}), launched by the "
                                       "arrays' ranks; in each, a branch for other ranks is a compile-time assert",
                             p.span)
+    subs, dead, lowered = [], {}, set()
     for name, choice in zip(names, choices):
-        sub = KernelPlan(name, fd, hints=dict(plan.hints), rank_choice=choice, sub_of=fd.name)
-        sub.ok = plan.ok
-        _plan_body(shared, fd, sub, {**arrays, **choice}, lists)
-        plan.subs.append(sub)
-    dead, lowered = {}, set()
-    for sub in plan.subs:
-        for key, diags in sub.rank_dead.items():
+        sub, sub_dead, sub_lowered = _plan_body(shared, fd, name, dict(hints), ok, {**arrays, **choice}, lists,
+                                                rank_choice=choice)
+        subs.append(sub)
+        for key, diags in sub_dead.items():
             dead.setdefault(key, diags)
-        lowered |= sub.rank_lowered
+        lowered |= sub_lowered
     for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
         shared.reporter.restore(dead[key])
-    plan.ok = all(s.ok for s in plan.subs) and not any(
-        d.severity == "error" for d in shared.reporter.items[n0:])
-    first = plan.subs[0]
-    plan.params = [dataclasses.replace(p, rank=None, tma_blocks="", same_as=[]) if p.name in choices[0] else p
-                   for p in first.params]
-    plan.variants, plan.lines, plan.docstring = first.variants, first.lines, first.docstring
-    plan.written = set().union(*(s.written for s in plan.subs))
-    plan.has_dot = any(s.has_dot for s in plan.subs)
-    return plan
+    first = subs[0]
+    return KernelPlan(
+        fd.name, fd, hints=hints, subs=tuple(subs),
+        ok=all(s.ok for s in subs) and not any(d.severity == "error" for d in shared.reporter.items[n0:]),
+        params=tuple(dataclasses.replace(p, rank=None, tma_blocks="", same_as=()) if p.name in choices[0] else p
+                     for p in first.params),
+        variants=first.variants, docstring=first.docstring,
+        written=frozenset().union(*(s.written for s in subs)),
+        launch=LaunchPolicy(has_dot=any(s.launch.has_dot for s in subs)))
 
 
-def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict, lists: dict):
-    """The kernel's parameters and its lowering (one per layout-flag variant)."""
-    info, rep = shared.info, shared.reporter
-    deco = info.kernel_decorator(fd)
+def _signature(shared: Shared, fd: N.FunctionDef, arrays: dict, lists: dict) -> list:
+    """The kernel's parameters as the launcher and the lowering see them (arrays by rank)."""
+    info = shared.info
     comments = {c.line: c.text for c in shared.comments if not c.own_line}
+    params = []
     for p in fd.params:
         if p.kind != "normal":
             continue
+        comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
         if info.is_constant_annotation(p.annotation):
-            kp = Param(p.name, "constexpr")
-            kp.isdtype = info.is_constant_dtype(p.annotation)
+            kp = Param(p.name, "constexpr", isdtype=info.is_constant_dtype(p.annotation), comment=comment)
         elif p.name in lists:
-            kp = Param(p.name, "list", lists[p.name])
+            kp = Param(p.name, "list", lists[p.name], comment=comment)
         elif p.name in arrays:
-            kp = Param(p.name, "array", arrays[p.name])
+            kp = Param(p.name, "array", arrays[p.name], comment=comment)
         else:
-            kp = Param(p.name, "scalar")
             # `x: float` is an fp32 argument (lower/dtype_facts.py: never combined as bf16 with an int)
-            kp.isfloat = isinstance(p.annotation, N.Name) and p.annotation.id == "float"
-        kp.comment = comments.get(p.span.line, "") if p.span.line != fd.span.line else ""
-        plan.params.append(kp)
-    guards = array_guards(fd, shared.text, {p.name for p in plan.params if p.kind == "array"},
-                          {p.name for p in plan.params if p.kind == "constexpr"})
-    at_least = ranks_at_least(fd, {p.name for p in plan.params if p.kind == "array"})
-    for kp in plan.params:
-        kp.needed_if = guards.get(kp.name, "") if kp.kind == "array" and kp.rank is not None else ""
-        kp.rank_at_least = kp.kind == "array" and kp.rank is not None and kp.name in at_least
+            kp = Param(p.name, "scalar", comment=comment,
+                       isfloat=isinstance(p.annotation, N.Name) and p.annotation.id == "float")
+        params.append(kp)
+    guards = array_guards(fd, shared.text, {p.name for p in params if p.kind == "array"},
+                          {p.name for p in params if p.kind == "constexpr"})
+    at_least = ranks_at_least(fd, {p.name for p in params if p.kind == "array"})
+    return [dataclasses.replace(
+        kp, needed_if=guards.get(kp.name, "") if kp.kind == "array" and kp.rank is not None else "",
+        rank_at_least=kp.kind == "array" and kp.rank is not None and kp.name in at_least) for kp in params]
+
+
+def _param_env(params) -> dict:
+    """The kernel body's environment: each parameter's value kind."""
     env = {}
-    for kp in plan.params:
+    for kp in params:
         if kp.kind == "array":
             ref = ArrayRef.for_param(kp.name, kp.rank or 0)
             ref.rank_unknown = kp.rank is None
@@ -352,70 +371,142 @@ def _plan_body(shared: Shared, fd: N.FunctionDef, plan: KernelPlan, arrays: dict
             env[kp.name] = V(kp.name, T.STATIC)
         else:       # an int, float or bool argument: its own dtype family (lower/dtype_facts.py)
             env[kp.name] = V(kp.name, T.SCALAR, dsrc=f"arg:{kp.name}", isfloat=kp.isfloat)
+    return env
+
+
+@dataclass(frozen=True)
+class LoweredVariant:
+    """What one lowering of a kernel body (one layout-flag variant) gives its plan (_lower)."""
+    lines: list
+    written: frozenset = frozenset()    # arrays it may store to
+    pad: bool = False                   # it has products that may be in a chain (C2T_PAD)
+    gemm_loops: Optional[list] = None   # its GEMM loops (gemm_loops.py); None: other loops with dots
+    aliases: dict = field(default_factory=dict)     # array -> arrays whose loaded tiles it may reuse
+    permutes: bool = False              # it (or a helper it calls) transposes or permutes tiles
+    tma: object = None                  # its tma.TmaPlan when some array uses descriptors
+    rank_dead: dict = field(default_factory=dict)   # a rank variant's branches it could not lower
+    rank_lowered: frozenset = frozenset()           # ... and those it lowered
+
+
+def _plan_body(shared: Shared, fd: N.FunctionDef, name: str, hints: dict, ok: bool, arrays: dict, lists: dict,
+               rank_choice: dict = None):
+    """The kernel's parameters and its lowering (one per layout-flag variant): (the plan, the
+    `if` branches a rank variant could not lower with their diagnostics, those it lowered)."""
+    info, rep = shared.info, shared.reporter
+    rank_choice = rank_choice or {}
+    params = _signature(shared, fd, arrays, lists)
+    env = _param_env(params)
     body = fd.body
+    docstring = ""
     if body and isinstance(body[0], N.ExprStmt) and isinstance(body[0].value, N.Const) \
             and isinstance(body[0].value.value, str):
-        plan.docstring = body[0].value.text
+        docstring = body[0].value.text
     n_err = sum(1 for d in shared.reporter.items if d.severity == "error")
-    shared.tile_shapes, shared.has_dot = [], False
-    plan.flags = _layout_flags(fd, info)
-    if not plan.flags and not plan.rank_choice:
+    tiles = KernelTiles()
+    flags = tuple(_layout_flags(fd, info))
+    coarsen = False
+    if not flags and not rank_choice:
         from .coarsen import coarsen_refusal
-        plan.coarsen = not coarsen_refusal(fd, info, rep.filename)
-    combos = list(itertools.product((True, False), repeat=len(plan.flags)))
-    permuting = []      # per variant: whether it (or a helper it calls) transposes or permutes tiles
-    for values in combos:
+        coarsen = not coarsen_refusal(fd, info, rep.filename)
+    variants, lowered = [], []
+    for values in itertools.product((True, False), repeat=len(flags)):
         venv = dict(env)
-        for flag, val in zip(plan.flags, values):
+        for flag, val in zip(flags, values):
             venv[flag] = V(str(val), T.STATIC, value=val, known=True)
-        lines = _lower(shared, fd, venv, plan)
-        permuting.append(plan.permutes)
-        plan.permutes = False
-        name = plan.name if not plan.flags else plan.name + "".join(
-            f"_{f}" if v else f"_not_{f}" for f, v in zip(plan.flags, values))
-        plan.variants.append((name, dict(zip(plan.flags, values)), lines))
-    plan.lines = plan.variants[0][2]
-    plan.warps_expr = _warps_expr(plan, shared)
-    plan.tile_params = _tile_params(plan, shared)
-    plan.stage_bytes = stage_bytes(plan.params, plan.gemm_loops)
-    plan.gemm_loops = []
-    plan.has_dot = shared.has_dot
-    if any(len(shape) > 2 for shape in shared.tile_shapes) \
-            or any(p.kind == "array" and (p.rank or 0) > 2 for p in plan.params):
+        low = _lower(shared, fd, venv, params, docstring, tiles, rank_choice, coarsen)
+        vname = name if not flags else name + "".join(
+            f"_{f}" if v else f"_not_{f}" for f, v in zip(flags, values))
+        variants.append(Variant(vname, dict(zip(flags, values)), low.lines))
+        lowered.append(low)
+    params = _with_lowering_facts(params, lowered)
+    rank_dead, rank_lowered = {}, set()
+    for low in lowered:
+        for key, diags in low.rank_dead.items():
+            rank_dead.setdefault(key, diags)
+        rank_lowered |= low.rank_lowered
+    tile_elements, warps_expr = _num_warps(params, tiles)
+    no_clusters_why, cluster_free = _clusters(shared, fd, hints, params, tiles, flags, variants, lowered)
+    plan = KernelPlan(
+        name, fd, params=tuple(params), hints=hints, docstring=docstring, flags=flags, variants=tuple(variants),
+        written=frozenset().union(*(low.written for low in lowered)),
+        launch=LaunchPolicy(
+            warps_expr=warps_expr, tile_elements=tile_elements, tile_params=_tile_params(params, flags, tiles),
+            has_dot=tiles.has_dot, coarsen=coarsen, pad=any(low.pad for low in lowered),
+            clusters=not no_clusters_why, no_clusters_why=no_clusters_why, cluster_free=cluster_free,
+            stage_bytes=stage_bytes(params, [low.gemm_loops for low in lowered])),
+        rank_choice=rank_choice, sub_of=fd.name if rank_choice else "",
+        ok=ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err)
+    return plan, rank_dead, rank_lowered
+
+
+def _with_lowering_facts(params: list, lowered: list) -> list:
+    """The parameters with what the variants' lowerings found: the arrays whose loaded tiles an
+    array's loads may reuse (`<array>_IS_<other>` flags) and the descriptor blocks of each array
+    on the TMA path (the union over the variants, which all take the same `<array>_TMA` flags)."""
+    blocks, looped = {}, set()
+    for low in lowered:
+        if low.tma is not None and low.tma.descs:
+            looped |= low.tma.looped
+            for kp in params:
+                if kp.kind == "array" and kp.name in low.tma.blocks:
+                    seen = blocks.setdefault(kp.name, [])
+                    seen.extend(b for b in low.tma.blocks[kp.name] if b not in seen)
+    out = []
+    for kp in params:
+        same = []
+        for low in lowered:
+            same.extend(o for o in low.aliases.get(kp.name, []) if o not in same)
+        tma = {}
+        if kp.name in blocks:
+            tma = dict(tma_looped=kp.name in looped, tma_blocks="(" + "".join(
+                f"({', '.join(b)},), " if len(b) == 1 else f"({', '.join(b)}), " for b in blocks[kp.name]).rstrip(" ") + ")")
+        out.append(dataclasses.replace(kp, same_as=tuple(same), **tma))
+    return out
+
+
+def _clusters(shared, fd, hints, params, tiles, flags, variants, lowered) -> tuple:
+    """Whether the kernel may run in CTA clusters (LaunchPolicy.clusters): (why not, "" when it
+    may; the flag values of the variants that may not, when only some)."""
+    rep = shared.reporter
+    deco = shared.info.kernel_decorator(fd)
+    why = ""
+    if any(len(shape) > 2 for shape in tiles.shapes) \
+            or any(p.kind == "array" and (p.rank or 0) > 2 for p in params):
         # (arrays too: squeezed loads make 2-D tiles of 3-D arrays, as in the bmm that failed)
-        plan.no_clusters_why = "it has tiles or arrays of rank 3 or more"
-    elif any(p.kind == "list" for p in plan.params):
-        plan.no_clusters_why = "it takes lists of arrays"
-    permuting = [tuple(values[f] for f in plan.flags) for (_, values, _), p in zip(plan.variants, permuting) if p]
-    if not plan.no_clusters_why and permuting:
-        if len(permuting) == len(plan.variants):
-            plan.no_clusters_why = "it transposes or permutes tiles"
+        why = "it has tiles or arrays of rank 3 or more"
+    elif any(p.kind == "list" for p in params):
+        why = "it takes lists of arrays"
+    permuting = [tuple(v.values[f] for f in flags) for v, low in zip(variants, lowered) if low.permutes]
+    cluster_free = ()
+    if not why and permuting:
+        if len(permuting) == len(variants):
+            why = "it transposes or permutes tiles"
         else:
-            plan.cluster_free = permuting
-            if "num_ctas" in plan.hints:
+            cluster_free = tuple(permuting)
+            if "num_ctas" in hints:
                 kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")
-                rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` reaches only the "
+                rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={hints['num_ctas']}` reaches only the "
                                   f"variants that do not transpose or permute tiles: Triton 3.6's num_ctas "
                                   f"(CTA clusters) computed wrong results for those that do", kw.span,
                         "nothing to do; the other variants run without clusters")
-    plan.clusters = not plan.no_clusters_why
-    if "num_ctas" in plan.hints and not plan.clusters:
+    if "num_ctas" in hints and why:
         kw = next(k for k in deco.expr.keywords if k.name == "num_ctas")
-        rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={plan.hints['num_ctas']}` was dropped: "
-                          f"{plan.no_clusters_why}, and Triton 3.6's num_ctas (CTA clusters) miscompiles or fails "
+        rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={hints['num_ctas']}` was dropped: "
+                          f"{why}, and Triton 3.6's num_ctas (CTA clusters) miscompiles or fails "
                           "to compile such kernels", kw.span, "nothing to do; the kernel runs without clusters")
-    plan.ok = plan.ok and sum(1 for d in shared.reporter.items if d.severity == "error") == n_err
+    return why, cluster_free
 
 
-def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> list:
+def _lower(shared: Shared, fd: N.FunctionDef, env: dict, params: list, docstring: str, tiles: KernelTiles,
+           rank_choice: dict, coarsen: bool) -> LoweredVariant:
     """One lowering of the kernel body (one per dual-kernel variant), with its TMA prologue."""
     from ..passes import prepare
-    lw = FunctionLowerer(shared, prepare(fd), env)
-    lw.fd_is_kernel, lw.param_arrays = True, {p.name for p in plan.params if p.kind == "array"}
-    lw.rank_choice = plan.rank_choice
-    lw.coarsen = plan.coarsen
-    consts = {p.name for p in plan.params if p.kind == "constexpr"}
-    cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in plan.params if p.kind == "array"})
+    lw = FunctionLowerer(shared, prepare(fd), env, tiles)
+    lw.fd_is_kernel, lw.param_arrays = True, {p.name for p in params if p.kind == "array"}
+    lw.rank_choice = rank_choice
+    lw.coarsen = coarsen
+    consts = {p.name for p in params if p.kind == "constexpr"}
+    cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in params if p.kind == "array"})
     lw.tma = TmaPlan(cands, consts) if cands else None
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:
@@ -425,23 +516,18 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, plan: KernelPlan) -> li
         lines = lw.lower_body()
     except TranslationError as e:
         shared.reporter.items.append(e.diag)
-        return ["    pass"]
-    plan.written |= lw.all_written
-    plan.pad = plan.pad or lw.pad_products
-    if plan.rank_choice:        # branches these ranks could or could not lower (_plan_rank_variants)
-        for key, diags in lw.rank_dead.items():
-            plan.rank_dead.setdefault(key, diags)
-        plan.rank_lowered |= lw.rank_lowered
-    plan.gemm_loops.append(None if lw.other_dot_loops else lw.gemm_loops)
-    for kp in plan.params:      # aliased-load reuse: `<array>_IS_<other>` flags (all variants)
-        for other in lw.aliases.get(kp.name, []):
-            if other not in kp.same_as:
-                kp.same_as.append(other)
-    from .helpers import permutes_tiles
-    plan.permutes = lw.permutes_tiles or permutes_tiles(lines)
-    if lw.tma is not None and lw.tma.descs:
-        lines = _add_tma_prologue(plan, lw.tma, lines)
-    return lines
+        return LoweredVariant(["    pass"], gemm_loops=[])     # (a variant that failed counts no loops)
+    permutes = lw.permutes_tiles or lw.emits_permute
+    tma = lw.tma if lw.tma is not None and lw.tma.descs else None
+    if tma is not None:
+        lines = _add_tma_prologue(params, docstring, tma, lines)
+    return LoweredVariant(
+        lines, written=frozenset(lw.all_written), pad=lw.pad_products,
+        gemm_loops=None if lw.other_dot_loops else lw.gemm_loops,
+        aliases={k: list(v) for k, v in lw.aliases.items()},
+        permutes=permutes,
+        tma=tma, rank_dead=dict(lw.rank_dead) if rank_choice else {},
+        rank_lowered=frozenset(lw.rank_lowered) if rank_choice else frozenset())
 
 
 _LAYOUT_OPS = {"load", "store", "gather", "scatter", "mma", "matmul", "transpose", "permute", "tiled_view",
@@ -469,25 +555,13 @@ def _layout_flags(fd: N.FunctionDef, info) -> list:
 
 
 
-def _add_tma_prologue(plan: KernelPlan, tma, lines: list) -> list:
-    """Descriptors are made once, at the top of the kernel (after its docstring). Every variant of
-    a dual kernel takes the same `<array>_TMA` flags (the union of their descriptor blocks)."""
-    plan.tma = tma
-    union = plan.tma_union
-    looped = plan.tma_looped_arrays
-    looped |= tma.looped
-    for kp in plan.params:
-        if kp.kind == "array" and kp.name in tma.blocks:
-            seen = union.setdefault(kp.name, [])
-            seen.extend(b for b in tma.blocks[kp.name] if b not in seen)
-            kp.tma_looped = kp.name in looped
-            kp.tma_blocks = "(" + "".join(f"({', '.join(b)},), " if len(b) == 1 else f"({', '.join(b)}), "
-                                          for b in seen).rstrip(" ") + ")"
-    flags = ", ".join(f"`{kp.name}_TMA`" for kp in plan.params if kp.tma_blocks and kp.name in tma.blocks)
+def _add_tma_prologue(params, docstring: str, tma, lines: list) -> list:
+    """Descriptors are made once, at the top of the kernel (after its docstring)."""
+    flags = ", ".join(f"`{kp.name}_TMA`" for kp in params if kp.kind == "array" and kp.name in tma.blocks)
     prologue = [f"    # TMA descriptors, made once (None where the launcher chose masked pointers: {flags})"]
     prologue += ["    " + ln for ln in tma.lines]
     at = 0
-    if plan.docstring and lines and lines[0] == "    " + plan.docstring:
+    if docstring and lines and lines[0] == "    " + docstring:
         at = 1
     return lines[:at] + prologue + [""] + lines[at:]
 
@@ -523,26 +597,25 @@ def batch_refusal(plan: KernelPlan, info) -> str:
     return ""
 
 
-def _tile_params(plan: KernelPlan, shared: Shared) -> tuple:
+def _tile_params(params, flags, tiles: KernelTiles) -> tuple:
     """The Constant parameters written as a whole dimension of a tile shape (`shape=(TILE_M,
     TILE_K)`, `ct.full((TILE_M, TILE_N), ...)`), in parameter order."""
-    dims = {c for shape in shared.tile_shapes for c in shape}
-    return tuple(p.name for p in plan.params if p.kind == "constexpr" and p.name in dims
-                 and p.name not in plan.flags)
+    dims = {c for shape in tiles.shapes for c in shape}
+    return tuple(p.name for p in params if p.kind == "constexpr" and p.name in dims and p.name not in flags)
 
 
-def _warps_expr(plan: KernelPlan, shared: Shared) -> str:
-    """num_warps for the launch, from the largest tile the kernel builds (cuTile sizes its CTAs
-    itself; Triton's default of 4 warps starves large row tiles). Only tile extents written with
-    literals and the kernel's Constant parameters can be evaluated by the launcher."""
-    consts = {p.name for p in plan.params if p.kind == "constexpr"}
+def _num_warps(params, tiles: KernelTiles) -> tuple:
+    """(elements of the largest tile the kernel builds, num_warps for the launch) as host
+    expressions, "" where not known there: cuTile sizes its CTAs itself; Triton's default of 4
+    warps starves large row tiles. Only tile extents written with literals and the kernel's
+    Constant parameters can be evaluated by the launcher."""
+    consts = {p.name for p in params if p.kind == "constexpr"}
     sizes = []
-    for shape in shared.tile_shapes:
+    for shape in tiles.shapes:
         if shape and all(set(_IDENT.findall(c)) <= consts for c in shape):
             sizes.append(" * ".join(f"({c})" if not c.isidentifier() and not c.isdigit() else c for c in shape))
     if not sizes:
-        return ""
+        return "", ""
     sizes = list(dict.fromkeys(sizes))
     biggest = sizes[0] if len(sizes) == 1 else f"max({', '.join(sizes)})"
-    plan.tile_elements = biggest
-    return f"_c2t_num_warps({biggest}, dot={shared.has_dot})"
+    return biggest, f"_c2t_num_warps({biggest}, dot={tiles.has_dot})"

@@ -608,6 +608,7 @@ def op_permute(cx, call, args):
         codes = [str(p) for p in perm]
     shape = ([x.shape[p] for p in perm] if x.shape and all(isinstance(p, int) for p in perm)
              and sorted(perm) == list(range(len(x.shape))) else None)
+    cx.note_permute()
     return V(f"tl.permute({x.code}, ({', '.join(codes)}{',' if len(codes) == 1 else ''}))",
              T.TILE, rank=len(elts), shape=shape)
 
@@ -620,6 +621,7 @@ def op_transpose(cx, call, args):
     if a0 is None and a1 is None:
         if x.rank not in (None, 2):
             cx.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
+        cx.note_permute()
         return V(f"tl.trans({x.code})", T.TILE, rank=2, shape=x.shape[::-1] if x.shape and len(x.shape) == 2 else None)
     if x.rank is None or not (a0 and a1 and a0.known and a1.known):
         cx.fail("C2T105", "ct.transpose with axes needs a tile of known rank and constant axes", call)
@@ -627,6 +629,7 @@ def op_transpose(cx, call, args):
     i, j = a0.value % x.rank, a1.value % x.rank
     perm[i], perm[j] = perm[j], perm[i]
     shape = [x.shape[p] for p in perm] if x.shape and len(x.shape) == x.rank else None
+    cx.note_permute()
     return V(f"tl.permute({x.code}, {tuple(perm)})", T.TILE, rank=x.rank, shape=shape)
 
 

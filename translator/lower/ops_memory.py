@@ -54,6 +54,7 @@ def _tile_load(cx, call, args, arr):
     cx.note_tile([x.code for x in shape])
     code = call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check))
     if order is not None:
+        cx.note_permute()
         code = f"tl.permute({code}, {tuple(order)})"
     else:
         desc = cx.tma.descriptor(cx, arr, "load", [s.code for s in shape], pad) if cx.tma else None
@@ -76,7 +77,7 @@ def _squeezed_load(cx, call, arr, idx, shape, order, pad, check):
     than pipeline it: for TileGym's MLA decoding on sm_90 it did (255 registers, spills, V not
     pipelined), and the 2-D loads compile to 128 registers, none spilled, all three KV loads
     pipelined; bmm and flash_decode compile the same either way (ptxas;
-    docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md section 5). None when the pair does not match."""
+    docs/decisions/006-squeezed-loads.md). None when the pair does not match."""
     req = cx.squeeze_of(call)
     if req is None:
         return None
@@ -103,6 +104,7 @@ def _squeezed_load(cx, call, arr, idx, shape, order, pad, check):
                 f"{', '.join(arr.strides[a] for a in walk)}, {', '.join(idx[a].code for a in walk)}, "
                 f"{', '.join(shape[a].code for a in walk)}, {pad}, {check}, {inside})")
         if permute:     # the kept axes in tile order (`order` moved them)
+            cx.note_permute()
             code = f"tl.permute({code}, {permute})"
         if cx.tma:
             # the descriptor walks the array in its own axis order (shape and idx are in that order
@@ -112,8 +114,10 @@ def _squeezed_load(cx, call, arr, idx, shape, order, pad, check):
                 offs = _offsets(idx, [s.code for s in shape])
                 tma = f"tl.reshape({desc}.load([{offs}]), [{', '.join(shape[a].code for a in keep_arr)}])"
                 if permute:
+                    cx.note_permute()
                     tma = f"tl.permute({tma}, {permute})"
                 if fold:        # the block lands in shared memory, where the transpose is a view
+                    cx.note_permute()
                     tma = f"tl.trans({tma})"
                 return f"{tma} if {cx.tma.flag(arr)} else {code}", 0
         return code, 100
@@ -148,8 +152,9 @@ def op_store(cx, call, args):
     rank = arr.rank
     tile, idx, tcode, check, order = store_operands(cx, args, arr, call)
     fn = cx.use_rank("store", rank)
+    moved = order is not None or cx.moved(args["tile"])
     cx.mark_written(arr, region=_region(tile.shape, order) if tile.kind == T.TILE and tile.shape else None,
-                    tile_code=tcode)
+                    moved=moved)
     code = call_code(fn, arr.flat(), [i.code for i in idx], tcode, str(check))
     if order is None and tile.kind == T.TILE and tile.shape is not None and cx.tma:
         desc = cx.tma.descriptor(cx, arr, "store", tile.shape, None)
@@ -184,6 +189,7 @@ def store_operands(cx, args, arr, call):
             inv[ax] = k
             nat_idx[ax] = idx[k]
         idx = nat_idx
+        cx.note_permute()
         tcode = f"tl.permute({tcode}, {tuple(inv)})"
     return tile, idx, tcode, check, order
 
@@ -312,6 +318,7 @@ def ordered_load(cx, call, args):
     code = T.call_code(fn, arr.flat(), [i.code for i in idx], [s.code for s in shape], pad, str(check), sem,
                        scope)
     if order is not None:
+        cx.note_permute()
         code = f"tl.permute({code}, {tuple(order)})"
     return V(code, T.TILE, rank=rank)
 

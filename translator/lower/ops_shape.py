@@ -53,6 +53,7 @@ def op_cat(cx, call, args):
         for r in range(1, 5):
             cx.use_rank("cat", r)
         fn = cx.use("_c2t_cat_nd")
+    cx.note_permute()
     return V(f"{fn}({a.code}, {b.code}, {ax.code})", T.TILE, rank=rank)
 
 

@@ -5,18 +5,18 @@ hints); Triton 3.6 does not pipeline pointer loads outside dot loops, so with on
 each program has a single tile in flight and a memory-bound kernel stalls on every load
 (TileGym's static-persistent RMSNorm: 72% of the copy bandwidth against cuTile's 93%). Loading
 the next iteration's tile while this one is used (two tiles in flight) closes that gap: 95% on the
-H200 (exp_loop_prefetch.py (docs/gpu-runs/earlier-runs.tar.xz), docs/gpu-runs/).
+H200 (docs/decisions/009-register-prefetch.md).
 
 A load qualifies when moving it one iteration earlier cannot change what it reads:
 - the loop is `range(start, stop, step)` with a run-time step (a grid-stride loop), or any
   `range` loop inside a grid-stride loop (a persistent kernel's walk over one row's column tiles:
   examples/scale_rows went from 63% to 75% of the copy bandwidth in fp16, 2669 -> 3166 GB/s,
-  docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md), without nested loops or matrix products
+  same page), without nested loops or matrix products
   (Triton pipelines dot loops itself);
 - the statement is `name = ct.load(array, ...)` or `name = ct.gather(array, indices, ...)` at
   the top of the loop body (a gather's tile shape is the broadcast of its index tiles' shapes;
   TileGym's persistent softmax reads its rows so: its 4096x1024 rows went from 0.80-0.83 of
-  cuTile's device time to 0.97-1.06, docs/gpu-runs/earlier-tables.tar.xz: bench-2026-11-29-s5.md, graph replay);
+  cuTile's device time to 0.97-1.06 by graph replay, same page);
 - the kernel never writes `array` (a store in this iteration could change the next tile), and
   only the loop variable and names the loop body does not assign appear in the call;
 - the load is bounds-checked (no `check_bounds=False`), so loading past the last iteration is
@@ -147,7 +147,7 @@ def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
     """Before the loop: the constexpr switch and each prefetched load's first-iteration tile. The
     switch counts the elements of all the loop's prefetched tiles together (TileGym's RMSNorm
     backward prefetching two 4x4096 tiles ran at 0.79-0.82 of cuTile where it was at 1.34-1.36
-    without: docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md). Returns {id(statement):
+    without: docs/decisions/009-register-prefetch.md). Returns {id(statement):
     Prefetch} for the loop body's lowering."""
     firsts = []
     for s in loads:

@@ -86,7 +86,7 @@ def _c2t_mul_ct(x, y):
     return x * y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 ee0b8557375cdd38),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 e80bd7f61f9aee6c),
 # left out of golden files (tests/golden_form.py)
 
 
@@ -169,7 +169,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
 # for another GPU can leave this one idle: TileGym's matmul gives sm_90 its Blackwell list, whose
 # smallest tile (128x128x32) makes 64 programs of M=128 N=8192 on the H200's 132 SMs; 64x128x64
 # runs 128 programs and reached 0.96-0.97 of torch.matmul where the list's best reached 0.76-0.78
-# (docs/gpu-runs/earlier-runs.tar.xz: skinny-and-inner-loops-2026-12-01.md).
+# (docs/decisions/017-tile-variants.md).
 #   auto (the default): on a GPU, a config whose launch has fewer programs than the GPU has SMs
 #        gets the variants that spread its work: one tile size halved where that makes more
 #        programs, alone and with another tile size doubled that the grid does not depend on (the
@@ -274,7 +274,7 @@ def _c2t_tile_variants(space, meta_of, tiles, grid_fn, args_fn, hints_fn, sms=No
         except Exception:       # noqa: BLE001 - the search reports a config that cannot launch
             continue
         if options.get("num_ctas", 1) != 1:
-            continue    # Triton 3.6's clusters miscompiled some tilings (docs/gpu-runs/earlier-runs.tar.xz: clusters-2026-11-29.md)
+            continue    # Triton 3.6's clusters miscompiled some tilings (docs/decisions/005-cta-clusters.md)
         if sms is not None and programs >= sms:
             continue
         fields = list(vars(cfg).items())

@@ -100,7 +100,7 @@ C2T_SPEC = {
         {"B": 1, "Hkv": 8, "G": 2, "KV": 4321, "D": 128, "sinks": False, "back": 1000},
         # 128-key splits (safe with a window), G=16: (TILE_N, D) @ (D, 16) products, which Triton
         # 3.6 computed wrongly on the H200 until the translation computed them transposed
-        # (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md section 3); also G=32 and D=64 (where the
+        # (docs/decisions/010-narrow-products-transposed.md); also G=32 and D=64 (where the
         # wrong code faulted: an illegal memory access)
         {"B": 1, "Hkv": 4, "G": 16, "KV": 777, "D": 128, "split": 128, "window": 300},
         {"B": 1, "Hkv": 2, "G": 32, "KV": 777, "D": 128, "split": 128},

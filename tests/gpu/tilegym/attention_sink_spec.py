@@ -20,7 +20,7 @@ logit sink_h and a zero value (denominator only):
 The kernel loads K as (1, 1, D, TILE_N) tiles with order=(0, 1, 3, 2), then `k = k.reshape(...)`:
 the method spelling the translator recognizes as a squeezed load since the eighteenth session
 (one 2-D load; a tensor descriptor where legal and the launcher takes one, which at the bench
-shapes' grids it does not: docs/gpu-runs/earlier-runs.tar.xz: fmha-k-descriptor-2026-11-30.md). Host code
+shapes' grids it does not: docs/decisions/006-squeezed-loads.md). Host code
 transposes q, k and v to [B, H, S, D] with `.contiguous()` and autotunes 18 (TILE_M, TILE_N,
 occupancy) configs on sm_90 (TILE_M 256/128/64, TILE_N 128/64); the CPU emulates sm_90, so
 the interpreter runs all 18 per case: the cases are small. Compute-bound (TFLOP/s over the

@@ -46,7 +46,7 @@ C2T_SPEC = {
         {"B": 1, "Hq": 8, "Hkv": 1, "KV": 777, "D": 128, "split": 256},
         # query-group tiles of 16 and 32: (TILE_N, D) @ (D, 16|32) products, which Triton 3.6
         # computed wrongly on the H200 until the translation computed them transposed
-        # (docs/gpu-runs/earlier-runs.tar.xz: splitk-and-sinks-2026-11-30.md section 3)
+        # (docs/decisions/010-narrow-products-transposed.md)
         {"B": 2, "Hq": 32, "Hkv": 2, "KV": 1000, "D": 128},
         {"B": 1, "Hq": 64, "Hkv": 2, "KV": 1000, "D": 128},
     ],

@@ -1,0 +1,239 @@
+"""The shim (translator/shim): unmodified cuTile programs run on Triton, `import cuda.tile` served
+by translations made at each kernel's first launch. Each program here runs in a subprocess under
+`python -m translator.shim` on the CPU interpreter (TRITON_INTERPRET=1, the torch.cuda stand-ins).
+
+Without the shim these programs import the installed cuda.tile (or none), whose launches need a
+GPU: `test_programs_fail_without_the_shim` runs them with plain `python` and sees them fail, so
+every test below fails on the code before the shim (there was no `translator.shim` to run).
+"""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MODULE_KERNEL = """
+import torch
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+SCALE = 2
+
+
+@ct.function
+def scaled(t):
+    return t * SCALE
+
+
+@ct.kernel(occupancy=2)
+def vector_add(a, b, c, TILE: ConstInt):
+    pid = ct.bid(0)
+    ta = ct.load(a, index=(pid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    tb = ct.load(b, index=(pid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(c, index=(pid,), tile=scaled(ta + tb))
+
+
+n, tile = 1000, 128
+a = torch.randn(n, device="cuda")
+b = torch.randn(n, device="cuda")
+c = torch.empty_like(a)
+ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, tile),), vector_add, (a, b, c, tile))
+torch.cuda.synchronize()
+assert torch.allclose(c, 2 * (a + b)), (c - 2 * (a + b)).abs().max()
+assert isinstance(vector_add, ct.kernel)
+src = vector_add.source()
+assert "SCALE = 2" in src and "@ct.function" in src and "@ct.kernel(occupancy=2)" in src, src
+print("RESULT OK")
+"""
+
+# the cutile-python test style: a kernel defined inside the test, reading its locals
+CLOSURE_KERNEL = """
+import sys
+import torch
+import cuda.tile as ct
+
+
+def check(tile, dtype):
+    TILE = tile
+
+    @ct.kernel
+    def shift(x, y):
+        bid = ct.bid(0)
+        t = ct.full((TILE,), 3, dtype=dtype)
+        v = ct.load(x, index=(bid,), shape=(TILE,))
+        ct.store(y, index=(bid,), tile=(v + t).astype(dtype))
+
+    x = torch.arange(64, dtype=torch.float32, device="cuda")
+    y = torch.zeros(64, dtype=dtype, device="cuda")
+    ct.launch(torch.cuda.current_stream(), (64 // TILE,), shift, (x, y))
+    assert torch.equal(y, (x + 3).to(dtype)), y
+    return shift
+
+
+k16 = check(16, torch.float16)
+k32 = check(32, torch.float32)
+again = check(16, torch.float16)
+assert "TILE = 16" in k16.source() and "dtype = ct.float16" in k16.source(), k16.source()
+assert "TILE = 32" in k32.source() and "dtype = ct.float32" in k32.source(), k32.source()
+from translator.shim import kernel as K
+assert k16.translation() is again.translation()      # (same source: one translation)
+print("TRANSLATIONS", len(K._MODULES))
+print("RESULT OK")
+"""
+
+PYTEST_FILE = """
+import pytest
+import torch
+import cuda.tile as ct
+from cuda.tile._exception import TileTypeError   # (imported as cuTile's tests do)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.int32])
+def test_scale(dtype):
+    TILE = 32
+
+    @ct.kernel
+    def scale(x, y, factor: ct.Constant[int]):
+        bid = ct.bid(0)
+        v = ct.load(x, index=(bid,), shape=(TILE,))
+        ct.store(y, index=(bid,), tile=(v * factor).astype(dtype))
+
+    x = torch.arange(96, device="cuda").to(dtype)
+    y = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(96, TILE),), scale, (x, y, 3))
+    torch.testing.assert_close(y, x * 3)
+"""
+
+UNCAPTURABLE = """
+import torch
+import cuda.tile as ct
+
+
+class Config:
+    tile = 16
+
+
+def run():
+    cfg = Config()
+
+    @ct.kernel
+    def copy(x, y):
+        v = ct.load(x, index=(ct.bid(0),), shape=(16,))
+        ct.store(y, index=(ct.bid(0),), tile=v + cfg.tile)
+
+    x = torch.zeros(16, device="cuda")
+    ct.launch(torch.cuda.current_stream(), (1,), copy, (x, x))
+
+
+run()
+"""
+
+REFUSED = """
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def bad(x):
+    v = ct.load(x, index=(ct.bid(0),), shape=(16,))
+    ct.store(x, index=(ct.bid(0),), tile=ct.not_a_cutile_op(v))
+
+
+ct.launch(torch.cuda.current_stream(), (1,), bad, (torch.zeros(16, device="cuda"),))
+"""
+
+
+def _run(args, tmp_path, shim=True):
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT), C2T_CACHE_DIR=str(tmp_path / "cache"))
+    cmd = [sys.executable] + (["-m", "translator.shim"] if shim else []) + args
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+
+
+def _script(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def test_module_level_kernel_script(tmp_path):
+    p = _script(tmp_path, "vadd.py", MODULE_KERNEL)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+    cached = list((tmp_path / "cache" / "shim").glob("k_vector_add_*.py"))
+    assert len(cached) == 1     # the translation, kept on disk
+    r = _run([str(p)], tmp_path)        # a second process reads it back
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+
+
+def test_cli_run(tmp_path):
+    p = _script(tmp_path, "vadd.py", MODULE_KERNEL)
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT), C2T_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-m", "translator", "run", str(p)], capture_output=True, text=True,
+                       env=env, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+
+
+def test_kernel_inside_function_captures_locals(tmp_path):
+    p = _script(tmp_path, "closure.py", CLOSURE_KERNEL)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+    assert "TRANSLATIONS 2" in r.stdout     # (16, fp16) and (32, fp32): two; the repeat shares one
+
+
+def test_pytest_under_the_shim(tmp_path):
+    p = _script(tmp_path, "test_user.py", PYTEST_FILE)
+    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", str(p)], tmp_path)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+
+
+def test_uncapturable_value_is_a_clear_error(tmp_path):
+    p = _script(tmp_path, "uncap.py", UNCAPTURABLE)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode != 0
+    assert "ShimCaptureError: kernel `copy` reads `cfg`, a __main__.Config" in r.stderr, r.stderr
+    assert "ct.Constant parameter" in r.stderr
+
+
+def test_refused_kernel_quotes_diagnostics_at_user_lines(tmp_path):
+    p = _script(tmp_path, "refused.py", REFUSED)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode != 0
+    line = 1 + textwrap.dedent(REFUSED).splitlines().index("    ct.store(x, index=(ct.bid(0),), tile=ct.not_a_cutile_op(v))")
+    assert f"ShimTranslationError: cutile2triton could not translate kernel `bad`" in r.stderr, r.stderr
+    assert f"{p}:{line}:" in r.stderr and "C2T102" in r.stderr, r.stderr
+
+
+def test_unserved_names_raise_when_used(tmp_path):
+    p = _script(tmp_path, "unserved.py", """
+        import cuda.tile as ct
+        from cuda.tile._bytecode.float import float_to_bits    # imports: a stand-in
+        try:
+            float_to_bits(1.0)
+        except NotImplementedError as e:
+            print("USED:", e)
+        try:
+            ct.compilation.KernelSignature
+        except NotImplementedError as e:
+            print("USED:", e)
+        try:
+            ct.load(None)
+        except RuntimeError as e:
+            print("HOST:", e)
+        """)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "USED: `cuda.tile._bytecode.float.float_to_bits` is not served" in r.stdout
+    assert "USED: `cuda.tile.compilation` is not served" in r.stdout
+    assert "HOST: ct.load is a tile operation" in r.stdout
+
+
+@pytest.mark.parametrize("name,text", [("vadd.py", MODULE_KERNEL), ("closure.py", CLOSURE_KERNEL)])
+def test_programs_fail_without_the_shim(tmp_path, name, text):
+    # (the cuda.tile installed here, if any, has no GPU to launch on)
+    p = _script(tmp_path, name, text)
+    r = _run([str(p)], tmp_path, shim=False)
+    assert r.returncode != 0 and "RESULT OK" not in r.stdout

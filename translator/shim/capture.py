@@ -1,0 +1,301 @@
+"""A self-contained cuTile module for one kernel object, built from its Python function.
+
+`build_source(kernel)` reads the kernel's source (inspect), finds the names it reads from outside
+(symtable: closure cells, module globals, annotation names), writes each value as source (module
+constants, imports, the source of the `@ct.function` helpers and module functions it calls, with
+their own captures, recursively), and returns the module text with a map from its lines back to
+the user's files. A value that cannot be written as source is a `ShimCaptureError` naming the
+kernel, the name and its type. Nothing here runs the user's code: values are read, not called.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import enum
+import inspect
+import symtable
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+
+class ShimCaptureError(TypeError):
+    """A kernel reads a value from outside that cannot be written as cuTile source."""
+
+
+@dataclass
+class Segment:
+    """Lines `start`..`start + count - 1` of the built module (1-based) are lines `orig`.. of `filename`,
+    shifted right by `indent` columns there."""
+    start: int
+    count: int
+    filename: str
+    orig: int
+    indent: int
+
+
+@dataclass
+class Built:
+    text: str
+    segments: list = field(default_factory=list)
+    filename: str = "<kernel>"
+    line: int = 0       # the kernel's `def` line in the user's file
+
+    def where(self, line: int, col: int = 0):
+        """(filename, line, col) of a line of the built module in the user's file."""
+        for s in self.segments:
+            if s.start <= line < s.start + s.count:
+                return s.filename, s.orig + line - s.start, col + s.indent
+        return self.filename, self.line, 0      # (the captured constants: the kernel's def line)
+
+
+def _function_source(fn):
+    """(def-onward text dedented, filename, def line in the file, indent, ast.FunctionDef)."""
+    fn = inspect.unwrap(fn)
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise ShimCaptureError(f"cannot read the source of `{getattr(fn, '__qualname__', fn)}`: {e}") from None
+    first = next((ln for ln in lines if ln.strip()), "")
+    indent = len(first) - len(first.lstrip())
+    text = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        raise ShimCaptureError(f"cannot parse the source of `{fn.__qualname__}` on its own ({e.msg}); "
+                               "define it at one indentation level") from None
+    fdef = tree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ShimCaptureError(f"the source of `{fn.__qualname__}` is not a function definition")
+    body = "".join(text.splitlines(keepends=True)[fdef.lineno - 1:])
+    if not body.endswith("\n"):
+        body += "\n"
+    return body, fn.__code__.co_filename, start + fdef.lineno - 1, indent, fdef
+
+
+def _outside_names(text: str, name: str, filename: str) -> list:
+    """Names the function `name` defined by `text` (at module level) reads from outside it:
+    globals of its body and of functions nested in it, and its annotations' and defaults' names."""
+    top = symtable.symtable(text, filename, "exec")
+    names = []
+
+    def visit(tab):
+        for s in tab.get_symbols():
+            if s.is_global() and s.is_referenced() and s.get_name() not in names:
+                names.append(s.get_name())
+        for c in tab.get_children():
+            visit(c)
+
+    for c in top.get_children():
+        if c.get_name() == name:
+            visit(c)
+    for s in top.get_symbols():     # annotations and defaults are read where the def is
+        if s.is_referenced() and s.get_name() != name and s.get_name() not in names:
+            names.append(s.get_name())
+    return names
+
+
+_MISSING = object()
+
+
+class Builder:
+    def __init__(self, ct, kernel_name: str):
+        self.ct = ct                    # the shim's cuda.tile module
+        self.kernel = kernel_name
+        self.imports = {}               # bound name -> import line
+        self.consts = {}                # bound name -> source of its value
+        self.defs = []                  # (name, text, filename, def line, indent) in output order
+        self.bound = {}                 # bound name -> (kind, identity) for conflict checks
+        self.done = set()               # ids of functions and classes already written
+
+    # ---------------------------------------------------------------- binding names
+    def _bind(self, name, key, what):
+        old = self.bound.get(name)
+        if old is not None and old != key:
+            raise ShimCaptureError(f"kernel `{self.kernel}`: the name `{name}` stands for two different "
+                                   f"values in the kernel and the functions it calls ({what}); rename one")
+        self.bound[name] = key
+
+    def _fail(self, name, value, why=""):
+        r = repr(value)
+        r = r if len(r) <= 60 else r[:57] + "..."
+        raise ShimCaptureError(
+            f"kernel `{self.kernel}` reads `{name}`, a {type(value).__module__}.{type(value).__qualname__} "
+            f"({r}), which the shim cannot write as cuTile source{': ' + why if why else ''}; pass it as a "
+            "kernel argument (a ct.Constant parameter for a compile-time value) or make it a literal, a "
+            "tuple of literals, a dtype or an enum member")
+
+    # ---------------------------------------------------------------- values as source
+    def value_src(self, name, value) -> str:
+        """Source text for a value (constants, dtypes, enum members, ...), or raises."""
+        ct = self.ct
+        if value is None or isinstance(value, (bool, int, str)):
+            return repr(value)
+        if isinstance(value, float):
+            return repr(value) if value == value and abs(value) != float("inf") else f'float("{value}")'
+        if isinstance(value, (tuple, list)):
+            items = [self.value_src(name, v) for v in value]
+            if isinstance(value, tuple):
+                return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            return "[" + ", ".join(items) + "]"
+        dt = ct._dtype_name(value)
+        if dt is not None:
+            return f"ct.{dt}"
+        if isinstance(value, enum.Enum):
+            cls = type(value)
+            if getattr(ct, cls.__name__, None) is cls:
+                return f"ct.{cls.__name__}.{value.name}"
+            self.add_class(cls.__name__, cls)
+            return f"{cls.__name__}.{value.name}"
+        src = getattr(value, "_c2t_src", None)     # the shim's annotations, ByTarget
+        if isinstance(src, str):
+            return src
+        self._fail(name, value)
+
+    def capture(self, name, value):
+        """Bind `name` to `value` in the built module."""
+        ct = self.ct
+        if isinstance(value, types.ModuleType):
+            if value is ct:
+                line = f"import cuda.tile as {name}"
+            else:
+                mod = value.__name__
+                if mod.startswith("cuda.tile"):
+                    self._fail(name, value, "a cuda.tile submodule")
+                line = f"import {mod}" if mod == name else f"import {mod} as {name}"
+            self._bind(name, ("import", line), "a module")
+            self.imports[name] = line
+            return
+        kind = getattr(type(value), "_c2t_kind", None)     # (kernel.py's ShimKernel, ShimFunction)
+        if kind == "kernel":
+            self._fail(name, value, "a kernel cannot call another kernel")
+        if kind == "function" or isinstance(value, types.FunctionType):
+            self.add_function(name, value)
+            return
+        if isinstance(value, type) and issubclass(value, enum.Enum) and getattr(ct, value.__name__, None) is not value:
+            self.add_class(name, value)
+            return
+        attr = ct._public_name(value)
+        if attr is not None and ct._dtype_name(value) is None and not isinstance(value, enum.Enum):
+            line = f"from cuda.tile import {attr}" + ("" if attr == name else f" as {name}")
+            self._bind(name, ("import", line), f"ct.{attr}")
+            self.imports[name] = line
+            return
+        if isinstance(value, type) and getattr(ct, value.__name__, None) is value:
+            line = f"from cuda.tile import {value.__name__}" + ("" if value.__name__ == name else f" as {name}")
+            self._bind(name, ("import", line), f"ct.{value.__name__}")
+            self.imports[name] = line
+            return
+        src = self.value_src(name, value)
+        self._bind(name, ("const", src), src)
+        self.consts[name] = src
+
+    # ---------------------------------------------------------------- functions and classes
+    def add_function(self, name, value, decorator=None):
+        shim_function = getattr(type(value), "_c2t_kind", None) == "function"
+        fn = value.pyfunc if shim_function else value
+        if decorator is None and shim_function:
+            decorator = value.decorator_src(self)
+        if fn.__name__ != name:
+            self._fail(name, value, f"a function named `{fn.__name__}` bound to another name")
+        self._bind(name, ("def", id(fn)), f"the function {fn.__qualname__}")
+        if id(fn) in self.done:
+            return
+        self.done.add(id(fn))
+        if fn.__name__ == "<lambda>":
+            self._fail(name, value, "a lambda")
+        text, filename, line, indent, _fdef = _function_source(fn)
+        slot = len(self.defs)
+        self.defs.append(None)          # (its callees' definitions go before it)
+        free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        annotations = getattr(fn, "__annotations__", {}) or {}
+        for n in _outside_names(text, fn.__name__, filename):
+            if n == fn.__name__:
+                continue
+            if n in free:
+                try:
+                    v = free[n].cell_contents
+                except ValueError:
+                    raise ShimCaptureError(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}` from the "
+                                           "enclosing function before it is assigned") from None
+            elif n in fn.__globals__:
+                v = fn.__globals__[n]
+            elif hasattr(builtins, n):
+                continue
+            else:
+                v = _annotation_value(n, _fdef, annotations)
+                if v is _MISSING:
+                    raise ShimCaptureError(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
+                                           "neither a variable of an enclosing function, a global nor a builtin")
+            self.capture(n, v)
+        self.defs[slot] = (name, ((decorator + "\n") if decorator else "") + text, filename, line,
+                           indent, 1 if decorator else 0)
+
+    def add_class(self, name, cls):
+        if cls.__name__ != name:
+            self._fail(name, cls, f"a class named `{cls.__name__}` bound to another name")
+        self._bind(name, ("class", id(cls)), f"the class {cls.__qualname__}")
+        if id(cls) in self.done:
+            return
+        self.done.add(id(cls))
+        try:
+            lines, start = inspect.getsourcelines(cls)
+        except (OSError, TypeError) as e:
+            raise ShimCaptureError(f"kernel `{self.kernel}`: cannot read the source of the class "
+                                   f"`{cls.__qualname__}`: {e}") from None
+        first = next((ln for ln in lines if ln.strip()), "")
+        indent = len(first) - len(first.lstrip())
+        text = textwrap.dedent("".join(lines))
+        if not text.endswith("\n"):
+            text += "\n"
+        import sys
+        glb = getattr(sys.modules.get(cls.__module__), "__dict__", {})
+        slot = len(self.defs)
+        self.defs.append(None)
+        top = symtable.symtable(text, "<class>", "exec")
+        for s in top.get_symbols():
+            n = s.get_name()
+            if s.is_referenced() and n != name:
+                if n in glb:
+                    self.capture(n, glb[n])
+                elif not hasattr(builtins, n):
+                    raise ShimCaptureError(f"kernel `{self.kernel}`: the class `{cls.__qualname__}` reads `{n}`, "
+                                           "which is not a global of its module")
+        self.defs[slot] = (name, text, inspect.getsourcefile(cls) or "<class>", start, indent, 0)
+
+    # ---------------------------------------------------------------- the module
+    def module(self, filename, line) -> Built:
+        if "ct" in self.bound and self.bound["ct"] != ("import", "import cuda.tile as ct"):
+            raise ShimCaptureError(f"kernel `{self.kernel}`: the name `ct` is bound to something other than "
+                                   "cuda.tile, which the shim's generated module needs")
+        out = ["import cuda.tile as ct\n"]
+        out += [ln + "\n" for n, ln in self.imports.items() if ln != "import cuda.tile as ct"]
+        out += [f"{n} = {src}\n" for n, src in self.consts.items()]
+        segments = []
+        for _name, text, fname, orig, indent, extra in self.defs:
+            out.append("\n\n")
+            start = sum(s.count("\n") for s in out) + 1 + extra
+            out.append(text)
+            segments.append(Segment(start, text.count("\n") - extra, fname, orig, indent))
+        return Built("".join(out), segments, filename, line)
+
+
+def _annotation_value(n, fdef, annotations):
+    """The value of an annotation that names `n` (a name of the enclosing function's, evaluated
+    when the def ran, so only in __annotations__)."""
+    args = fdef.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs:
+        if isinstance(a.annotation, ast.Name) and a.annotation.id == n and a.arg in annotations:
+            v = annotations[a.arg]
+            return _MISSING if isinstance(v, str) else v
+    return _MISSING
+
+
+def build_source(kernel, ct) -> Built:
+    """The cuTile module text of one kernel object (a ShimKernel), with its line map; `ct`: the
+    shim's cuda.tile module."""
+    fn = kernel.pyfunc
+    b = Builder(ct, fn.__name__)
+    b.add_function(fn.__name__, fn, decorator=kernel.decorator_src(b))
+    _t, filename, line, _i, _f = _function_source(fn)
+    return b.module(filename, line)

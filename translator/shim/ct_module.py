@@ -1,0 +1,522 @@
+"""The shim's `cuda.tile` module and the submodules programs import.
+
+Served on the host: ct.kernel, ct.function, ct.launch, ct.cdiv, the dtypes (torch's where torch
+has them: the translation's host code uses torch dtypes for ct ones, rules.HOST_DTYPES), the
+annotations (ct.Constant[...] and its aliases, ct.Array, ct.Tile, ...), ct.ByTarget, the enums
+(PaddingMode, RoundingMode, MemoryOrder, MemoryScope), the exception classes, ct.compiler_timeout
+and ct.tune.exhaustive_search (each config launched and timed). The tile operations (ct.load,
+ct.bid, ...) are objects that kernels name and that raise when called on the host. Any other
+name, and any other cuda.tile submodule's names, are stand-ins that raise NotImplementedError
+naming what was used.
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+import sys
+import time
+import types
+
+from ..coverage import EXPORTS
+from . import kernel as _kernel
+from .kernel import ShimFunction, ShimKernel, ShimTranslationError  # noqa: F401 (served names)
+
+_CT = None
+_SUBMODULES = {}
+
+
+# ---------------------------------------------------------------- dtypes
+_DTYPE_NAMES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
+                "float8_e5m3fnu", "float8_e8m0fnu", "float4_e2m1fn", "tfloat32")
+
+
+class DType:
+    """A cuTile dtype torch has no dtype for (tfloat32, ...): it names itself in kernels only."""
+
+    def __init__(self, name):
+        self.name = name
+        self._c2t_src = f"ct.{name}"
+
+    def __repr__(self):
+        return f"<DType '{self.name}'>"
+
+
+def _make_dtypes():
+    import torch
+    out = {}
+    for n in _DTYPE_NAMES:
+        t = getattr(torch, "bool" if n == "bool_" else n, None)
+        out[n] = t if isinstance(t, torch.dtype) else DType(n)
+    return out
+
+
+_DTYPES = None
+_DTYPE_BY_ID = {}
+
+
+def _dtype_name(value):
+    """The cuTile dtype name of a dtype object (ct's, torch's, numpy's), else None."""
+    d = _DTYPE_BY_ID.get(id(value))
+    if d is not None and _DTYPES[d] is value:
+        return d
+    if isinstance(value, DType):
+        return value.name
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+                name = np.dtype(value).name
+                name = "bool_" if name == "bool" else name
+                return name if name in _DTYPES else None
+        except TypeError:
+            return None
+    return None
+
+
+# ---------------------------------------------------------------- annotations
+class _Annotation:
+    """ct.Constant[int], ct.Array[...], ...: remembers its source, which kernels' modules repeat."""
+
+    def __init__(self, src):
+        self._c2t_src = src
+
+    def __getitem__(self, item):
+        return _Annotation(f"{self._c2t_src}[{_item_src(item)}]")
+
+    def __repr__(self):
+        return self._c2t_src
+
+    def __eq__(self, other):
+        return isinstance(other, _Annotation) and other._c2t_src == self._c2t_src
+
+    def __hash__(self):
+        return hash(self._c2t_src)
+
+
+def _item_src(item):
+    if isinstance(item, tuple):
+        return ", ".join(_item_src(i) for i in item)
+    if isinstance(item, type) and item.__module__ == "builtins":
+        return item.__name__
+    name = _dtype_name(item)
+    if name is not None:
+        return f"ct.{name}"
+    src = getattr(item, "_c2t_src", None)
+    if isinstance(src, str):
+        return src
+    if item is DType:
+        return "ct.DType"
+    if isinstance(item, (int, str)) or item is None:
+        return repr(item)
+    raise NotImplementedError(f"the cutile2triton shim cannot write the annotation argument {item!r} as source")
+
+
+class _AnnotationClass(type):
+    def __getitem__(cls, item):
+        return _Annotation(f"ct.{cls.__name__}[{_item_src(item)}]")
+
+    @property
+    def _c2t_src(cls):
+        return f"ct.{cls.__name__}"
+
+
+def _annotation(name):
+    return _AnnotationClass(name, (), {"__module__": "cuda.tile"})
+
+
+# ---------------------------------------------------------------- ByTarget, enums, exceptions
+class ByTarget:
+    """ct.ByTarget(sm_100=..., default=...): a hint value per target; written back into kernels."""
+
+    def __init__(self, *, default=None, **value_by_target):
+        self.default, self.value_by_target = default, dict(value_by_target)
+        parts = [f"{k}={v!r}" for k, v in self.value_by_target.items()]
+        if default is not None:
+            parts.append(f"default={default!r}")
+        self._c2t_src = f"ct.ByTarget({', '.join(parts)})"
+
+    def __repr__(self):
+        return self._c2t_src
+
+
+class PaddingMode(enum.Enum):
+    UNDETERMINED = "undetermined"
+    ZERO = "zero"
+    NEG_ZERO = "neg_zero"
+    NAN = "nan"
+    POS_INF = "pos_inf"
+    NEG_INF = "neg_inf"
+
+
+class RoundingMode(enum.Enum):
+    RN = "nearest_even"
+    RZ = "zero"
+    RM = "negative_inf"
+    RP = "positive_inf"
+    RA = "nearest_away"
+    FULL = "full"
+    APPROX = "approx"
+    RZI = "nearest_int_to_zero"
+
+
+class MemoryOrder(enum.Enum):
+    WEAK = "weak"
+    RELAXED = "relaxed"
+    ACQUIRE = "acquire"
+    RELEASE = "release"
+    ACQ_REL = "acq_rel"
+
+
+class MemoryScope(enum.Enum):
+    NONE = "none"
+    BLOCK = "block"
+    CLUSTER = "cluster"
+    DEVICE = "device"
+    SYS = "sys"
+
+
+for _e in (PaddingMode, RoundingMode, MemoryOrder, MemoryScope):
+    _e.__module__ = "cuda.tile"
+
+
+class TileError(Exception):
+    pass
+
+
+class TileSyntaxError(TileError):
+    pass
+
+
+class TileTypeError(TileError):
+    pass
+
+
+class TileValueError(TileError):
+    pass
+
+
+class TileUnsupportedFeatureError(TileError):
+    pass
+
+
+class TileRecursionError(TileError):
+    pass
+
+
+class TileStaticAssertionError(TileError):
+    pass
+
+
+class TileStaticEvalError(TileError):
+    pass
+
+
+class StaticException(TileStaticEvalError):
+    pass
+
+
+class TileInternalError(TileError):
+    pass
+
+
+class TileCompilerExecutionError(TileInternalError):
+    pass
+
+
+class TileCompilerTimeoutError(TileInternalError):
+    pass
+
+
+_EXCEPTIONS = {c.__name__: c for c in (
+    TileError, TileSyntaxError, TileTypeError, TileValueError, TileUnsupportedFeatureError,
+    TileRecursionError, TileStaticAssertionError, TileStaticEvalError, StaticException,
+    TileInternalError, TileCompilerExecutionError, TileCompilerTimeoutError)}
+for _c in _EXCEPTIONS.values():
+    _c.__module__ = "cuda.tile"
+
+
+# ---------------------------------------------------------------- host functions
+kernel = ShimKernel        # ct.kernel / @ct.kernel / @ct.kernel(**hints)
+
+
+def function(func=None, /, **hints):
+    """@ct.function / @ct.function(**hints)."""
+    if func is None:
+        return lambda f: function(f, **hints)
+    return ShimFunction(func, hints)
+
+
+def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launch=False):
+    """ct.launch: the kernel's translation (made at its first launch) on `stream`."""
+    if not isinstance(kernel, ShimKernel):
+        raise TypeError(f"ct.launch: {kernel!r} is not a cuTile kernel (@ct.kernel)")
+    if not isinstance(grid, tuple):
+        grid = tuple(grid)
+    return kernel.launch(stream, grid, tuple(kernel_args), programmatic_dependent_launch)
+
+
+def cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y)."""
+    return -((-x) // y)
+
+
+@contextlib.contextmanager
+def compiler_timeout(*args, **kwargs):
+    """ct.compiler_timeout: a limit on cuTile's compiler; Triton compiles without one."""
+    yield
+
+
+class _DeviceOp:
+    """A tile operation (ct.load, ct.bid, ...): kernels name it; the host cannot call it."""
+
+    def __init__(self, name):
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"ct.{self.__name__} is a tile operation: it runs inside a @ct.kernel or "
+                           "@ct.function only (cutile2triton shim)")
+
+    def __repr__(self):
+        return f"<cuTile operation ct.{self.__name__} (cutile2triton shim)>"
+
+
+class _Unserved:
+    """A name the shim does not serve: using it raises NotImplementedError naming it."""
+
+    def __init__(self, path):
+        object.__setattr__(self, "_path", path)
+
+    def _raise(self, *args, **kwargs):
+        raise NotImplementedError(f"`{self._path}` is not served by the cutile2triton shim "
+                                  "(docs/shim.md lists what it serves)")
+
+    __call__ = _raise
+    __getitem__ = _raise
+    __iter__ = _raise
+    __bool__ = _raise
+    __enter__ = _raise
+    __index__ = _raise
+    __int__ = _raise
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._raise()
+
+    def __mro_entries__(self, bases):
+        self._raise()
+
+    def __repr__(self):
+        return f"<not served by the cutile2triton shim: {self._path}>"
+
+
+# ---------------------------------------------------------------- cuda.tile.tune
+class Measurement:
+    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
+        self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, num_samples, error_margin_us
+
+    def __repr__(self):
+        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
+
+
+class TuningResult:
+    __class_getitem__ = classmethod(lambda cls, item: cls)     # (TuningResult[T] in annotations)
+
+    def __init__(self, best, successes, failures):
+        self.best, self.successes, self.failures = best, successes, failures
+
+    def __str__(self):
+        return (f"{len(self.successes)} succeeded, {len(self.failures)} failed; best: "
+                f"{self.best.config if self.best else None}")
+
+
+def _sync():
+    import torch
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
+                      single_run_timeout_sec=None, flush_l2=True):
+    """cuda.tile.tune.exhaustive_search: each config launched (once to compile, then timed), the
+    fastest kept. (Timing only: no L2 flush, no subprocess timeout.)"""
+    successes, failures = [], []
+    for cfg in search_space:
+        k = kernel(cfg) if callable(kernel) and not isinstance(kernel, ShimKernel) else kernel
+        if hints_fn is not None:
+            k = k.replace_hints(**hints_fn(cfg))
+        try:
+            grid = tuple(grid_fn(cfg))
+            launch(stream, grid, k, tuple(args_fn(cfg)))
+            _sync()
+            n, t0 = 3, time.perf_counter()
+            for _ in range(n):
+                launch(stream, grid, k, tuple(args_fn(cfg)))
+            _sync()
+            successes.append(Measurement(cfg, (time.perf_counter() - t0) / n * 1e6, n))
+        except (ShimTranslationError, TypeError):
+            raise
+        except Exception as e:  # a config that fails to compile or run is reported, as cuTile does
+            failures.append((cfg, type(e), str(e)))
+    if not successes:
+        raise ValueError("exhaustive_search: no config succeeded: " + "; ".join(
+            f"{c}: {t.__name__}: {m}" for c, t, m in failures[:5]))
+    best = min(successes, key=lambda m: m.mean_us)
+    result = TuningResult(best, successes, failures)
+    if not quiet:
+        print(result)
+    return result
+
+
+# ---------------------------------------------------------------- cuTile internals its own tests import
+# cutile-python's test/conftest.py and util.py read these when they are imported (which tests to
+# skip): the shim answers as an sm_90 device whose compiler takes bytecode up to 13.4, without
+# dev features. What the tests then do with cuTile's compiler itself (bytecode, export) is not
+# served: those names stay stand-ins that raise when used.
+class BytecodeVersion(enum.IntEnum):
+    V_13_1 = 130100
+    V_13_2 = 130200
+    V_13_3 = 130300
+    V_13_4 = 130400
+    V_13_5 = 130500
+
+    def major(self):
+        return self.value // 10000
+
+    def minor(self):
+        return self.value // 100 % 100
+
+    def as_string(self):
+        return f"{self.major()}.{self.minor()}"
+
+
+class CallingConvention:
+    """cuda.tile.compilation.CallingConvention: its constructors give stand-ins (export is not served)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @classmethod
+    def cutile_python_v1(cls):
+        return cls("cutile_python_v1")
+
+    def __repr__(self):
+        return f"CallingConvention.{self.name}()"
+
+
+class _CompilerBin:
+    path = "(none: kernels run on Triton, cutile2triton shim)"
+
+
+def _internals():
+    supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
+    return {
+        "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._bytecode.version": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._compile": {
+            "_SUPPORTED_VERSIONS": supported,
+            "_get_max_supported_bytecode_version": lambda *a, **k: supported[-1],
+            "_find_compiler_bin": lambda *a, **k: _CompilerBin(),
+            "get_sm_arch": lambda *a, **k: "sm_90"},
+        "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
+                            "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
+        "cuda.tile.compilation": {"CallingConvention": CallingConvention},
+        "cuda.tile._ir.typing_support": {"to_dtype": _to_dtype},
+    }
+
+
+def _to_dtype(x):
+    """cuda.tile._ir.typing_support.to_dtype: the shim's ct dtype of a torch/numpy/ct dtype."""
+    name = _dtype_name(x)
+    if name is None:
+        raise NotImplementedError(f"to_dtype({x!r}) is not served by the cutile2triton shim")
+    return _DTYPES[name]
+
+
+# ---------------------------------------------------------------- the modules
+def _public_name(value):
+    """The name under which the shim's cuda.tile serves `value` (an object it defines), else None."""
+    ct = module()
+    for n, v in ct.__dict__.items():
+        if v is value and not n.startswith("_"):
+            return n
+    return None
+
+
+_HOST = {
+    "kernel": kernel, "function": function, "launch": launch, "cdiv": cdiv,
+    "compiler_timeout": compiler_timeout, "ByTarget": ByTarget, "DType": DType,
+    "PaddingMode": PaddingMode, "RoundingMode": RoundingMode, "MemoryOrder": MemoryOrder,
+    "MemoryScope": MemoryScope,
+}
+_ANNOTATIONS = ("Constant", "ConstantAnnotation", "Array", "ArrayAnnotation", "ListAnnotation", "Tile",
+                "Scalar", "ScalarInt64", "IndexedWithInt64", "TiledView", "Slice")
+
+
+def _getattr_for(modname):
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Unserved(f"{modname}.{name}")
+    return __getattr__
+
+
+def _new_module(name, doc):
+    m = types.ModuleType(name, doc)
+    m.__path__ = []         # a package: its submodules are served too
+    m.__getattr__ = _getattr_for(name)
+    return m
+
+
+def module():
+    """The shim's cuda.tile module (made once)."""
+    global _CT, _DTYPES
+    if _CT is not None:
+        return _CT
+    _DTYPES = _make_dtypes()
+    _DTYPE_BY_ID.update((id(v), k) for k, v in _DTYPES.items())
+    ct = _new_module("cuda.tile", "cuda.tile served by the cutile2triton shim (translator/shim): "
+                                  "kernels are translated to Triton at their first launch.")
+    for n in sorted(EXPORTS):
+        ct.__dict__[n] = _DeviceOp(n)
+    for n in ("compilation", "pack_to_bytes", "unpack_from_bytes", "tune"):
+        del ct.__dict__[n]          # (host-side names the shim does not serve: __getattr__ says so)
+    ct.__dict__.update(_HOST)
+    ct.__dict__.update(_DTYPES)
+    ct.__dict__.update(_EXCEPTIONS)
+    for n in _ANNOTATIONS:
+        ct.__dict__[n] = _annotation(n)
+    ct._dtype_name = _dtype_name
+    ct._public_name = _public_name
+    ct.ShimTranslationError = ShimTranslationError
+    ct.__all__ = sorted(n for n in ct.__dict__ if not n.startswith("_") and n in EXPORTS)
+    _CT = _kernel.CT = ct
+    tune = _new_module("cuda.tile.tune", "cuda.tile.tune served by the cutile2triton shim.")
+    tune.__dict__.update(exhaustive_search=exhaustive_search, TuningResult=TuningResult, Measurement=Measurement)
+    ct.tune = tune
+    exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
+    exc.__dict__.update(_EXCEPTIONS)
+    numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
+    numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
+    datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
+    datatype.__dict__.update(_DTYPES, DType=DType)
+    for name, served in _internals().items():
+        m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
+        m.__dict__.update(served)
+        _SUBMODULES[name] = m
+    _SUBMODULES.update({"cuda.tile.tune": tune, "cuda.tile._exception": exc,
+                        "cuda.tile._numeric_semantics": numeric, "cuda.tile._datatype": datatype})
+    return ct
+
+
+def submodule(name):
+    """The shim's module `name` (cuda.tile or below): served ones, else a stand-in module."""
+    ct = module()
+    if name == "cuda.tile":
+        return ct
+    m = _SUBMODULES.get(name)
+    if m is None:
+        m = _new_module(name, "not served by the cutile2triton shim: its names raise NotImplementedError when used")
+        _SUBMODULES[name] = m
+    return m

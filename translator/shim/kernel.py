@@ -1,0 +1,219 @@
+"""Kernel objects of the shim's cuda.tile, and their translation at first launch.
+
+A `ShimKernel` wraps the Python function `ct.kernel` was given. Its first launch builds the
+kernel's own cuTile module (capture.build_source), translates it with translator.api (no compile
+check: Triton compiles the kernel at launch anyway), writes the translation to the private cache
+folder (cache_dir.py; Triton's JIT reads a kernel's source from its file) and imports it, then
+calls its `launch_<kernel>(grid, *args, stream=...)`. Translations are cached by the hash of the
+built text (and of the translator's own files): in memory for the process, on disk across
+processes. A translation with errors raises `ShimTranslationError` at launch, quoting the
+diagnostics at the user's lines.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from .capture import ShimCaptureError, build_source
+
+_LOCK = threading.RLock()
+_MODULES = {}           # key -> the translated module (or the exception its translation raised)
+_TRANSLATOR_HASH = None
+CT = None               # the shim's cuda.tile module (ct_module.module() sets it)
+
+
+class ShimTranslationError(RuntimeError):
+    """A kernel the translator refused (its diagnostics, at the user's lines). Not a cuTile
+    TileError: a test expecting cuTile's own compile error does not pass on it."""
+
+    def __init__(self, kernel, diagnostics):
+        self.kernel, self.diagnostics = kernel, diagnostics
+        super().__init__(f"cutile2triton could not translate kernel `{kernel}`:\n  " + "\n  ".join(diagnostics))
+
+
+def _translator_hash() -> str:
+    """A hash of the translator's files (code, templates, grammar): a disk cache entry made by
+    another version of the translator is never read back."""
+    global _TRANSLATOR_HASH
+    if _TRANSLATOR_HASH is None:
+        import translator
+        root = Path(translator.__file__).resolve().parent
+        h = hashlib.sha256(translator.__version__.encode())
+        files = [p for d in (root, root.parent / "templates", root.parent / "grammar") if d.is_dir()
+                 for p in d.rglob("*") if p.is_file() and p.suffix in (".py", ".j2", ".lark", ".c")
+                 and "__pycache__" not in p.parts]
+        for p in sorted(files):
+            h.update(str(p.relative_to(root.parent)).encode())
+            h.update(p.read_bytes())
+        _TRANSLATOR_HASH = h.hexdigest()
+    return _TRANSLATOR_HASH
+
+
+def _folder() -> Path:
+    from ..cache_dir import private_cache_dir
+    d = private_cache_dir("shim")
+    if d is None:
+        d = Path(tempfile.mkdtemp(prefix="c2t-shim-"))
+    return d
+
+
+def _format(diag, built) -> str:
+    fname, line, col = built.where(diag.line, diag.col)
+    text = f"{fname}:{line}:{col}: {diag.severity} {diag.code}: {diag.message}"
+    return text + (f" (hint: {diag.hint})" if diag.hint else "")
+
+
+def translated_module(built, kernel_name: str):
+    """The imported translation of a built kernel module (cached), or raises ShimTranslationError."""
+    key = hashlib.sha256((_translator_hash() + "\0" + built.filename + "\0" + built.text).encode()).hexdigest()[:32]
+    with _LOCK:
+        got = _MODULES.get(key)
+        if got is None:
+            try:
+                got = _load(key, built, kernel_name)
+            except ShimTranslationError as e:
+                got = e
+            _MODULES[key] = got
+    if isinstance(got, Exception):
+        raise got
+    return got
+
+
+def _load(key, built, kernel_name):
+    from ..cache_dir import open_private, write_private
+    folder = _folder()
+    path = folder / f"k_{kernel_name}_{key}.py"
+    code = None
+    f, _writable = open_private(path)
+    if f is not None:
+        with f:
+            code = f.read().decode("utf-8")
+    if code is None:
+        from ..api import Options, translate_source
+        res = translate_source(built.text, built.filename, Options(check=False, partial=False))
+        if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
+            for d in res.diagnostics:
+                print("cutile2triton shim: " + _format(d, built), file=sys.stderr)
+        if not res.ok:
+            errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
+            raise ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
+        code = res.code
+        write_private(path, lambda fh: fh.write(code.encode("utf-8")))
+        if not path.exists():       # (no private folder: a temporary file of this process)
+            path = Path(tempfile.mkdtemp(prefix="c2t-shim-")) / path.name
+            path.write_text(code)
+    name = f"c2t_shim_{kernel_name}_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        exec(compile(code, str(path), "exec"), mod.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return mod
+
+
+class ShimFunction:
+    """`@ct.function` (a tile helper): its Python function, translated with the kernels that call it."""
+    _c2t_kind = "function"
+
+    def __init__(self, pyfunc, hints):
+        self.pyfunc, self.hints = pyfunc, dict(hints)
+        self.__name__ = getattr(pyfunc, "__name__", "function")
+        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__wrapped__ = pyfunc
+
+    def decorator_src(self, builder) -> str:
+        if not self.hints:
+            return "@ct.function"
+        return "@ct.function(" + ", ".join(f"{k}={builder.value_src(k, v)}" for k, v in self.hints.items()) + ")"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"`{self.__name__}` is a cuTile function (@ct.function): call it from a kernel")
+
+    def __repr__(self):
+        return f"<cuTile function {self.__qualname__} (cutile2triton shim)>"
+
+
+class ShimKernel:
+    """`ct.kernel(f, **hints)` (served as ct.kernel itself, so that `isinstance(k, ct.kernel)` holds):
+    launched by ct.launch, translated at its first launch. `ct.kernel(**hints)` is a decorator."""
+    _c2t_kind = "kernel"
+
+    def __new__(cls, function=None, /, **hints):
+        if function is None:
+            return lambda f: cls(f, **hints)
+        if isinstance(function, ShimKernel):
+            return function.replace_hints(**hints)
+        return super().__new__(cls)
+
+    def __init__(self, pyfunc, /, **hints):
+        if isinstance(pyfunc, ShimKernel):
+            return          # (__new__ gave back a kernel with these hints)
+        self._pyfunc = pyfunc
+        self.hints = dict(hints)
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__wrapped__ = pyfunc
+        self._launcher = None
+        self._built = None
+
+    @property
+    def pyfunc(self):
+        return self._pyfunc
+
+    def replace_hints(self, **hints):
+        return ShimKernel(self._pyfunc, **{**self.hints, **hints})
+
+    def decorator_src(self, builder) -> str:
+        if not self.hints:
+            return "@ct.kernel"
+        return "@ct.kernel(" + ", ".join(f"{k}={builder.value_src(k, v)}" for k, v in self.hints.items()) + ")"
+
+    def source(self) -> str:
+        """The cuTile module the shim translates for this kernel (built at the first launch)."""
+        return self._build().text
+
+    def _build(self):
+        if self._built is None:
+            try:
+                self._built = build_source(self, CT)
+            except ShimCaptureError as e:
+                raise ShimCaptureError(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
+        return self._built
+
+    def translation(self):
+        """The imported translated module of this kernel."""
+        return translated_module(self._build(), self.__name__)
+
+    def launcher(self):
+        if self._launcher is None:
+            mod = self.translation()
+            self._launcher = getattr(mod, f"launch_{self.__name__}")
+        return self._launcher
+
+    def launch(self, stream, grid, args, pdl=False):
+        launcher = self._launcher or self.launcher()
+        if pdl:
+            return launcher(grid, *args, stream=stream, c2t_pdl=True)
+        return launcher(grid, *args, stream=stream)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"`{self.__name__}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NotImplementedError(f"kernel.{name} is not served by the cutile2triton shim "
+                                  "(it serves ct.launch, replace_hints and _pyfunc on kernel objects)")
+
+    def __repr__(self):
+        return f"<cuTile kernel {self.__qualname__} (cutile2triton shim)>"

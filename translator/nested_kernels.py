@@ -66,16 +66,13 @@ def _walk_no_defs(body):
         yield n
         if isinstance(n, N.FunctionDef):
             continue
-        kids = []
-        for f in vars(n):
-            if f in ("span", "full_span"):
-                continue
-            v = getattr(n, f)
+        d = n.__dict__
+        for f in N.child_fields(type(n)) or ():        # (last field first: the first is popped first)
+            v = d[f]
             if isinstance(v, N.Node):
-                kids.append(v)
+                stack.append(v)
             elif isinstance(v, list):
-                kids.extend(x for x in v if isinstance(x, N.Node))
-        stack.extend(reversed(kids))
+                stack.extend(x for x in reversed(v) if isinstance(x, N.Node))
 
 
 def _bound(fd: N.FunctionDef) -> set:
@@ -104,7 +101,7 @@ def _bound(fd: N.FunctionDef) -> set:
 def _module_names(info) -> set:
     names = set(info.functions) | set(info.constants) | set(info.classes) | set(info.ct_names) \
         | set(info.ct_modules) | set(info.ct_constants) | set(info.constant_aliases)
-    for st in walk(info.module.body):
+    for st in (n for top in info.module.body for n in info.nodes(top)):    # (walk(body), shared with host rules)
         if isinstance(st, N.FunctionDef):
             continue
         if isinstance(st, N.Assign):

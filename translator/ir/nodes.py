@@ -272,6 +272,16 @@ def _child_fields(cls) -> tuple:
     return tuple(reversed([f.name for f in fields(cls) if f.name not in ("span", "full_span")]))
 
 
+def child_fields(cls) -> tuple:
+    """The fields of IR node class `cls` that may hold nodes (all but its spans), last first (the
+    order a stack takes them in); None for a class that is not a node."""
+    try:
+        return _CHILD_FIELDS[cls]
+    except KeyError:
+        fs = _CHILD_FIELDS[cls] = _child_fields(cls)
+        return fs
+
+
 def walk(node):
     """Yield every IR node below `node` (statements and expressions), depth first in field order.
     (A node's fields are its dataclass fields: nothing sets other attributes on IR nodes.)"""

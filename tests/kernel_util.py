@@ -18,9 +18,14 @@ def translate(src: str):
 def build(src: str, tmp_path):
     res = translate(src)
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-    name = f"c2t_sem_{next(_ids)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(res.code)
+    return load(res.code, tmp_path)
+
+
+def load(code: str, folder, prefix: str = "c2t_sem"):
+    """Import generated module text from a file in `folder` (Triton reads kernels' source there)."""
+    name = f"{prefix}_{next(_ids)}"
+    path = folder / f"{name}.py"
+    path.write_text(code)
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod

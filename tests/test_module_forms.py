@@ -1,29 +1,18 @@
 """Module forms around kernels that real packages use (issue 35, item 1): kernels defined under a
 module-level `if` or `try`, after a guarded cuda.tile import, and host code testing whether
 cuda.tile is there. Each translated module is imported and run under the interpreter."""
-import importlib.util
-import itertools
-import sys
 import textwrap
 
 import torch
 
 import translator
-
-_ids = itertools.count()
+from kernel_util import load
 
 
 def _load(src: str, tmp_path):
     res = translator.translate_source(textwrap.dedent(src), "forms.py")
     assert res.code is not None, [d.format() for d in res.diagnostics]
-    name = f"c2t_forms_{next(_ids)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(res.code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return res, mod
+    return res, load(res.code, tmp_path, "c2t_forms")
 
 
 GUARDED = """

@@ -2,17 +2,13 @@
 function's kernel capturing its locals, a factory's, one two functions deep. Each becomes a
 module-level kernel taking its captures as Constant parameters, launched through the object bound
 where it was defined. The translated modules run under the interpreter."""
-import importlib.util
-import itertools
-import sys
 import textwrap
 
 import pytest
 import torch
 
 import translator
-
-_ids = itertools.count()
+from kernel_util import load
 
 SRC = """
 import cuda.tile as ct
@@ -87,14 +83,7 @@ def calls_a_capture(x):
 def translated(tmp_path_factory):
     res = translator.translate_source(SRC, "nested.py")
     assert res.code is not None, [d.format() for d in res.diagnostics]
-    name = f"c2t_nested_{next(_ids)}"
-    path = tmp_path_factory.mktemp("nested") / f"{name}.py"
-    path.write_text(res.code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return res, mod
+    return res, load(res.code, tmp_path_factory.mktemp("nested"), "c2t_nested")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])

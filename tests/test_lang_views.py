@@ -295,3 +295,33 @@ def all_(x):
 
 def test_probe_constructs_translate():
     assert HOOKS
+
+
+# `x.tiled_view(TILE)` with an int Constant parameter: a 1-D view (cutile-python's
+# test_tiled_view_copy_1d; the rank was unknown, 151 tests refused), an alias of Constant too.
+TV_INT_CONST = """
+ConstInt = ct.Constant[int]
+
+@ct.kernel
+def copy1d(x, y, TILE: ConstInt, T2: ct.Constant[int]):
+    bid = ct.bid(0)
+    tv_x = x.tiled_view(TILE)
+    tv_y = y.tiled_view(T2)
+    tv_y.store(bid, tv_x.load(bid))
+
+def run(x, tile):
+    y = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), ((x.shape[0] + tile - 1) // tile,), copy1d, (x, y, tile, tile))
+    return y
+"""
+
+
+@pytest.mark.parametrize("n", [64, 100])
+def test_tiled_view_with_an_int_constant_is_1d(tmp_path, n):
+    if not __import__("os").environ.get("TRITON_INTERPRET"):
+        res = translate(TV_INT_CONST)
+        assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+        return
+    mod = build(TV_INT_CONST, tmp_path)
+    x = torch.randn(n)
+    assert torch.equal(mod.run(x, 32), x)

@@ -305,3 +305,43 @@ def test_an_index_tuple_from_a_helper_or_a_conditional_fixes_the_rank(tmp_path, 
     mod = build(INDEX_FORMS.format(assign=assign), tmp_path)
     x = torch.randn(shape)
     torch.testing.assert_close(mod.run(x), x * 2)
+
+
+# A Constant[bool] `if` is a layout flag (one kernel per value, the dead branch not lowered): the
+# taken branch is then lowered inline, and in a rank variant it may be for the other rank
+# (cutile-python's test_reduction: `if keepdims: store 2-D else: store 1-D`, 144 tests refused).
+KEEPDIMS = """
+@ct.kernel
+def rowmax(X, OUT, B: ct.Constant[int], N: ct.Constant[int], keepdims: ct.Constant[bool]):
+    px = ct.bid(0)
+    rows = ct.load(X, index=(px, 0), shape=(B, N))
+    out = ct.max(rows, axis=1, keepdims=keepdims)
+    if keepdims:
+        ct.store(OUT, index=(px, 0), tile=out)
+    else:
+        ct.store(OUT, index=(px,), tile=out)
+
+
+def run(x, keepdims):
+    out = torch.empty((x.shape[0], 1) if keepdims else (x.shape[0],), dtype=x.dtype, device=x.device)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 4,), rowmax, (x, out, 4, x.shape[1], keepdims))
+    return out
+"""
+
+
+def test_a_layout_flag_branch_for_the_other_rank_is_an_assert():
+    res = translate(KEEPDIMS)
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    code = res.code
+    assert "def rowmax_OUT_1d_keepdims(" in code and "def rowmax_OUT_2d_not_keepdims(" in code
+    one = code[code.index("def rowmax_OUT_1d_keepdims("):code.index("def rowmax_OUT_1d_not_keepdims(")]
+    assert one.count("tl.static_assert(False, ") == 1 and "a 1-D `OUT`" in one
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+@pytest.mark.parametrize("keepdims", [True, False])
+def test_a_layout_flag_rank_variant_runs(tmp_path, keepdims):
+    mod = build(KEEPDIMS, tmp_path)
+    x = torch.randn(8, 16)
+    ref = x.amax(1, keepdim=keepdims)
+    torch.testing.assert_close(mod.run(x, keepdims), ref)

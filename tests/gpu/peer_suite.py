@@ -29,11 +29,12 @@ _CUTILE_ONLY = ("TileTypeError", "TileSyntaxError", "TileValueError", "TileCompi
                 "DID NOT RAISE")
 
 
-def _run_one(testdir: Path, out: Path, f: str, side: str, timeout: int) -> dict:
+def _run_one(testdir: Path, out: Path, f: str, side: str, timeout: int, extra: tuple = ()) -> dict:
     log = out / f"{side}__{f.replace('/', '_')}.log"
     cmd = [sys.executable] + (["-m", "translator.shim"] if side == "shim" else []) + [
-        "-m", "pytest", "-v", "-rfE", "--tb=no", "-p", "no:cacheprovider", "-o", "addopts=", f]
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{testdir}:{os.environ.get('PYTHONPATH', '')}")
+        "-m", "pytest", "-v", "-rfE", "--tb=no", "-p", "no:cacheprovider", "-o", "addopts=", *extra, f]
+    # COLUMNS: pytest cuts the short summary's causes to the terminal width
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{testdir}:{os.environ.get('PYTHONPATH', '')}", COLUMNS="400")
     t0 = time.time()
     with open(log, "w") as fh:
         try:
@@ -52,7 +53,7 @@ def parse(log: Path) -> dict:
             outcomes[m.group(1)] = m.group(2)
         m = _SUMMARY.match(ln)
         if m:
-            causes[m.group(2)] = (m.group(3) or "").strip()[:200]
+            causes[m.group(2)] = (m.group(3) or "").strip()[:300]
     return {"outcomes": outcomes, "causes": causes}
 
 
@@ -60,7 +61,7 @@ def cmd_run(a) -> int:
     testdir, out = Path(a.testdir).resolve(), Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     files = a.files or sorted(p.name for p in testdir.glob("test_*.py"))
-    jobs = [(f, side) for f in files for side in ("cutile", "shim")]
+    jobs = [(f, side) for f in files for side in a.sides]
     t_end = time.time() + a.deadline
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as pool:
@@ -70,7 +71,7 @@ def cmd_run(a) -> int:
             while pending and len(futs) < a.jobs and time.time() < t_end - 20:
                 f, side = pending.pop(0)
                 left = int(max(10, min(a.timeout, t_end - time.time())))
-                futs[pool.submit(_run_one, testdir, out, f, side, left)] = (f, side)
+                futs[pool.submit(_run_one, testdir, out, f, side, left, tuple(a.pytest_args.split()))] = (f, side)
             if not futs:
                 break
             done, _ = cf.wait(futs, timeout=5, return_when=cf.FIRST_COMPLETED)
@@ -128,6 +129,9 @@ def main(argv=None) -> int:
     r.add_argument("--jobs", type=int, default=14)
     r.add_argument("--timeout", type=int, default=240)
     r.add_argument("--deadline", type=int, default=520)
+    r.add_argument("--pytest-args", default="", help="more pytest arguments, e.g. --maxfail=30")
+    r.add_argument("--sides", nargs="+", default=["cutile", "shim"], choices=["cutile", "shim"],
+                   help="shim alone runs on a CPU under TRITON_INTERPRET=1 (the shim's --cpu)")
     t = sub.add_parser("table")
     t.add_argument("outs", nargs="+")
     a = ap.parse_args(argv)

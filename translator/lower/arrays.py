@@ -50,6 +50,14 @@ def _rank_from(e):
     return None
 
 
+def _annotation_names_int(ann, info: ModuleInfo) -> bool:
+    """`ct.Constant[int]` or an alias of Constant (whose argument is not written here: an int
+    unless a tuple is assigned to the name, which tuple_length sees first)."""
+    if isinstance(ann, N.Subscript):
+        return isinstance(ann.index, N.Name) and ann.index.id == "int"
+    return True
+
+
 def tuple_length(e, info: ModuleInfo, tuple_names: dict, _depth: int = 0) -> Optional[int]:
     """How many entries the tuple `e` has, where that is clear from the kernel's text: a tuple, a
     name assigned one, a conditional between tuples of one length, or a call of a module function
@@ -133,6 +141,9 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             table.setdefault(name, old)
 
     tuple_names, alias, tuple_elts = {}, {}, {}
+    int_constants = {p.name for p in fd.params if info.is_constant_annotation(p.annotation)
+                     and not info.is_constant_bool(p.annotation) and not info.is_constant_dtype(p.annotation)
+                     and _annotation_names_int(p.annotation, info)}
     iterated: dict = {}     # static_iter loop variable -> the parameters it stands for in turn
     for n in info.nodes(fd.body):
         if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
@@ -167,8 +178,11 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             if isinstance(n.func, N.Attr) and n.func.attr == "tiled_view":
                 shape = n.args[0] if n.args else next((k.value for k in n.keywords if k.name == "tile_shape"), None)
                 rank = _rank_from(shape)
-                if rank is None and isinstance(shape, N.Const) and isinstance(shape.value, int):
-                    rank = 1
+                if rank is None and shape is not None:
+                    rank = tuple_length(shape, info, tuple_names)
+                if rank is None and (isinstance(shape, N.Const) and isinstance(shape.value, int)
+                                     or isinstance(shape, N.Name) and shape.id in int_constants):
+                    rank = 1        # an int tile_shape: a 1-D view
                 base = _base(n.func.value, alias)
                 if base[0] is not None:
                     note(base, rank)

@@ -610,7 +610,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             if kw == "elif":
                 self.emit(depth, "else:")
                 depth += 1
-            if taken:
+            if taken and self.rank_choice:      # a rank variant: the branch may not be for its ranks
+                self._branch(st, taken, depth, "body" if test.value else "else")
+            elif taken:
                 for x in taken:
                     self.stmt(x, depth)
             elif kw == "elif":

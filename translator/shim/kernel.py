@@ -33,7 +33,8 @@ class ShimTranslationError(RuntimeError):
 
     def __init__(self, kernel, diagnostics):
         self.kernel, self.diagnostics = kernel, diagnostics
-        super().__init__(f"cutile2triton could not translate kernel `{kernel}`:\n  " + "\n  ".join(diagnostics))
+        # the first diagnostic on the first line: pytest's short summary and log greps show one line
+        super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
 
 
 def _translator_hash() -> str:

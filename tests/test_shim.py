@@ -237,3 +237,27 @@ def test_programs_fail_without_the_shim(tmp_path, name, text):
     p = _script(tmp_path, name, text)
     r = _run([str(p)], tmp_path, shim=False)
     assert r.returncode != 0 and "RESULT OK" not in r.stdout
+
+
+def test_kernel_attributes_read_with_a_default_and_set(tmp_path):
+    """TileGym's experimental_kernel tags kernel objects (`k._tracked_message = msg`) and its
+    patched ct.launch reads `getattr(kernel, "_tracked_message", None)`: an attribute the shim's
+    kernel lacks is an AttributeError (it was a NotImplementedError: every TileGym op failed)."""
+    p = _script(tmp_path, "attrs.py", """
+        import cuda.tile as ct
+
+        @ct.kernel
+        def k(x):
+            ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)))
+
+        assert getattr(k, "_tracked_message", None) is None and not hasattr(k, "_tracked_message")
+        k._tracked_message = "experimental"
+        assert k._tracked_message == "experimental"
+        try:
+            k.no_such_thing
+        except AttributeError as e:
+            print("ATTR:", e)
+        """)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "ATTR: kernel.no_such_thing is not served by the cutile2triton shim" in r.stdout

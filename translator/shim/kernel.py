@@ -213,8 +213,10 @@ class ShimKernel:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotImplementedError(f"kernel.{name} is not served by the cutile2triton shim "
-                                  "(it serves ct.launch, replace_hints and _pyfunc on kernel objects)")
+        # an AttributeError (as on cuTile's kernel objects, for names they lack): `getattr(k, name,
+        # default)` and `hasattr` work; the message says what the shim serves
+        raise AttributeError(f"kernel.{name} is not served by the cutile2triton shim "
+                             "(it serves ct.launch, replace_hints and _pyfunc on kernel objects)")
 
     def __repr__(self):
         return f"<cuTile kernel {self.__qualname__} (cutile2triton shim)>"

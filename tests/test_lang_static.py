@@ -3,7 +3,7 @@ dataclasses, ct.ByTarget hints. Run under the interpreter vs torch where they ex
 import pytest
 import torch
 
-from kernel_util import build, codes, translate
+from kernel_util import build, codes, compile_sm90, translate
 
 # ---------------------------------------------------------------- tuple comprehensions
 COMPREHENSIONS = """
@@ -555,3 +555,40 @@ def run(xs, ys):
     ys = mod.run(xs, [torch.empty(16, dtype=torch.float16) for _ in xs])
     for x, y in zip(xs, ys):
         torch.testing.assert_close(y, x.half())
+
+
+# ct.static_iter unrolls at most 1000 items in cuTile (TileStaticEvalError). With constant bounds
+# over the limit the translation refused nothing and Triton's compiler unrolled a million
+# iterations (cutile-python's test_static_iter: the compile check ran for 40 minutes).
+def test_static_iter_over_cutiles_limit_is_refused():
+    res = translate("""
+    @ct.kernel
+    def k(x):
+        for i in ct.static_iter(range(1000000)):
+            ct.scatter(x, i, 1)
+    """)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert [d.code for d in errs] == ["C2T106"] and "1000000 iterations" in errs[0].message, errs
+    assert translate("""
+    @ct.kernel
+    def k(x):
+        for i in ct.static_iter(range(0, 2000, 2)):
+            ct.scatter(x, i, 1)
+    """).ok                                       # 1000 items: at the limit
+
+
+def test_static_iter_with_constant_bounds_asserts_the_limit(tmp_path):
+    src = """
+    @ct.kernel
+    def k(x, N: ConstInt):
+        for i in ct.static_iter(range(N)):
+            ct.scatter(x, i, 1)
+
+    def run(x, n):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, n))
+    """
+    res = translate(src)
+    assert res.ok and 'tl.static_assert(len(range(N)) <= 1000, "ct.static_iter: at most 1000' in res.code
+    assert "OK k" in compile_sm90(src, "run", "(torch.zeros(8, dtype=torch.int32), 8)", tmp_path)
+    with pytest.raises(AssertionError, match="at most 1000 iterations"):
+        compile_sm90(src, "run", "(torch.zeros(8, dtype=torch.int32), 5000)", tmp_path)

@@ -24,6 +24,9 @@ from .product_operands import ProductOperands
 from .types import SrcLine, V
 
 
+_STATIC_ITER_MAX = 1000     # cuTile unrolls ct.static_iter over at most this many items
+
+
 @dataclass
 class Shared:
     """State shared by every function lowered in one module."""
@@ -801,7 +804,17 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             args = [self.expr(a) for a in src.args]
             if not all(a.is_static for a in args) or not isinstance(st.target, N.Name):
                 self.fail("C2T105", "ct.static_iter(range(...)) needs constant bounds", src)
-            self.emit(depth, f"for {st.target.id} in tl.static_range({', '.join(a.code for a in args)}):")
+            bounds = ", ".join(a.code for a in args)
+            if all(a.known and isinstance(a.value, int) for a in args) and len(args) <= 3:
+                n = len(range(*(a.value for a in args))) if args[-1].value != 0 or len(args) < 3 else 0
+                if n > _STATIC_ITER_MAX:
+                    self.fail("C2T106", f"ct.static_iter: range({bounds}) has {n} iterations; cuTile unrolls "
+                                        f"at most {_STATIC_ITER_MAX} (TileStaticEvalError there)", src,
+                              "use a run-time `for ... in range(...)` loop")
+            else:       # bounds from Constant arguments: the same limit when Triton unrolls it
+                self.emit(depth, f"tl.static_assert(len(range({bounds})) <= {_STATIC_ITER_MAX}, \"ct.static_iter: "
+                                 f"at most {_STATIC_ITER_MAX} iterations (cuTile's limit)\")")
+            self.emit(depth, f"for {st.target.id} in tl.static_range({bounds}):")
             self.env[st.target.id] = V(st.target.id, T.STATIC)
             self.block(st.body, depth + 1)
             return

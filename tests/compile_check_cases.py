@@ -238,3 +238,17 @@ def test_a_guarded_cuda_tile_import_is_checked(guard):
     assert res.ok, [d.format() for d in res.diagnostics]
     assert not [d for d in res.diagnostics if d.code in ("C2T110", "C2T215", "C2T216")], \
         [d.format() for d in res.diagnostics]
+
+
+def test_a_compile_past_the_time_limit_is_not_checked_and_says_so(monkeypatch, tmp_path):
+    """Triton unrolls static_range at code generation: a million-iteration unroll held the
+    translation of cutile-python's test_static_iter for 40 minutes. The check has a time limit
+    per kernel (C2T_CHECK_SECONDS) and says what it could not check."""
+    monkeypatch.setenv("C2T_CHECK_SECONDS", "2")
+    monkeypatch.setenv("C2T_CACHE_DIR", str(tmp_path))     # (no result from an earlier run)
+    C._MEMO.clear()
+    code, checks = _kernel("for i in tl.static_range(1000000):\n    tl.store(x + i, 1.0)\n", known={"T": 16})
+    [f] = C.check_module(code, checks)
+    assert f.code == "C2T216" and "ran past 2.0 s" in f.message and "C2T_CHECK_SECONDS" in f.hint, f
+    code, checks = _kernel("for i in tl.static_range(4):\n    tl.store(x + i, 1.0)\n", known={"T": 16})
+    assert C.check_module(code, checks) == []      # the limit is lifted after each compile

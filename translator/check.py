@@ -21,11 +21,13 @@ a loop), cuTile rejects them too, and the finding is an info (C2T217).
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import linecache
 import os
 import re
+import signal
 import threading
 from dataclasses import dataclass, field
 from typing import Optional
@@ -272,6 +274,11 @@ def _check_kernel(fn, c: KernelCheck, text: str, full: bool) -> list:
             return [CheckFinding("C2T216", c.kernel, c.line, 1,
                                  f"kernel `{c.kernel}` was not checked: the check does not know what "
                                  f"its constexpr parameter `{e}` takes")]
+        except CheckTimeout as e:
+            return [CheckFinding("C2T216", c.kernel, c.line, 1,
+                                 f"kernel `{c.kernel}` was not checked: Triton's compiler ran past {e} s "
+                                 f"for {label} (a large unrolled loop?)",
+                                 "C2T_CHECK_SECONDS sets the limit; launching it may take as long")]
         if err is not None and assumed and any(w in err["message"].lower() for w in _VALUE_DEPENDENT):
             unsure[label] = err
         elif err is not None:
@@ -396,31 +403,75 @@ def _compile(fn, sig: dict, consts: dict, text: str, full: bool) -> Optional[dic
     if disk is not _NOTHING:
         _MEMO[key] = disk
         return disk
-    import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
-    from triton.compiler.compiler import make_backend
-    from triton._C.libtriton import ir
     src = ASTSource(fn, sig, consts)
     target = GPUTarget("cuda", 90, 32)
     res = None
     try:
-        if full:
-            triton.compile(src, target=target)
-        else:
-            backend = make_backend(target)
-            options = backend.parse_options({})
-            context = ir.context()
-            ir.load_dialects(context)
-            backend.load_dialects(context)
-            src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
-                        context)
+        with _time_limit(_compile_seconds()):
+            _compile_now(src, target, full)
     except Exception as e:      # Triton's CompilationError, or what its code generator raised
+        if _timed_out(e):       # (Triton wraps what its code generator raised)
+            raise CheckTimeout(_compile_seconds()) from None
         res = _describe(e)
     if res is None or res.get("compilation"):     # (not a failure of this process's set-up)
         _MEMO[key] = res
         _disk_put(key, res)
     return res
+
+
+class CheckTimeout(Exception):
+    """Triton's compiler ran past the check's time limit for one kernel (C2T_CHECK_SECONDS)."""
+
+
+def _timed_out(e: BaseException) -> bool:
+    seen = 0
+    while e is not None and seen < 50:
+        if isinstance(e, CheckTimeout):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
+def _compile_seconds() -> float:
+    return float(os.environ.get("C2T_CHECK_SECONDS", "120"))
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise CheckTimeout in this block after `seconds` (a real-time alarm: only in the main
+    thread, where Python delivers signals; elsewhere no limit). Triton's code generator is Python,
+    so a runaway unroll is interrupted there."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum, frame):
+        raise CheckTimeout(seconds)
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _compile_now(src, target, full: bool):
+    """Triton's whole compile (full) or its code generator alone (the Triton IR), for sm_90."""
+    import triton
+    from triton.compiler.compiler import make_backend
+    from triton._C.libtriton import ir
+    if full:
+        triton.compile(src, target=target)
+        return
+    backend = make_backend(target)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
 
 
 def _describe(e) -> dict:

@@ -592,3 +592,25 @@ def test_static_iter_with_constant_bounds_asserts_the_limit(tmp_path):
     assert "OK k" in compile_sm90(src, "run", "(torch.zeros(8, dtype=torch.int32), 8)", tmp_path)
     with pytest.raises(AssertionError, match="at most 1000 iterations"):
         compile_sm90(src, "run", "(torch.zeros(8, dtype=torch.int32), 5000)", tmp_path)
+
+
+def test_module_string_constants_are_compile_time_values(tmp_path):
+    """`MODE = "fast"` at module level, compared in a kernel: a compile-time value in cuTile (it
+    was C2T103, 'module globals must be literals')."""
+    mod = build("""
+    MODE = "fast"
+    OTHER = MODE
+
+    @ct.kernel
+    def k(x):
+        if MODE == "fast" and OTHER != "slow":
+            ct.scatter(x, 0, 1)
+        else:
+            ct.scatter(x, 0, 2)
+
+    def run(x):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x,))
+    """, tmp_path)
+    x = torch.zeros(1, dtype=torch.int32)
+    mod.run(x)
+    assert x.item() == 1

@@ -261,3 +261,45 @@ def test_kernel_attributes_read_with_a_default_and_set(tmp_path):
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0, r.stderr
     assert "ATTR: kernel.no_such_thing is not served by the cutile2triton shim" in r.stdout
+
+
+def test_user_enums_and_string_constants_in_closures(tmp_path):
+    """A kernel inside a test reads a module enum (its class source needs `Enum`: an import, not
+    enum.Enum's own source), a closure variable bound to one of its members, and a string
+    (cutile-python's test_enum: 16 tests refused, then 7 for the order of the written names)."""
+    p = _script(tmp_path, "enums.py", """
+        from enum import Enum, IntEnum
+        import torch
+        import cuda.tile as ct
+
+
+        class Color(Enum):
+            RED = 0
+            BLUE = 2
+
+
+        class Level(IntEnum):
+            LOW = 1
+            HIGH = 5
+
+
+        def run(member):
+            name = member.name
+
+            @ct.kernel
+            def kernel(out):
+                if member.name == name and member == Color.BLUE:
+                    ct.scatter(out, (), Level.HIGH)
+                else:
+                    ct.scatter(out, (), -1)
+
+            out = torch.zeros((), dtype=torch.int32, device="cuda")
+            ct.launch(torch.cuda.current_stream(), (1,), kernel, (out,))
+            return out.item()
+
+
+        print("RESULT", run(Color.BLUE), run(Color.RED))
+        """)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "RESULT 5 -1" in r.stdout

@@ -123,8 +123,8 @@ def _literal(e, names=None):
     """Python value of a literal expression, else raises ValueError. `names` maps module names to
     known Python objects (enum classes, frozen dataclasses and constants defined earlier)."""
     names = names or {}
-    if isinstance(e, N.Const) and not isinstance(e.value, (str, bytes)) and e.value is not Ellipsis:
-        return e.value
+    if isinstance(e, N.Const) and not isinstance(e.value, bytes) and e.value is not Ellipsis:
+        return e.value          # (strings too: compile-time values in cuTile, compared and folded)
     if isinstance(e, N.UnaryOp) and e.op in "-+":
         v = _literal(e.operand, names)
         if not isinstance(v, (int, float)):

@@ -13,7 +13,9 @@ import ast
 import builtins
 import enum
 import inspect
+import re
 import symtable
+import sys
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -166,6 +168,11 @@ class Builder:
             self._bind(name, ("import", line), "a module")
             self.imports[name] = line
             return
+        line = _stdlib_import(name, value)
+        if line is not None:          # `Enum`, `IntEnum` (the bases of a user enum's class source)
+            self._bind(name, ("import", line), line)
+            self.imports[name] = line
+            return
         kind = getattr(type(value), "_c2t_kind", None)     # (kernel.py's ShimKernel, ShimFunction)
         if kind == "kernel":
             self._fail(name, value, "a kernel cannot call another kernel")
@@ -270,14 +277,36 @@ class Builder:
                                    "cuda.tile, which the shim's generated module needs")
         out = ["import cuda.tile as ct\n"]
         out += [ln + "\n" for n, ln in self.imports.items() if ln != "import cuda.tile as ct"]
-        out += [f"{n} = {src}\n" for n, src in self.consts.items()]
+        # constants naming a class written here (`enum_value = Color.BLUE`) after the classes, and
+        # the classes before the functions: the translator reads module-level names in order
+        classes = {d[0] for d in self.defs if d[1].startswith("class ")}
+        later = {n for n, src in self.consts.items() if any(re.search(rf"\b{re.escape(c)}\b", src) for c in classes)}
+        out += [f"{n} = {src}\n" for n, src in self.consts.items() if n not in later]
+        defs = [d for d in self.defs if d[0] in classes] + [d for d in self.defs if d[0] not in classes]
         segments = []
-        for _name, text, fname, orig, indent, extra in self.defs:
+        for i, (_name, text, fname, orig, indent, extra) in enumerate(defs):
+            if later and i == len(classes):
+                out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in later))
             out.append("\n\n")
             start = sum(s.count("\n") for s in out) + 1 + extra
             out.append(text)
             segments.append(Segment(start, text.count("\n") - extra, fname, orig, indent))
+        if later and len(defs) == len(classes):
+            out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in later))
         return Built("".join(out), segments, filename, line)
+
+
+def _stdlib_import(name: str, value):
+    """`from enum import IntEnum` for a class or function of the standard library found under
+    its own module path (sys.stdlib_module_names), else None."""
+    mod = getattr(value, "__module__", None)
+    qual = getattr(value, "__qualname__", None)
+    if not (isinstance(value, type) or isinstance(value, types.BuiltinFunctionType)) or not mod or not qual \
+            or "." in qual or mod.split(".")[0] not in sys.stdlib_module_names or mod.startswith("_"):
+        return None
+    if getattr(sys.modules.get(mod), qual, None) is not value:
+        return None
+    return f"from {mod} import {qual}" + ("" if qual == name else f" as {name}")
 
 
 def _annotation_value(n, fdef, annotations):

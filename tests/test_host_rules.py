@@ -72,6 +72,9 @@ CASES = [
     ('print(f"{ct.bid}")', 'print(f"{ct.bid}")', "C2T108 an f-string in host code uses `ct`", ""),
     ('print(f"{n}")', 'print(f"{n}")', "", "C2T108"),
     ("y: ct.float16 = None", "y: 'ct.float16' = None", "", "torch.float16 = None"),
+    # the whole annotation as text: `'ct.DType' | None` and `'TuningResult'[Any]` fail when evaluated
+    ("def f(d: ct.DType | None, r: ct.tune.TuningResult[int]) -> tuple[ct.DType, int]:\n    pass",
+     "def f(d: 'ct.DType | None', r: 'ct.tune.TuningResult[int]') -> 'tuple[ct.DType, int]':", "", "'ct.DType' |"),
     ("a = torch.empty(4, dtype=ct.float16)", "a = torch.empty(4, dtype=torch.float16)", "", ""),
     ("a = np.float16", "a = np.float16", "", "a = torch.float16"),
     ("y: ct.Constant[int] = 1", "y: ct.Constant[int] = 1", "", "C2T108"),

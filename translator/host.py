@@ -141,8 +141,8 @@ def _statement(ctx: Ctx, st, skipped: set = frozenset()) -> list:
 
 
 def _facts(st, nodes) -> Stmt:
-    annotations = set()     # nodes that are type annotations or inside one (parameters, returns,
-    nested: dict = {}       # annotated assignments, dataclass fields)
+    annotations = {}        # id of a node in a type annotation (parameters, returns, annotated
+    nested: dict = {}       # assignments, dataclass fields) -> the whole annotation
     for n in nodes:
         anns = []
         if isinstance(n, N.AnnAssign):
@@ -151,13 +151,13 @@ def _facts(st, nodes) -> Stmt:
             anns += [p.annotation for p in n.params] + [n.returns]
         for a in anns:
             if a is not None:
-                annotations.update(id(x) for x in walk(a))
+                annotations.update((id(x), a) for x in walk(a))
     for d in (walk(st.body) if isinstance(st, N.FunctionDef) else ()):
         if isinstance(d, N.FunctionDef):
             for x in walk(d):
                 nested.setdefault(id(x), d)
     rebound = frozenset(id(t) for x in nodes if isinstance(x, N.Assign) for t in x.targets)
-    return Stmt(st, frozenset(annotations), rebound, MappingProxyType(nested), _presence_tests(nodes))
+    return Stmt(st, MappingProxyType(annotations), rebound, MappingProxyType(nested), _presence_tests(nodes))
 
 
 def _presence_tests(nodes) -> frozenset:

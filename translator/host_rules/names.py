@@ -35,11 +35,13 @@ def fstrings(ctx, stmt, n):
 
 @rule(N.Attr, N.Name)
 def annotations(ctx, stmt, n):
-    # `owner: ct.kernel`, `compute_type: ct.DType` (type annotations): kept as text
+    # `owner: ct.kernel`, `compute_type: ct.DType`, `r: TuningResult[Any]` (type annotations):
+    # the whole annotation kept as text (`'TuningResult'[Any]` would fail when evaluated)
     path = ctx.info.ct_path(n)
     if id(n) not in stmt.annotations or path is None or path.startswith("Constant"):
         return None
-    return Out(edits=(Edit(n.span.start, n.span.end, repr(src(ctx.text, n))),), covers=below(n))
+    whole = stmt.annotations[id(n)]
+    return Out(edits=(Edit(whole.span.start, whole.span.end, repr(src(ctx.text, whole))),), covers=below(whole))
 
 
 def _path(ctx, stmt, n):

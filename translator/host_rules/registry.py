@@ -103,7 +103,7 @@ class Stmt:
     """The module-level statement a node is in. `nested`: id(node) -> the outermost function
     defined inside the statement holding it."""
     node: N.Node
-    annotations: frozenset      # ids of nodes in type annotations
+    annotations: MappingProxyType   # id of a node in a type annotation -> the whole annotation
     rebound: frozenset          # ids of assignment targets
     nested: MappingProxyType
     # ids of the expressions tested for presence: an if/while/conditional's test (through not,

@@ -270,3 +270,34 @@ def test_folder_in_two_processes_writes_and_prints_what_one_does(tmp_path):
     assert runs[0][0] == 1 and "1 not at all (stand-in modules): c2tpartial_j/broken.py" in runs[0][1], runs[0][1]
     assert len(runs[0][2]) == len(_PKG) + len(_PARTIAL_PKG)
     assert runs[1] == runs[0]
+
+
+def test_a_stand_in_module_answers_only_the_names_its_source_binds(tmp_path, monkeypatch):
+    """A module refused whole (here: a static expression reaching for the interpreter) is a stand-in
+    whose own names raise when called; other names are an AttributeError as in any module (its
+    `__getattr__` answered every name: pytest read `pytest_plugins` from a translated test file
+    and stopped collecting)."""
+    src, out = tmp_path / "src" / "c2tstub", tmp_path / "out" / "c2tstub"
+    _write_pkg(src, {"__init__.py": "", "hostile.py": """import cuda.tile as ct
+
+TILE = 16
+
+
+@ct.kernel
+def k(x):
+    n = ct.static_eval(__import__("os").getcwd())
+    ct.store(x, index=(0,), tile=ct.full((TILE,), 1, dtype=ct.int32))
+
+
+def helper():
+    return 1
+"""})
+    r = cli(src, "-o", out)
+    assert r.returncode == 1 and "not at all (stand-in modules): hostile.py" in r.stderr, r.stderr
+    monkeypatch.syspath_prepend(str(out.parent))
+    import importlib
+    mod = importlib.import_module("c2tstub.hostile")
+    assert getattr(mod, "pytest_plugins", None) is None and not hasattr(mod, "not_in_the_source")
+    with pytest.raises(NotImplementedError, match="not translated"):
+        mod.helper()
+    assert "c2tstub.hostile.TILE" in repr(mod.TILE)

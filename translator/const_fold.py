@@ -182,6 +182,26 @@ def _dunder(name: str) -> bool:
     return name.startswith("__")
 
 
+# builtins that reach files, code or the interpreter's internals: an expression naming one (or
+# any `_`-attribute, a dunder name or a string holding one) is an attempt the whole module is
+# refused for; other refusals (`repr`, a lambda, `:=`) only refuse the kernel they are in
+_REACHING = frozenset({"eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "vars", "globals",
+                       "locals", "dir", "breakpoint", "input", "help", "memoryview", "type", "object",
+                       "super", "classmethod", "staticmethod", "property", "__import__"})
+
+
+def hostile(tree: ast.AST) -> bool:
+    """Whether `tree` reaches for what no constant expression needs (see _REACHING)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and (n.attr.startswith("_") or n.attr == "format"):
+            return True
+        if isinstance(n, ast.Name) and (n.id in _REACHING or _dunder(n.id)):
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and "__" in n.value:
+            return True
+    return False
+
+
 def check(tree: ast.AST, names=(), bound=()) -> None:
     """Refuse constructs that are never evaluated, wherever they are in `tree` (before anything is
     evaluated: a refused part is reported even where an earlier part is not known)."""

@@ -57,7 +57,7 @@ def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = 
                 print(d.format(), file=sys.stderr)
         code = res.code
         if code is None:
-            code = partial.module_stub(_version(), str(path), res.diagnostics)
+            code = partial.module_stub(_version(), str(path), res.diagnostics, _text(path))
             stood_in.append(str(rel))
             status = "NOT TRANSLATED (written as a stand-in module)"
         elif res.partial:
@@ -91,3 +91,10 @@ def translate_tree(src: Path, out: Path, *, strict: bool = False, quiet: bool = 
         print("cutile2triton: the package imports; what was not translated raises NotImplementedError "
               "when used (the errors above say why)", file=sys.stderr)
     return 1 if partly or stood_in or stale or (strict and warned) else 0
+
+
+def _text(path: Path):
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -86,11 +86,36 @@ def placeholder_block(info, host_errors: list) -> str:
                        generic=generic)
 
 
-def module_stub(version: str, source: str, diags: list) -> str:
-    """A module that could not be translated at all: it imports, and each of its names is a
-    stand-in that raises when called, quoting the first error."""
+def module_stub(version: str, source: str, diags: list, text: str = None) -> str:
+    """A module that could not be translated at all: it imports, and each of its names (the
+    top-level names of `text`, where it parses; else any name) is a stand-in that raises when
+    called, quoting the first error. Other names are an AttributeError, as in any module
+    (pytest reads `pytest_plugins` and such with getattr)."""
     errors = [d for d in diags if d.severity == ERROR] or diags
     return emit.format_module(emit.render(
         "module_stub.py.j2", version=version, source=source, message=repr(reason(errors)) if errors else "''",
-        lines=[d.format() for d in errors[:20]], more=max(0, len(errors) - 20),
+        lines=[d.format() for d in errors[:20]], more=max(0, len(errors) - 20), names=top_level_names(text),
         placeholders=emit.render("placeholders.py.j2", bindings=[], details=[], generic="")))
+
+
+def top_level_names(text: str):
+    """The names a module's top level binds (defs, classes, assignments, imports), sorted; None
+    when `text` is None or does not parse. (Parsed with ast, never run.)"""
+    import ast
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names = set()
+    for st in tree.body:
+        for n in ast.walk(st) if isinstance(st, (ast.If, ast.Try)) else [st]:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(n.name)
+            elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in n.names if a.name != "*")
+    return sorted(names)

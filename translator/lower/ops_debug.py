@@ -306,8 +306,10 @@ def _static_eval(cx, node, call, what) -> V:
     except const_fold.Raised as err:   # the expression itself raises, as it would in cuTile
         cx.fail("C2T106", f"{what}: evaluating `{src}` raised {err.message}", _located(err.node, src, base))
     except const_fold.Refused as err:
-        # (outside what the folder evaluates: a security refusal, which refuses the whole module)
-        cx.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT, module=True)
+        # (outside what the folder evaluates: where the expression reaches for files, code or
+        # interpreter internals, a security refusal, which refuses the whole module)
+        cx.fail("C2T105", f"{what}: {err.message}", _located(err.node, src, base), _FOLD_HINT,
+                module=const_fold.hostile(tree))
     simple = isinstance(val, (bool, int, float, str, tuple, type(None)))
     if not must:    # what kernel code lowers is lowered as before; the folded value where it cannot be
         try:

@@ -520,3 +520,22 @@ def submodule(name):
         m = _new_module(name, "not served by the cutile2triton shim: its names raise NotImplementedError when used")
         _SUBMODULES[name] = m
     return m
+
+
+# what a static translation's host code must not take from the shim: its kernels and launches
+_NOT_FOR_TRANSLATIONS = frozenset({"kernel", "function", "launch"})
+
+
+def served(path: str):
+    """The shim's object for the cuda.tile name `path` (`cuda.tile._cext.get_compute_capability`,
+    `cuda.tile.TileTypeError`), for the host code of a static translation (templates/
+    placeholders.py.j2): exceptions, dtypes, enums, annotations, device queries. None where the
+    shim does not serve it, where it is a tile operation, a module, or needs the shim's kernels."""
+    mod, _, attr = path.rpartition(".")
+    if not (mod == "cuda.tile" or mod.startswith("cuda.tile.")) or attr in _NOT_FOR_TRANSLATIONS \
+            or attr.startswith("__"):
+        return None
+    obj = getattr(submodule(mod), attr, None)
+    if obj is None or isinstance(obj, (_Unserved, _DeviceOp, types.ModuleType)):
+        return None
+    return obj

@@ -138,3 +138,16 @@ def test_rule_order_and_collect():
     fake = types.ModuleType("fake")
     fake.dtypes = names.dtypes      # a rule imported from another module is that module's
     assert registry.collect(fake) == () and len(set(host.RULES)) == len(host.RULES)
+
+
+def test_a_host_dtype_imports_torch_in_a_module_without_kernels():
+    """`def _array(dtype=ct.int32)` in a module whose kernels are all inside functions: the host
+    dtype is torch's, so the module needs `import torch` (cutile-python's test_function_debuginfo
+    did not import: NameError)."""
+    res = translate_source("import cuda.tile as ct\n\ndef _array(dtype=ct.int32):\n    return dtype\n", "x.py",
+                           Options(check=False))
+    assert "import torch\n" in res.code and "def _array(dtype=torch.int32):" in res.code, res.code
+    import torch
+    ns = {}
+    exec(compile(res.code, "x.py", "exec"), ns)
+    assert ns["_array"]() is torch.int32

@@ -175,7 +175,8 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     plans = _apply_host_facts(host, plans, shared)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
-    edits.extend(_imports_and_prelude(info, shared, plans, text))
+    edits.extend(_imports_and_prelude(info, shared, plans, text,
+                                      torch_used=any("torch." in e.text for e in host.edits)))
     replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
     edits.extend(drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
     host_errors = [d for d in rep.items[n_host:] if d.severity == ERROR]
@@ -435,14 +436,15 @@ def _other_imports(st) -> list:
     return [f"import {', '.join(rest)}"] if rest else []
 
 
-def _imports_and_prelude(info, shared: Shared, plans: dict, text: str) -> list:
-    """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports."""
+def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_used: bool = False) -> list:
+    """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports.
+    `torch_used`: the host rewrite wrote torch names (`ct.int32` on the host is `torch.int32`)."""
     edits = []
     have = set(info.other_modules)
     need = []
     if "contextlib" not in have and info.kernels:
         need.append("import contextlib")
-    if "torch" not in have and info.kernels:
+    if "torch" not in have and (info.kernels or torch_used):
         need.append("import torch")
     tma = bool(shared.ranks.get("desc"))
     dot = any(p.launch.has_dot for p in _all_plans(plans))

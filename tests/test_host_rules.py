@@ -151,3 +151,16 @@ def test_a_host_dtype_imports_torch_in_a_module_without_kernels():
     ns = {}
     exec(compile(res.code, "x.py", "exec"), ns)
     assert ns["_array"]() is torch.int32
+
+
+def test_an_untranslated_submodule_alias_is_a_stand_in(tmp_path):
+    """`import cuda.tile._cext as _cext` then `_cext.launch` in host code: the alias is bound to a
+    stand-in (it was dropped with the import: NameError when the module ran)."""
+    from kernel_util import load
+    res = translate_source("import cuda.tile as ct\nimport cuda.tile._cext as _cext\n\n"
+                           "FUNCS = {'launch': _cext.launch}\n\n\ndef use():\n    return _cext.launch(1)\n",
+                           "x.py", Options(check=False))
+    assert res.partial and '_cext = _C2TUntranslated("cuda.tile._cext"' in res.code, res.code
+    mod = load(res.code, tmp_path)
+    with pytest.raises(NotImplementedError, match="cuda.tile._cext.launch` was not translated"):
+        mod.use()

@@ -77,6 +77,9 @@ def placeholder_block(info, host_errors: list) -> str:
             for name, alias in st.names:
                 if st.module is None and name == CT_MODULE:
                     bindings.append((alias or "cuda", "cuda.tile" if alias else "cuda", None))
+                elif st.module is None and name.startswith(CT_MODULE + "."):
+                    # `import cuda.tile._cext as _cext` (without `as`: `cuda`, as above)
+                    bindings.append((alias, name, None) if alias else ("cuda", "cuda", None))
                 elif st.module == "cuda" and name == "tile":
                     bindings.append((alias or "tile", "cuda.tile", None))
                 elif st.module is not None and st.module.startswith(CT_MODULE):

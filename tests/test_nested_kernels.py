@@ -138,3 +138,52 @@ def test_a_kernel_using_a_captured_value_as_an_array_is_refused():
         return k
     """), "nested.py")
     assert any(d.code == "C2T108" and "`buf`" in d.message and "as an array" in d.message for d in res.diagnostics)
+
+
+# Kernels in a class body (cutile-python's test_control_flow and test_token_order: `self.kernel`,
+# `getattr(self, name)`) and in its methods: hoisted as `_<Class>_<name>`, the class binding the
+# name to the launchable object. Both files failed at collection (`@ct.kernel` in the class body
+# was an untranslated host use of ct.kernel).
+CLASS_SRC = """
+import cuda.tile as ct
+import torch
+
+
+class Loops:
+    TILE = 16       # (class attributes are not visible to the functions of the body)
+
+    @ct.kernel
+    def plus_n(x, n, tile: ct.Constant[int]):
+        bid = ct.bid(0)
+        t = ct.load(x, index=(bid,), shape=(tile,))
+        for i in range(n):
+            t = t + 1
+        ct.store(x, index=(bid,), tile=t)
+
+    def run(self, n, by_name=False):
+        x = torch.zeros(32)
+        k = getattr(self, "plus_n") if by_name else self.plus_n
+        ct.launch(torch.cuda.current_stream(), (2,), k, (x, n, 16))
+        return x
+
+    def run_inner(self, value):
+        @ct.kernel
+        def inner(x, tile: ct.Constant[int]):
+            ct.store(x, index=(ct.bid(0),), tile=ct.full((tile,), value, dtype=ct.float32))
+        x = torch.zeros(32)
+        ct.launch(torch.cuda.current_stream(), (2,), inner, (x, 16))
+        return x
+"""
+
+
+def test_kernels_in_a_class_and_its_methods(tmp_path):
+    res = translator.translate_source(CLASS_SRC, "classes.py")
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "def _Loops_plus_n(" in res.code and "def _Loops_run_inner_inner(" in res.code
+    if not __import__("os").environ.get("TRITON_INTERPRET"):
+        return
+    mod = load(res.code, tmp_path, "c2t_classes")
+    obj = mod.Loops()
+    assert torch.equal(obj.run(3), torch.full((32,), 3.0))
+    assert torch.equal(obj.run(1, by_name=True), torch.ones(32))
+    assert torch.equal(obj.run_inner(2.5), torch.full((32,), 2.5))

@@ -34,19 +34,34 @@ class NestedKernel:
 
 
 def find(info) -> list:
-    """The kernels defined inside the module's functions (at any depth, not inside classes)."""
+    """The kernels defined inside the module's functions (at any depth) and in the bodies of its
+    classes (a test class's kernels, read as `self.kernel`) and their methods. A class body is no
+    scope for the functions in it (Python's rule), so a class's own kernels capture nothing."""
     taken = set(_module_names(info))
     out = []
+
+    def add(top, scopes, fd, prefix):
+        # (a leading underscore: pytest does not collect `_test_x_kernel`)
+        name = _fresh("_" + "_".join([prefix] * bool(prefix) + [s.name.lstrip("_") for s in scopes])
+                      + f"_{fd.name}", taken)
+        taken.add(name)
+        out.append(_nested_kernel(info, top, scopes, fd, name))
+
     for top in info.module.body:
-        if not isinstance(top, N.FunctionDef):
-            continue
-        for fd, scopes in _nested_defs(top, [top]):
-            if info.kernel_decorator(fd) is None:
-                continue
-            # (a leading underscore: pytest does not collect `_test_x_kernel`)
-            name = _fresh("_" + "_".join(s.name.lstrip("_") for s in scopes) + f"_{fd.name}", taken)
-            taken.add(name)
-            out.append(_nested_kernel(info, top, scopes, fd, name))
+        if isinstance(top, N.FunctionDef):
+            for fd, scopes in _nested_defs(top, [top]):
+                if info.kernel_decorator(fd) is not None:
+                    add(top, scopes, fd, "")
+        elif isinstance(top, N.Other) and top.kind == "classdef" and top.name:
+            for member in top.children:
+                if not isinstance(member, N.FunctionDef):
+                    continue
+                if info.kernel_decorator(member) is not None:
+                    add(top, [], member, top.name.lstrip("_"))
+                    continue
+                for fd, scopes in _nested_defs(member, [member]):
+                    if info.kernel_decorator(fd) is not None:
+                        add(top, scopes, fd, top.name.lstrip("_"))
     return out
 
 

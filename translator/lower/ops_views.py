@@ -58,16 +58,30 @@ def _pin(cx, v: V, prefix: str = "_c2t_slice") -> V:
 def array_slice(cx, base: V, call):
     args = bind(cx, "Array.slice", call, ["axis", "start", "stop"])
     arr = base.array
-    ax = _axis_of(cx, _req(cx, "Array.slice", args, "axis", call), arr.rank, "Array.slice axis", call)
     start = _req(cx, "Array.slice", args, "start", call)
     stop = _req(cx, "Array.slice", args, "stop", call)
     for v, what in ((start, "start"), (stop, "stop")):
-        if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM):
-            cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar", call)
+        if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM) \
+                or v.known and type(v.value) is not int or (v.dsrc or "").startswith(("dt:tl.uint", "dt:tl.float")):
+            cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar (cuTile: expected a signed "
+                              "integer scalar)", call)
+        if v.known and v.value < 0:
+            cx.fail("C2T109", f"Array.slice: `{what}` is negative (cuTile: slice {what} must be non-negative)", call)
+    if start.known and stop.known and stop.value < start.value:
+        cx.fail("C2T109", "Array.slice: `stop` is less than `start` (cuTile: slice stop must be greater than "
+                          "or equal to start)", call)
+    axis = _req(cx, "Array.slice", args, "axis", call)
+    if arr.rank_unknown and axis.known and type(axis.value) is int:
+        cx.fail("C2T104", f"Array.slice: the rank of array `{arr.ptr}` is not known from the kernel's text", call,
+                hint="use the array (or the slice) with an op that shows its rank: an index tuple, a load shape")
+    ax = _axis_of(cx, axis, arr.rank, "Array.slice axis", call)
     start, stop = _pin(cx, start), _pin(cx, stop)
     ptr = f"({arr.ptr} + {paren(start, 13)} * {arr.strides[ax]})"
     shapes = list(arr.shapes)
-    shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
+    if start.known and stop.known:      # constant bounds: a compile-time extent, as in cuTile
+        shapes[ax] = str(stop.value - start.value)
+    else:
+        shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
     return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
 
 

@@ -166,7 +166,7 @@ def k(x, y, z, c, TILE: ConstInt, USE_X: ct.Constant[bool]):
         z.tiled_view(TILE).store(i, tv.load(i))
     if USE_X:                       # a Constant condition: the view after it is the one it chose
         other = y.tiled_view(TILE)
-        a = x.slice(0, 0, TILE)
+        a = x.slice(0, c - 1, c - 1 + TILE)     # (run-time bounds: temporaries of this branch only)
     else:
         other = x.tiled_view(TILE)
         a = y.slice(0, TILE, 2 * TILE)

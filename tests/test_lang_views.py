@@ -81,6 +81,47 @@ def test_slice_refusals():
     """)
 
 
+# a slice with constant bounds has a compile-time extent, as in cuTile (cutile-python's
+# test_slice_constant_bounds_static_extent / _are_static: before, C2T105 "load `shape` must be a
+# compile-time constant")
+CONST_SLICE_SRC = """
+@ct.kernel
+def k(x, y):
+    sub = x.slice(axis=0, start=2, stop=10)
+    ct.static_assert(sub.shape[0] == 8)
+    n = sub.shape[0]
+    ct.store(y, index=(0,), tile=ct.load(sub, index=(0,), shape=(n,)))
+
+def run(x):
+    y = torch.zeros(8, dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y))
+    return y
+"""
+
+
+def test_slice_with_constant_bounds_has_a_static_extent(tmp_path):
+    x = torch.randn(12)
+    assert torch.equal(build(CONST_SLICE_SRC, tmp_path).run(x), x[2:10])
+
+
+def test_slice_bound_errors_are_cutiles():
+    # cuTile's TileTypeErrors: a signed integer scalar, non-negative, stop >= start
+    for bounds in ("1.0, 5.0", "-1, 5", "0, -1", "5, 3", "ct.astype(n, ct.uint32), 5"):
+        src = f"""
+        @ct.kernel
+        def k(x, n):
+            ct.store(x, (0,), ct.load(x.slice(0, {bounds}), (0,), shape=(2,)))
+        """
+        assert "C2T109" in codes(src), bounds
+    # an array used only through a slice: its rank is not known (before: "axis 0 is out of range
+    # for a 0-D array")
+    assert "C2T104" in codes("""
+    @ct.kernel
+    def k(x):
+        x.slice(0, 1, 2)
+    """)
+
+
 TV_SRC = """
 @ct.kernel
 def k(x, y, z, B0: ConstInt, B1: ConstInt):

@@ -108,6 +108,45 @@ def test_scale(dtype):
     torch.testing.assert_close(y, x * 3)
 """
 
+# functions bound under other names (cutile-python's test_tiled_view: a kernel factory's parameter
+# `get_tv_method` is one of several module functions): each is written under the name the
+# kernel reads (before: ShimCaptureError "a function named `add_method` bound to another name")
+RENAMED = """
+import torch
+import cuda.tile as ct
+
+
+def add_method(tv):
+    return tv.atomic_store_add
+
+
+@ct.function
+def doubled(t):
+    return t * 2
+
+
+twice = doubled
+
+
+def make(get_tv_method):
+    @ct.kernel
+    def kernel(x, y, T: ct.Constant[int]):
+        tv = x.tiled_view(T)
+        get_tv_method(tv)(ct.bid(0), twice(y.tiled_view(T).load(ct.bid(0))))
+        add_method(tv)(ct.bid(0), y.tiled_view(T).load(ct.bid(0)))
+    return kernel
+
+
+k = make(add_method)
+x = torch.ones(32, device="cuda")
+y = torch.arange(32, dtype=torch.float32, device="cuda")
+ct.launch(torch.cuda.current_stream(), (2,), k, (x, y, 16))
+assert torch.equal(x, 1 + 3 * y), x
+src = k.source()
+assert "def get_tv_method(tv):" in src and "def add_method(tv):" in src and "def twice(t):" in src, src
+print("RESULT OK")
+"""
+
 UNCAPTURABLE = """
 import torch
 import cuda.tile as ct
@@ -188,6 +227,12 @@ def test_pytest_under_the_shim(tmp_path):
     p = _script(tmp_path, "test_user.py", PYTEST_FILE)
     r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", str(p)], tmp_path)
     assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+
+
+def test_functions_bound_under_other_names(tmp_path):
+    p = _script(tmp_path, "renamed.py", RENAMED)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
 
 
 def test_uncapturable_value_is_a_clear_error(tmp_path):

@@ -44,6 +44,68 @@ def _base_name(e, alias: dict):
     return None if elem else name
 
 
+# TiledView methods whose first argument is a tile index with one entry per axis of the array
+_VIEW_INDEXED = {"load", "store", "atomic_store_add", "atomic_store_max", "atomic_store_min",
+                 "atomic_store_and", "atomic_store_or", "atomic_store_xor"}
+
+
+def _view_helper(fd: N.FunctionDef):
+    """(the parameter `p`, the tile_shape expression) of a function whose body is one
+    `return p.tiled_view(shape, ...)` (through `.slice(...)` calls; a docstring aside), else None:
+    a call of it makes a view of that argument."""
+    body = [st for st in fd.body if not (isinstance(st, N.ExprStmt) and isinstance(st.value, N.Const))]
+    if len(body) != 1 or not isinstance(body[0], N.Return) or not isinstance(body[0].value, N.Call):
+        return None
+    e = body[0].value
+    if not (isinstance(e.func, N.Attr) and e.func.attr == "tiled_view"):
+        return None
+    shape = e.args[0] if e.args else next((k.value for k in e.keywords if k.name == "tile_shape"), None)
+    e = e.func.value
+    while isinstance(e, N.Call) and isinstance(e.func, N.Attr) and e.func.attr == "slice":
+        e = e.func.value
+    names = [p.name for p in fd.params if p.kind == "normal"]
+    return (e.id, shape) if isinstance(e, N.Name) and e.id in names else None
+
+
+def _view_helper_args(call: N.Call, fd: N.FunctionDef):
+    """(the argument of `call` (of `fd`) that _view_helper's parameter is bound to, the tile
+    shape: the argument its parameter is bound to, or its expression), or (None, None)."""
+    got = _view_helper(fd)
+    if got is None:
+        return None, None
+    names = [p.name for p in fd.params if p.kind == "normal"]
+    positional = list(itertools.takewhile(lambda a: not isinstance(a, N.Starred), call.args))
+
+    def arg(pname):
+        k = names.index(pname)
+        if k < len(positional):
+            return positional[k]
+        return next((kw.value for kw in call.keywords if kw.name == pname), None)
+    pname, shape = got
+    if isinstance(shape, N.Name) and shape.id in names:
+        shape = arg(shape.id)
+    return arg(pname), shape
+
+
+def _index_rank(idx, info: ModuleInfo, tuple_names: dict, local: set, counters: set) -> Optional[int]:
+    """The entries of a tile index: a tuple's (a literal, a name assigned one, a module constant),
+    or 1 for a literal int, a ct.bid(...), an arithmetic expression or a `range` loop's counter
+    (a bare index addresses a 1-D array); None when not clear from the text."""
+    if isinstance(idx, N.Name) and idx.id in counters and idx.id not in tuple_names:
+        return 1
+    n = tuple_length(idx, info, tuple_names)
+    if n is not None:
+        return n
+    if isinstance(idx, N.Name) and idx.id not in local and isinstance(info.constants.get(idx.id), (tuple, int)):
+        v = info.constants[idx.id]
+        return len(v) if isinstance(v, tuple) else None if isinstance(v, bool) else 1
+    if isinstance(idx, N.BinOp) and all(tuple_length(x, info, tuple_names) is None for x in (idx.left, idx.right)) \
+            or isinstance(idx, N.Const) and type(idx.value) is int \
+            or isinstance(idx, N.Call) and info.ct_path(idx.func) == "bid":
+        return 1
+    return None
+
+
 def _rank_from(e):
     if isinstance(e, (N.TupleExpr, N.ListExpr)):
         return len(e.elts)
@@ -145,6 +207,49 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                      and not info.is_constant_bool(p.annotation) and not info.is_constant_dtype(p.annotation)
                      and _annotation_names_int(p.annotation, info)}
     iterated: dict = {}     # static_iter loop variable -> the parameters it stands for in turn
+    local = {p.name for p in fd.params}     # (names that are not module constants here)
+    views = set()           # names bound to a view (`tv = x.tiled_view(...)`, a helper's view)
+    counters = set()        # `for i in range(...)` loop variables
+    nested = {n.name: n for n in info.nodes(fd.body) if isinstance(n, N.FunctionDef)}
+
+    def callee_of(call):
+        if not isinstance(call, N.Call) or not isinstance(call.func, N.Name):
+            return None
+        name = call.func.id
+        return nested.get(name) or (info.functions.get(name) if name not in info.kernels else None)
+
+    def view_root(e):
+        """The expression a view stands for (`tv`, `x.tiled_view(...)`, `get_view(x, T)`: x's
+        view), or None when `e` is not a view."""
+        if isinstance(e, N.Name) and e.id in views or isinstance(e, N.Call) and isinstance(e.func, N.Attr) \
+                and e.func.attr == "tiled_view":
+            return e
+        callee = callee_of(e)
+        return _view_helper_args(e, callee)[0] if callee is not None else None
+
+    for n in info.nodes(fd.body):
+        if isinstance(n, N.Assign):
+            local.update(x.id for t in n.targets for x in walk(t) if isinstance(x, N.Name))
+        elif isinstance(n, N.For):
+            local.update(x.id for x in walk(n.target) if isinstance(x, N.Name))
+            if isinstance(n.target, N.Name) and isinstance(n.iter, N.Call) and isinstance(n.iter.func, N.Name) \
+                    and n.iter.func.id == "range":
+                counters.add(n.target.id)
+        if isinstance(n, N.Assign) and view_root(n.value) is not None:
+            for t in n.targets:         # `tv = x.tiled_view(...)`, `tv = get_view(x, TILE)`
+                if isinstance(t, N.Name):
+                    views.add(t.id)
+                    if isinstance(n.value, N.Call) and callee_of(n.value) is not None:
+                        alias[t.id] = view_root(n.value)
+        callee = callee_of(n)
+        if callee is not None and callee.name in nested:
+            # a nested def's parameters given views: uses of them in its body are uses of the views
+            pnames = [p.name for p in callee.params if p.kind == "normal"]
+            for pname, a in zip(pnames, itertools.takewhile(lambda a: not isinstance(a, N.Starred), n.args)):
+                root = view_root(a)
+                if root is not None and pname not in alias:
+                    alias[pname] = root
+                    views.add(pname)
     for n in info.nodes(fd.body):
         if isinstance(n, N.Assign) and isinstance(n.value, N.TupleExpr):
             for t in n.targets:
@@ -175,17 +280,40 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
                     and isinstance(n.args[0], N.Name) and n.args[0].id in candidates \
                     and n.args[0].id not in alias:
                 lists.setdefault(n.args[0].id, None)
+            view_of, shape = None, None
             if isinstance(n.func, N.Attr) and n.func.attr == "tiled_view":
+                view_of = n.func.value
                 shape = n.args[0] if n.args else next((k.value for k in n.keywords if k.name == "tile_shape"), None)
+            elif callee_of(n) is not None:        # `get_view(x, TILE)`: x.tiled_view(TILE)
+                view_of, shape = _view_helper_args(n, callee_of(n))
+            if view_of is not None:
                 rank = _rank_from(shape)
                 if rank is None and shape is not None:
                     rank = tuple_length(shape, info, tuple_names)
                 if rank is None and (isinstance(shape, N.Const) and isinstance(shape.value, int)
                                      or isinstance(shape, N.Name) and shape.id in int_constants):
                     rank = 1        # an int tile_shape: a 1-D view
-                base = _base(n.func.value, alias)
+                if rank is None and isinstance(shape, N.Name) and shape.id not in local \
+                        and type(info.constants.get(shape.id)) in (int, tuple):
+                    value = info.constants[shape.id]        # a module constant (a shim's capture)
+                    rank = len(value) if isinstance(value, tuple) else 1
+                if rank == 0:
+                    rank = None     # a 0-d tile_shape: a view of an array of any rank
+                steps = next((k.value for k in n.keywords if k.name == "traversal_steps"), None) \
+                    if isinstance(n.func, N.Attr) else None
+                if rank is None and steps is not None:      # one step per axis
+                    rank = _rank_from(steps) or tuple_length(steps, info, tuple_names) or None
+                    if rank is None and isinstance(steps, N.Name) and steps.id not in local \
+                            and isinstance(info.constants.get(steps.id), tuple):
+                        rank = len(info.constants[steps.id]) or None
+                base = _base(view_of, alias)
                 if base[0] is not None:
                     note(base, rank)
+            if isinstance(n.func, N.Attr) and n.func.attr in _VIEW_INDEXED and view_root(n.func.value) is not None:
+                idx = n.args[0] if n.args else next((k.value for k in n.keywords if k.name == "index"), None)
+                base = _base(view_root(n.func.value), alias)
+                if idx is not None and base[0] is not None:     # one index entry per array axis
+                    note(base, _index_rank(idx, info, tuple_names, local, counters))
             if path in _ARRAY_OPS and n.args and _base(n.args[0], alias)[0] is not None:
                 kw = {k.name: k.value for k in n.keywords}
                 idx = n.args[1] if len(n.args) > 1 else kw.get("index", kw.get("indices"))

@@ -9,7 +9,7 @@ from typing import Optional
 
 from .. import const_fold, rules
 from ..ir import nodes as N
-from . import ops, registry
+from . import ops, ops_views, registry
 from . import types as T
 from .arrays import walk
 from .context import _rank
@@ -394,11 +394,32 @@ class ExpressionLowering:
             self.fail("C2T105", f"this comparison fails in Python ({err})", e)
         return V(str(result), T.STATIC, value=result, known=True)
 
+    def _compare_tuples(self, op: str, a: V, b: V) -> V:
+        """`==` / `!=` between tuples of compile-time values (a view's tile_shape and a shape of
+        Constant parameters), as Python compares them: by length, then entry by entry (Triton's
+        tuples have no such comparison)."""
+        eq = op == "=="
+        if len(a.elts) != len(b.elts):
+            return V(str(not eq), T.STATIC, value=not eq, known=True)
+        if a.known and b.known:
+            same = a.value == b.value
+            return V(str(same == eq), T.STATIC, value=same == eq, known=True)
+        parts = [f"{paren(x, 8)} {op} {paren(y, 8)}" for x, y in zip(a.elts, b.elts)
+                 if not (x.known and y.known and x.value == y.value or x.code == y.code)]
+        if any(x.known and y.known and x.value != y.value for x, y in zip(a.elts, b.elts)):
+            return V(str(not eq), T.STATIC, value=not eq, known=True)
+        if not parts:
+            return V(str(eq), T.STATIC, value=eq, known=True)
+        return V(f" {'and' if eq else 'or'} ".join(f"({p})" for p in parts), T.STATIC, prec=5 if eq else 4)
+
     def e_Compare(self, e):
         vals = [self.expr(x) for x in [e.left, *e.comparators]]
         folded = self._fold_compare(e, vals)
         if folded is not None:
             return folded
+        if len(vals) == 2 and e.ops[0] in ("==", "!=") and all(
+                v.kind == T.TUPLE and v.elts is not None and v.is_static for v in vals):
+            return self._compare_tuples(e.ops[0], *vals)
         parts, left = [], vals[0]
         kind = left.kind
         for op, right in zip(e.ops, vals[1:]):
@@ -455,6 +476,8 @@ class ExpressionLowering:
             if tf32 is None:
                 self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
             return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
+        if b.kind == o.kind == ops_views.TILEDVIEW:
+            return ops_views.choose_views(self.cx, t, b, o, e)     # `x.tiled_view(T) if c else y.tiled_view(T)`
         return self.choose(e, t, b, o)
 
     def choose(self, e, t: V, b: V, o: V) -> V:

@@ -17,6 +17,7 @@ from . import types as T
 from .arrays import infer_params, walk
 from .dtype_facts import may_be_bf16
 from .kernel import FunctionLowerer, HelperPlan
+from .ops_views import TILEDVIEW, view_arguments, view_parameter, view_signature
 from .types import ArrayRef, ListRef, V
 
 _MAX_DEPTH = 16
@@ -41,6 +42,8 @@ def _sig_of(v: V):
         bound = (v.code, id(v.value[1]), tuple(v.value[2]) if len(v.value) > 2 else ())
     elif _bound(v):
         bound = (v.code, id(v.value))
+    if v.kind == TILEDVIEW:
+        bound = view_signature(v)
     return (v.kind, v.rank, v.array.rank if v.array else None, bool(v.tf32),
             v.value.rank if v.kind == T.LIST else None, bound,
             may_be_bf16(v) if v.kind in (T.TILE, T.SCALAR, T.UNKNOWN) else None, v.isfloat,
@@ -182,9 +185,51 @@ def _bind(lw, fd, e) -> tuple:
     return params, args
 
 
+def _descriptor_return(fd: N.FunctionDef, params, args):
+    """The expression of a helper whose body is one `return` of a parameter given a view, of its
+    attributes and methods, or of a view made from a parameter given an array:
+    `def get(tv): return tv.atomic_store_add`, `def view(a, t): return a.tiled_view(t)`.
+    No Triton function can return such a value; cuTile evaluates it at compile time. None for
+    other helpers."""
+    body = [st for st in fd.body if not (isinstance(st, N.ExprStmt) and isinstance(st.value, N.Const)
+                                         and isinstance(st.value.value, str))]
+    if len(body) != 1 or not isinstance(body[0], N.Return) or body[0].value is None:
+        return None
+    ret = body[0].value
+    node, views = ret, False
+    while isinstance(node, (N.Attr, N.Call)):
+        if isinstance(node, N.Call):
+            node = node.func
+        else:
+            views = views or node.attr in ("tiled_view", "slice")
+            node = node.value
+    if not isinstance(node, N.Name):
+        return None
+    kinds = {p.name: a.kind for p, a in zip(params, args)}
+    if kinds.get(node.id) == TILEDVIEW or kinds.get(node.id) == T.ARRAY and views:
+        return ret
+    return None
+
+
+def _at_translation_time(lw, ret, params, args, captured, cap_vals) -> V:
+    """A descriptor helper's result (_descriptor_return): its `return` expression lowered where the
+    call is, its parameters bound to the call's values and its captures to theirs (other names
+    are the module's)."""
+    saved = lw.env
+    lw.env = {**dict(zip(captured, cap_vals)), **{p.name: a for p, a in zip(params, args)}}
+    try:
+        return lw.expr(ret)
+    finally:
+        lw.env = saved
+
+
 def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     s = lw.s
     params, args = _bind(lw, fd, e)
+    ret = _descriptor_return(fd, params, args)
+    if ret is not None:
+        return _at_translation_time(lw, ret, params, args, captured,
+                                    [lw.env[c] for c in captured] if cap_vals is None else cap_vals)
     args, pass_p, pass_a = _pass_captures(lw, fd, args)
     cap_vals = [lw.env[c] for c in captured] if cap_vals is None else cap_vals
     all_params = params + pass_p + [N.Param(span=fd.span, name=c) for c in captured]
@@ -209,7 +254,7 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     if getattr(plan, "permutes", False):
         lw.permutes_tiles = True
     for p, a in zip(all_params, all_args):      # the arrays it loads from and stores to, in order
-        if a.kind == T.ARRAY and (p.name in plan.array_reads or p.name in plan.array_writes):
+        if a.kind in (T.ARRAY, TILEDVIEW) and (p.name in plan.array_reads or p.name in plan.array_writes):
             lw.helper_access(a.array, p.name in plan.array_reads, p.name in plan.array_writes)
     # its dots and reads count where it is called; a loop with dots inside it is one the
     # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
@@ -221,7 +266,8 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     for a in all_args:
         if _bound(a):
             continue
-        flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST else [a.code])
+        flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST
+                    else view_arguments(a) if a.kind == TILEDVIEW else [a.code])
     ret = getattr(plan, "ret", None) or V("", T.UNKNOWN)
     if getattr(plan, "pad", False):     # its products take the caller's C2T_PAD (ops._chain_flag)
         lw.pad_products = True
@@ -304,6 +350,10 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
             env[p.name] = V(p.name, T.ARRAY, array=ref)
             plan.array_params[p.name] = a.array.rank
             out_params.append(", ".join(ref.flat()))
+        elif a.kind == TILEDVIEW:     # a view: its array, and its unknown tile entries as constexprs
+            env[p.name], decls = view_parameter(p.name, a)
+            plan.array_params[p.name] = a.array.rank
+            out_params.append(", ".join(decls))
         elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
             ref = ListRef(p.name, a.value.rank)
             env[p.name] = V(p.name, T.LIST, value=ref)

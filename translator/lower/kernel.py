@@ -646,7 +646,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.if_path.pop()
             if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
                 self._warn_constants_merged(st, before, after_body)
-        self._merge_env(after_body, runtime=not test.is_static)
+        self._merge_env(after_body, runtime=not test.is_static, node=st, test=test)
         if frame is not None:
             self._one_branch_per_iteration(frame, start, mid)
 
@@ -697,10 +697,21 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def _uses_arrays(stmts: list, names) -> bool:
         return any(isinstance(n, N.Name) and n.id in names for n in walk(stmts))
 
-    def _merge_env(self, other: dict, runtime: bool = True):
+    def _merge_env(self, other: dict, runtime: bool = True, node=None, test=None):
         """The names after two paths met (the branches of an `if`; a loop and no iteration of it).
         A number whose value depends on a run-time path is a run-time scalar after it, not a
-        constexpr (`t = 1` then `if pid > 0: t = 2`); a constexpr `if` keeps it compile-time."""
+        constexpr (`t = 1` then `if pid > 0: t = 2`); a constexpr `if` keeps it compile-time, and
+        a view or array it binds differently is the choice between them (`test`: its condition;
+        `other`: the body's names)."""
+        if not runtime and test is not None:
+            from .ops_views import TILEDVIEW, choose_views, same_descriptor
+            for k, v in other.items():
+                w = self.env.get(k)
+                if w is not None and w is not v and v.kind == w.kind and v.kind in (T.ARRAY, TILEDVIEW) \
+                        and not same_descriptor(v, w):
+                    self.env[k] = choose_views(self.cx, test, v, w, node, typed=False)
+                    other = dict(other, **{k: self.env[k]})
+        self._same_descriptors(other, node)
         for k, v in other.items():
             if k not in self.env:
                 self.env[k] = v
@@ -718,6 +729,29 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.env[k] = dataclasses.replace(self.env[k], shape=None)
             if k in other and self.env[k].nonneg != other[k].nonneg:     # so is a sign
                 self.env[k] = dataclasses.replace(self.env[k], nonneg=None)
+
+    def _same_descriptors(self, other: dict, node):
+        """Views and arrays are bound at translation time: a name bound to different ones on two
+        paths (an `if`'s branches; a loop's iterations, rebinding it) is refused, since each use
+        would see one of them whatever the path taken."""
+        from .ops_views import TILEDVIEW, same_descriptor
+        for k, v in other.items():
+            w = self.env.get(k)
+            if w is None or w is v or v.kind not in (T.ARRAY, TILEDVIEW) or w.kind not in (T.ARRAY, TILEDVIEW) \
+                    or same_descriptor(v, w):
+                continue
+            if v.kind == w.kind == TILEDVIEW and not same_descriptor(dataclasses.replace(v, array=w.array), w):
+                self.fail("C2T109", f"`{k}` is a tiled view of another tile shape, traversal steps or padding "
+                                    "on each path through this "
+                                    f"{'loop' if isinstance(node, (N.For, N.While)) else '`if`'} (cuTile: its "
+                                    "type depends on the path taken)", node or self.fd)
+            what = "tiled views" if TILEDVIEW in (v.kind, w.kind) else "arrays"
+            where = "rebinds it" if isinstance(node, (N.For, N.While)) else "binds it differently in its branches"
+            self.fail("C2T101", f"`{k}` stands for different {what} on the paths through this "
+                                f"{'loop' if isinstance(node, (N.For, N.While)) else '`if`'} (it {where}): "
+                                "views and arrays chosen at run time are not supported yet", node or self.fd,
+                      hint=f"choose with a conditional expression (`{k} = x.tiled_view(T) if c else "
+                           "y.tiled_view(T)`, same tile shapes), or keep each path's uses in its own branch")
 
     @staticmethod
     def _forget(v: V) -> V:
@@ -781,7 +815,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self._loop_body(st.body, depth + 1)
         finally:
             self.grid_stride_depth -= grid_stride
-        self._merge_env(before)
+        self._merge_env(before, node=st)
 
     def _int32_bound(self, a: V) -> V:
         """A range() bound that may be an int64 (an element of an array, a 0-d tile, a helper's
@@ -859,7 +893,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         assigned = self._forget_loop_assigned(st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
+        before = dict(self.env)
         self._loop_body(st.body, depth + 1)
+        self._same_descriptors(before, st)
         for k in assigned:       # after the loop: the value before it (no iteration) or the body's
             v = self.env.get(k)
             if isinstance(v, V) and v.nonneg is not None:
@@ -902,12 +938,21 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     # ----------------------------------------------------------------- memory ordering
     @staticmethod
     def _root(arr) -> str:
-        if getattr(arr, "root", ""):
-            return arr.root
-        m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
-        return m.group(1) if m else arr.ptr
+        return T.array_root(arr)
+
+    def _roots(self, arr) -> list:
+        """The parameters `arr` may be: its root, and for a choice between arrays the others."""
+        return [self._root(arr), *getattr(arr, "also", ())]
 
     def mark_written(self, arr, region=None, moved: bool = True, rmw: bool = False):
+        """A store/scatter/atomic to `arr` (_mark_written), to each array it may be."""
+        if getattr(arr, "also", ()):        # a choice between arrays: a write to each of them
+            for root in self._roots(arr):
+                self.mark_written(dataclasses.replace(arr, root=root, also=()), region, moved, rmw)
+            return
+        self._mark_written(arr, region, moved, rmw)
+
+    def _mark_written(self, arr, region=None, moved: bool = True, rmw: bool = False):
         """A store/scatter/atomic to `arr`. cuTile orders a block's later reads after it, and it
         after the block's earlier reads: another thread may still have to read what it overwrites,
         which Triton only guarantees across a barrier. Not needed where every earlier read was a
@@ -933,17 +978,25 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         """A load/gather of `arr`: after a store to the same array, threads of the block must
         see each other's writes, which Triton only guarantees across a barrier."""
         self.count_reads()
-        self.read.setdefault(self._root(arr), []).append(region)
-        self.all_read.add(self._root(arr))
-        if self._root(arr) in self.written and "tl.debug_barrier()" not in self.pre_lines:
+        for root in self._roots(arr):       # (a choice between arrays: a read of each of them)
+            self._read(root, region)
+
+    def _read(self, root: str, region):
+        self.read.setdefault(root, []).append(region)
+        self.all_read.add(root)
+        if root in self.written and "tl.debug_barrier()" not in self.pre_lines:
             self.pre_lines.append("tl.debug_barrier()  # cuTile orders this read after the block's earlier store")
             self._event(("b",))
-        self._event(("r", self._root(arr), region))
+        self._event(("r", root, region))
 
     def helper_access(self, arr, reads: bool, writes: bool):
         """A call of a helper that loads from (`reads`) and/or stores to (`writes`) array `arr`:
         ordered against this block's earlier accesses as a load and a store here would be (with
         the helper's regions unknown), its own accesses ordered by its own lowering."""
+        if getattr(arr, "also", ()):
+            for root in self._roots(arr):
+                self.helper_access(dataclasses.replace(arr, root=root, also=()), reads, writes)
+            return
         root = self._root(arr)
         if ((writes and self.read.get(root)) or (reads and root in self.written)) \
                 and "tl.debug_barrier()" not in " ".join(self.pre_lines):
@@ -1045,7 +1098,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             if v is not None and v.kind == T.LIST:
                 names.add(v.value.name)
             elif v is not None and getattr(v, "array", None) is not None:
-                names.add(self._root(v.array))
+                names.update(self._roots(v.array))
             elif node.id in bound and node.id not in seen:
                 for value in bound[node.id]:        # `v = A.tiled_view(...)`, `v = A`
                     base = value.func.value if isinstance(value, N.Call) and isinstance(value.func, N.Attr) \

@@ -259,8 +259,8 @@ def array_attr(cx, base: V, attr: str, node) -> V:
         # (its rank comes from nothing the kernel does with it: `()` would be a wrong answer)
         cx.fail("C2T104", f"`{arr.ptr}.{attr}`: the kernel does not index `{arr.ptr}` anywhere, so its rank "
                           "is not known", node)
-    if attr == "shape":
-        elts = [V(s, T.SCALAR) for s in arr.shapes]
+    if attr == "shape":         # (an extent written as a number is a compile-time one: a constant slice's)
+        elts = [V(s, T.STATIC, value=int(s), known=True) if s.isdigit() else V(s, T.SCALAR) for s in arr.shapes]
         return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "strides":
         elts = [V(s, T.SCALAR) for s in arr.strides]

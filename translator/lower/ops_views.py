@@ -5,7 +5,12 @@
   The start/stop expressions are substituted where the view is used.
 * `A.tiled_view(tile_shape, padding_mode=, traversal_steps=)` is a compile-time descriptor (value
   kind TILEDVIEW) whose methods lower to the _c2t_tv_* helpers of templates/prelude_views.py.j2;
-  the tile origin along axis i is `index[i] * step[i]` (steps default to the tile shape).
+  the tile origin along axis i is `index[i] * step[i]` (steps default to the tile shape). A 0-d
+  view (`tile_shape=()`) reads and writes (1,)*rank blocks (steps default to 1s), its loads
+  0-d tiles. Its attributes (dtype, tile_shape, traversal_steps) are compile-time values; a view
+  passed to a helper travels as its array and its Constant entries (view_parameter), one chosen
+  by a condition (`x.tiled_view(T) if c else y.tiled_view(T)`, or a Constant `if`) is one view of
+  the chosen array's parts (choose_views).
 * `ct.load_advanced_indexing` / `ct.store_advanced_indexing`: one 1-D integer tile of element
   indices (the sparse dim) and `ct.Slice(start, length)` element ranges for the other dims; they
   lower to ct.gather / ct.scatter with each index vector laid along its own axis.
@@ -53,16 +58,30 @@ def _pin(cx, v: V, prefix: str = "_c2t_slice") -> V:
 def array_slice(cx, base: V, call):
     args = bind(cx, "Array.slice", call, ["axis", "start", "stop"])
     arr = base.array
-    ax = _axis_of(cx, _req(cx, "Array.slice", args, "axis", call), arr.rank, "Array.slice axis", call)
     start = _req(cx, "Array.slice", args, "start", call)
     stop = _req(cx, "Array.slice", args, "stop", call)
     for v, what in ((start, "start"), (stop, "stop")):
-        if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM):
-            cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar", call)
+        if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM) \
+                or v.known and type(v.value) is not int or (v.dsrc or "").startswith(("dt:tl.uint", "dt:tl.float")):
+            cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar (cuTile: expected a signed "
+                              "integer scalar)", call)
+        if v.known and v.value < 0:
+            cx.fail("C2T109", f"Array.slice: `{what}` is negative (cuTile: slice {what} must be non-negative)", call)
+    if start.known and stop.known and stop.value < start.value:
+        cx.fail("C2T109", "Array.slice: `stop` is less than `start` (cuTile: slice stop must be greater than "
+                          "or equal to start)", call)
+    axis = _req(cx, "Array.slice", args, "axis", call)
+    if arr.rank_unknown and axis.known and type(axis.value) is int:
+        cx.fail("C2T104", f"Array.slice: the rank of array `{arr.ptr}` is not known from the kernel's text", call,
+                hint="use the array (or the slice) with an op that shows its rank: an index tuple, a load shape")
+    ax = _axis_of(cx, axis, arr.rank, "Array.slice axis", call)
     start, stop = _pin(cx, start), _pin(cx, stop)
     ptr = f"({arr.ptr} + {paren(start, 13)} * {arr.strides[ax]})"
     shapes = list(arr.shapes)
-    shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
+    if start.known and stop.known:      # constant bounds: a compile-time extent, as in cuTile
+        shapes[ax] = str(stop.value - start.value)
+    else:
+        shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
     return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
 
 
@@ -125,22 +144,123 @@ def array_tiled_view(cx, base: V, call):
     args = bind(cx, "Array.tiled_view", call, ["tile_shape", "*", "padding_mode", "traversal_steps"])
     arr = base.array
     tile = _shape_arg(cx, _req(cx, "Array.tiled_view", args, "tile_shape", call), "tile_shape", call)
-    if len(tile) == 0 or len(tile) != arr.rank:
-        cx.fail("C2T101" if len(tile) == 0 else "C2T109",
-                f"Array.tiled_view: a {len(tile)}-entry tile_shape for a {arr.rank}-D array"
-                + (" (0-d views are not supported yet)" if len(tile) == 0 else ""), call)
-    steps = tile
+    if arr.rank_unknown:
+        cx.fail("C2T101", f"Array.tiled_view: the rank of array `{arr.ptr}` is not known from the kernel's text "
+                          f"(a {len(tile)}-entry tile_shape)", call,
+                hint="give the view a tile_shape with one entry per axis, or use it with an index tuple "
+                     "(`tv.load((i, j))`), a traversal_steps tuple or another op that shows the rank")
+    for e in tile:
+        if e.known and (type(e.value) is not int or e.value <= 0 or e.value & (e.value - 1)):
+            cx.fail("C2T109", f"Array.tiled_view: tile_shape entry {e.value!r} is not a positive power of two", call)
+    if len(tile) not in (0, arr.rank):       # (a 0-d tile_shape views any array: one element per tile)
+        cx.fail("C2T109", f"Array.tiled_view: a {len(tile)}-entry tile_shape for a {arr.rank}-D array "
+                          f"(cuTile: expected shape length to be {arr.rank}, got {len(tile)})", call)
+    # the tile the view reads and writes in memory: a 0-d view's is one element, (1,)*rank
+    block = tile if tile else [V("1", T.STATIC, value=1, known=True)] * arr.rank
+    steps = block
     if "traversal_steps" in args:
         sv = cx.expr(args["traversal_steps"])
         if not (sv.known and sv.value is None):
             steps = _shape_arg(cx, sv, "traversal_steps", call)
             if len(steps) != arr.rank:
                 cx.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call)
-            for st in steps:
-                if st.known and (not isinstance(st.value, int) or st.value <= 0):
-                    cx.fail("C2T106", "Array.tiled_view: traversal_steps must be positive integers", call)
+            for k, st in enumerate(steps):
+                if st.known and (type(st.value) is not int or st.value <= 0):
+                    cx.fail("C2T109", f"Array.tiled_view: traversal_steps must be positive integers (cuTile: "
+                                      f"dimension #{k} of traversal_steps is not positive)", call)
     pad = _padding(cx, args, call)
-    return V(arr.ptr, TILEDVIEW, array=arr, value={"tile": tile, "steps": steps, "pad": pad})
+    return V(arr.ptr, TILEDVIEW, array=arr, value={"tile": tile, "steps": steps, "pad": pad, "block": block})
+
+
+def _view_type(v: V) -> tuple:
+    """What cuTile's TiledView type holds besides the array's dtype: rank, tile shape, steps, padding."""
+    return (v.array.rank, [e.code for e in v.value["tile"]], [e.code for e in v.value["steps"]], v.value["pad"])
+
+
+def choose_views(cx, test: V, a: V, b: V, node, typed: bool = True) -> V:
+    """`a if test else b` between two views (or two arrays): one of the chosen array (its pointer,
+    extents and strides each chosen; memory ordering counts both arrays). cuTile types a view by
+    its tile shape, steps and padding, so under a run-time test (`typed`) the two must agree
+    ("depends on the path taken" otherwise); under a Constant one, where cuTile compiles one
+    path only, the tile entries are chosen too."""
+    if test.known:
+        return a if test.value else b
+    t = paren(test, 4)
+
+    def pick(x: str, y: str) -> str:
+        return x if x == y else f"({x} if {t} else {y})"
+    if a.kind == TILEDVIEW and (len(a.value["tile"]) != len(b.value["tile"]) or typed and _view_type(a) != _view_type(b)
+                                or a.value["pad"] != b.value["pad"]):
+        cx.fail("C2T109", "a choice between tiled views of different tile shapes, traversal steps or padding "
+                          "modes (cuTile: the view's type depends on the path taken)", node)
+    ra, rb = a.array, b.array
+    if ra.rank != rb.rank or ra.from_list or rb.from_list:
+        cx.fail("C2T101", f"a choice between arrays of ranks {ra.rank} and {rb.rank}" if ra.rank != rb.rank else
+                "a choice between views of list elements is not supported yet", node,
+                hint="keep each path's uses in its own branch" if ra.rank != rb.rank else
+                "assign each element to a name first (`A = As[g]`)")
+    roots = [T.array_root(ra), *ra.also]
+    also = tuple(dict.fromkeys(r for r in [T.array_root(rb), *rb.also, *ra.also] if r != roots[0]))
+    ref = ArrayRef(pick(ra.ptr, rb.ptr), ra.rank, [pick(x, y) for x, y in zip(ra.shapes, rb.shapes)],
+                   [pick(x, y) for x, y in zip(ra.strides, rb.strides)], root=roots[0], also=also)
+    if a.kind != TILEDVIEW:
+        return V(ref.ptr, T.ARRAY, array=ref)
+
+    def entries(xs, ys):
+        return [x if x.code == y.code else V(pick(x.code, y.code), T.STATIC, prec=3) for x, y in zip(xs, ys)]
+    value = dict(a.value, tile=entries(a.value["tile"], b.value["tile"]),
+                 block=entries(a.value["block"], b.value["block"]))
+    value["steps"] = value["block"] if a.value["steps"] is a.value["block"] and b.value["steps"] is b.value["block"] \
+        else entries(a.value["steps"], b.value["steps"])
+    return V(ref.ptr, TILEDVIEW, array=ref, value=value)
+
+
+def same_descriptor(a: V, b: V) -> bool:
+    """Whether two compile-time descriptors (views, arrays) bound to one name are the same."""
+    if a.kind != b.kind or a.array is None or b.array is None:
+        return a is b
+    if a.array.flat() != b.array.flat() or a.array.also != b.array.also:
+        return False
+    return a.kind != TILEDVIEW or _view_type(a) == _view_type(b)
+
+
+# ---------------------------------------------------------------- views passed to helpers
+def _view_entries(v: V) -> list:
+    """The view's block entries (its tile's, or 1s for a 0-d tile), then its step entries unless
+    they are the block's own."""
+    block, steps = v.value["block"], v.value["steps"]
+    return block + ([] if steps is block else steps)
+
+
+def view_signature(v: V) -> tuple:
+    """What a helper's lowering depends on besides the array's rank: the known block and step
+    entries (unknown ones are constexpr parameters), whether the steps are the block's, the
+    padding, whether the tile is 0-d."""
+    return (tuple(e.value if e.known else None for e in _view_entries(v)),
+            v.value["steps"] is v.value["block"], v.value["pad"], len(v.value["tile"]))
+
+
+def view_arguments(v: V) -> list:
+    """A view passed to a helper: the array's pointer, extents and strides, then its unknown tile
+    and step entries (Constant parameters of the caller: constexprs of the helper)."""
+    return v.array.flat() + [e.code for e in _view_entries(v) if not e.known]
+
+
+def view_parameter(name: str, v: V) -> tuple:
+    """(the helper's value for parameter `name`, its declarations) for a view argument `v`."""
+    ref = ArrayRef.for_param(name, v.array.rank)
+    decls, made = list(ref.flat()), []
+    for k, e in enumerate(_view_entries(v)):
+        if e.known:
+            made.append(e)
+        else:
+            decls.append(f"{name}_view_{k}: tl.constexpr")
+            made.append(V(f"{name}_view_{k}", T.STATIC))
+    n = len(v.value["block"])
+    block = made[:n]
+    steps = block if v.value["steps"] is v.value["block"] else made[n:]
+    value = dict(v.value, tile=block if v.value["tile"] else [], block=block, steps=steps)
+    return V(name, TILEDVIEW, array=ref, value=value), decls
 
 
 def _tuple_of(elts: list) -> V:
@@ -173,12 +293,29 @@ def _tv_index(cx, args, base: V, name: str, call) -> list:
     v = _req(cx, name, args, "index", call)
     elts = v.elts if v.kind == T.TUPLE else [v]
     if len(elts) != base.array.rank:
-        cx.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view", call)
+        cx.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view "
+                          f"(cuTile: index size {len(elts)} does not match the tiled view rank {base.array.rank})", call)
     return elts
 
 
 def _tv_shape_args(base: V) -> str:
-    return ", ".join([e.code for e in base.value["tile"]] + [e.code for e in base.value["steps"]])
+    return ", ".join([e.code for e in base.value["block"]] + [e.code for e in base.value["steps"]])
+
+
+def _check_broadcast(cx, v: V, base: V, name: str, what: str, call):
+    """A tile stored into a view is broadcast to its tile shape: one whose known shape cannot be
+    is refused, as cuTile does (Triton's broadcast would fail only when the kernel runs)."""
+    view = [e.value if e.known else None for e in base.value["tile"]]
+    shape = v.shape if v.kind == T.TILE else [] if v.rank == 0 or v.is_static else None
+    if shape is None or None in view:
+        return
+    dims = [int(d) if d.isdigit() else None for d in shape]
+    ok = len(dims) <= len(view) and all(
+        d is None or d == 1 or d == t for d, t in zip(reversed(dims), reversed(view)))
+    if not ok:
+        shown = tuple(d if d is not None else "?" for d in dims)
+        cx.fail("C2T109", f"{name}: {what} shape {shown} is not broadcastable to the tiled view's tile "
+                          f"shape {tuple(view)}", call)
 
 
 @method(TILEDVIEW, "load")
@@ -190,10 +327,16 @@ def tiledview_load(cx, base: V, call):
     _hints(cx, name, args, call)
     arr = base.array
     cx.before_read(arr)
+    if arr.rank == 0:       # a 0-D array's one element
+        return V(f"tl.load({arr.ptr})", T.SCALAR, rank=0, dsrc=f"arr:{arr.ptr}", mbf=True)
     cx.use_rank("load", arr.rank)      # _c2t_pad_value and the padding codes
     fn = cx.use_rank("tv_load", arr.rank)
-    return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {_tv_shape_args(base)}, "
-             f"{base.value['pad']}, {check})", T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True)
+    code = (f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {_tv_shape_args(base)}, "
+            f"{base.value['pad']}, {check})")
+    if not base.value["tile"]:      # a 0-d view: its (1,)*rank block, as a 0-d tile
+        return V(f"tl.reshape({code}, [])", T.SCALAR, rank=0, dsrc=f"arr:{arr.ptr}", mbf=True)
+    return V(code, T.TILE, rank=arr.rank, dsrc=f"arr:{arr.ptr}", mbf=True,
+             shape=[e.code for e in base.value["tile"]])
 
 
 @method(TILEDVIEW, "store")
@@ -204,8 +347,11 @@ def tiledview_store(cx, base: V, call):
     tile = _req(cx, name, args, "tile", call)
     check = _bool_arg(cx, args, "check_bounds", True, call)
     _hints(cx, name, args, call)
+    _check_broadcast(cx, tile, base, name, "tile", call)
     arr = base.array
     cx.mark_written(arr)
+    if arr.rank == 0:
+        return V(f"tl.store({arr.ptr}, tl.cast({tile.code}, {arr.ptr}.dtype.element_ty))", T.STATIC)
     fn = cx.use_rank("tv_store", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tile.code}, "
              f"{_tv_shape_args(base)}, {check})", T.STATIC)
@@ -226,7 +372,11 @@ def _tv_atomic(opname):
         args = bind(cx, name, call, ["index", "update", "/"])
         idx = _tv_index(cx, args, base, name, call)
         upd = _req(cx, name, args, "update", call)
+        _check_broadcast(cx, upd, base, name, "update", call)
         arr = base.array
+        if arr.rank == 0:
+            cx.fail("C2T101", f"{name} on a 0-D array is not supported yet", call,
+                    hint="use ct.atomic_add(A, (), value) and the other ct.atomic_* operations")
         cx.before_read(arr)
         cx.mark_written(arr)
         cx.use("_c2t_rmw")

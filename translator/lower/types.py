@@ -1,6 +1,7 @@
 """What the kernel lowering knows about a value while it translates."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -42,6 +43,7 @@ class ArrayRef:
     root: str = ""          # the parameter it comes from, when `ptr` is an expression (list elements)
     from_list: bool = False  # an element of a list parameter: its codes read the table at `index`
     rank_unknown: bool = False   # a parameter the kernel uses only through its pointer (rank None)
+    also: tuple = ()        # the other arrays it may be (a choice `x if c else y`): memory ordering
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":
@@ -50,6 +52,15 @@ class ArrayRef:
 
     def flat(self) -> list:
         return [self.ptr, *self.shapes, *self.strides]
+
+
+def array_root(arr: ArrayRef) -> str:
+    """The parameter an array comes from (memory ordering): its root, or the name its pointer
+    expression starts with."""
+    if getattr(arr, "root", ""):
+        return arr.root
+    m = re.match(r"\(*([A-Za-z_][A-Za-z_0-9]*)", arr.ptr)
+    return m.group(1) if m else arr.ptr
 
 
 @dataclass

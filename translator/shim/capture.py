@@ -108,7 +108,7 @@ class Builder:
         self.consts = {}                # bound name -> source of its value
         self.defs = []                  # (name, text, filename, def line, indent) in output order
         self.bound = {}                 # bound name -> (kind, identity) for conflict checks
-        self.done = set()               # ids of functions and classes already written
+        self.done = set()               # (id, bound name) of functions, ids of classes, already written
 
     # ---------------------------------------------------------------- binding names
     def _bind(self, name, key, what):
@@ -203,21 +203,24 @@ class Builder:
         fn = value.pyfunc if shim_function else value
         if decorator is None and shim_function:
             decorator = value.decorator_src(self)
-        if fn.__name__ != name:
-            self._fail(name, value, f"a function named `{fn.__name__}` bound to another name")
-        self._bind(name, ("def", id(fn)), f"the function {fn.__qualname__}")
-        if id(fn) in self.done:
-            return
-        self.done.add(id(fn))
         if fn.__name__ == "<lambda>":
             self._fail(name, value, "a lambda")
+        self._bind(name, ("def", id(fn)), f"the function {fn.__qualname__}")
+        if (id(fn), name) in self.done:
+            return
+        self.done.add((id(fn), name))
         text, filename, line, indent, _fdef = _function_source(fn)
+        if fn.__name__ != name:
+            # bound under another name (`get = xor_method`, a parameter of a kernel factory):
+            # its source with the def renamed, so that the module calls it by the name the
+            # kernel reads (a name that reads the function's own name gets it too)
+            text = _renamed_def(text, _fdef, name)
         slot = len(self.defs)
         self.defs.append(None)          # (its callees' definitions go before it)
         free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         annotations = getattr(fn, "__annotations__", {}) or {}
-        for n in _outside_names(text, fn.__name__, filename):
-            if n == fn.__name__:
+        for n in _outside_names(text, name, filename):
+            if n == name:
                 continue
             if n in free:
                 try:
@@ -307,6 +310,19 @@ def _stdlib_import(name: str, value):
     if getattr(sys.modules.get(mod), qual, None) is not value:
         return None
     return f"from {mod} import {qual}" + ("" if qual == name else f" as {name}")
+
+
+def _renamed_def(text: str, fdef, name: str) -> str:
+    """`text` (a function's source from its def line) with the def's name replaced by `name`."""
+    lines = text.splitlines(keepends=True)
+    k = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith(("def ", "async def ")))
+    head = lines[k]
+    at = head.index("def ") + 4
+    while head[at] == " ":
+        at += 1
+    assert head.startswith(fdef.name, at), (head, fdef.name)
+    lines[k] = head[:at] + name + head[at + len(fdef.name):]
+    return "".join(lines)
 
 
 def _annotation_value(n, fdef, annotations):

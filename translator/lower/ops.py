@@ -452,6 +452,13 @@ def negate(cx, x: V, node=None) -> V:
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 
+def plus(cx, x: V) -> V:
+    """cuTile `+x` of a runtime tile or scalar: x itself, a bool as int32 (_c2t_pos; Triton's
+    tensors have no unary plus, so `+x` fails to compile there)."""
+    return V(f"{cx.use('_c2t_pos')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32,
+             **dtype_facts.kept(x))
+
+
 @op("abs")
 def op_abs(cx, call, args):
     x = _req(cx, "abs", args, "x", call)

@@ -162,7 +162,7 @@ def test_numeric_helpers_compile_for_sm90(tmp_path):
     """Triton's compiler (not only the interpreter) takes the helpers for integer, bool, bf16 and
     fp64 operands: `+` of a tile and a scalar, `-` of a bool tile, float math of ints and bools,
     float -> bool, `//` and `%` of bf16 with an integer tile and of fp64, fp64 -> fp32 casts rounded
-    down and up."""
+    down, up and toward zero, fp64 -> fp16 and (widening) fp16 -> fp32 with RZ."""
     from kernel_util import compile_sm90
     out = compile_sm90("""
     @ct.kernel
@@ -177,7 +177,10 @@ def test_numeric_helpers_compile_for_sm90(tmp_path):
         td = ct.load(d, index=(0,), shape=(T,))
         ct.store(d, index=(0,), tile=td // td + td % td + ct.full((T,), +s, dtype=ct.float64))
         ct.store(o, index=(0,), tile=ct.astype(td, ct.float32, rounding_mode=ct.RoundingMode.RM)
-                 + ct.astype(td, ct.float32, rounding_mode=ct.RoundingMode.RP))
+                 + ct.astype(td, ct.float32, rounding_mode=ct.RoundingMode.RP)
+                 + ct.astype(td, ct.float32, rounding_mode=ct.RoundingMode.RZ)
+                 + ct.astype(ct.astype(td, ct.float16, rounding_mode=ct.RoundingMode.RZ), ct.float32,
+                             rounding_mode=ct.RoundingMode.RZ))
 
     def run(x, n, b, o, oi, ob, d):
         ct.launch(torch.cuda.current_stream(), (1,), k, (x, n, b, o, oi, ob, d, 1.5, 64))
@@ -187,9 +190,11 @@ def test_numeric_helpers_compile_for_sm90(tmp_path):
     assert out.count("OK") == 1, out
 
 
-@pytest.mark.parametrize("mode", ["RM", "RP"])
-def test_astype_fp64_to_fp32_rounds_down_and_up(tmp_path, mode):
-    """rounding_mode=RM/RP on fp64 -> fp32 (cuTile 13.4; test_cast's f64_f32 case): was refused."""
+@pytest.mark.parametrize("mode", ["RM", "RP", "RZ"])
+def test_astype_fp64_to_fp32_directed_rounding(tmp_path, mode):
+    """rounding_mode=RM/RP/RZ on fp64 -> fp32 (cuTile 13.4; test_cast's f64_f32 cases): RM/RP were
+    refused, RZ was Triton's rtz cast, which the sm_90 backend cannot lower for fp64 (PassManager
+    failure on the H200); widening casts with a mode were a Triton error."""
     mod = build(f"""
 @ct.kernel
 def k(x, y, w, T: ConstInt):
@@ -210,9 +215,35 @@ def run(x, w):
     w = torch.tensor([0.5, -0.25, 1.5, 2.0, 0.0, -0.0, 3.0, 4.0]).half()     # widening: exact
     y = mod.run(x, w)
     big = 3.4028234663852886e38
-    ref = ([1.0, -one_up, 1.0, big, -math.inf] if mode == "RM" else [one_up, -1.0, 1.0, math.inf, -big])
+    ref = {"RM": [1.0, -one_up, 1.0, big, -math.inf], "RP": [one_up, -1.0, 1.0, math.inf, -big],
+           "RZ": [1.0, -1.0, 1.0, big, -big]}[mode]
     assert y[:5].tolist() == ref
     assert math.isnan(y[5].item()) and y[6].item() == math.inf
     r = torch.tensor(0.1, dtype=torch.float64).float()           # nearest fp32 of 0.1 is above it
-    assert y[7].item() == (torch.nextafter(r, torch.tensor(0.0)).item() if mode == "RM" else r.item())
+    assert y[7].item() == (r.item() if mode == "RP" else torch.nextafter(r, torch.tensor(0.0)).item())
     assert w.tolist() == [0.5, -0.25, 1.5, 2.0, 0.0, -0.0, 3.0, 4.0]
+
+
+ABS_OF_CONSTANTS = """
+@ct.kernel
+def k(y, z, x: ct.Constant[int], f: ct.Constant[float], T: ConstInt):
+    c = abs(x) + ct.abs(-3)
+    ct.store(y, index=(0,), tile=ct.full((T,), c, dtype=y.dtype))
+    ct.store(z, index=(0,), tile=ct.full((T,), ct.abs(f) + abs(-1.5), dtype=z.dtype))
+
+def run(x, f):
+    y = torch.zeros(4, dtype=torch.int32)
+    z = torch.zeros(4, dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (y, z, x, f, 4))
+    return y[0].item(), z[0].item()
+"""
+
+
+def test_abs_of_constants_compiles_and_is_exact(tmp_path):
+    """abs() / ct.abs of Constant parameters and literals: Triton's compiler has no `abs` builtin
+    (cutile-python's test_scalar_abs with is_constant failed to compile on the H200)."""
+    from kernel_util import checked
+    checked(ABS_OF_CONSTANTS)              # Triton's front end for sm_90 accepts it
+    mod = build(ABS_OF_CONSTANTS, tmp_path)
+    assert mod.run(-5, -2.25) == (8, 3.75)
+    assert mod.run(7, 0.5) == (10, 2.0)

@@ -176,10 +176,10 @@ def astype_value(cx, x: V, dt: V, call, args):
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode in (None, "RN"):
         return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
-    if mode == "RZ":
+    if mode == "RZ" and dt.tf32:
         return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
                  shape=x.shape)
-    if mode in ("RM", "RP") and dt.code in ("tl.float32", "tl.float64") and not dt.tf32:
+    if mode == "RZ" or (mode in ("RM", "RP") and dt.code in ("tl.float32", "tl.float64") and not dt.tf32):
         # (cuTile takes RM/RP for fp16 targets only from fp8/bf16 and never for bf16/fp8 targets)
         return V(f'{cx.use("_c2t_astype_rounded")}({code}, {dt.code}, "{_DIRECTED[mode]}")', _runtime_kind(x),
                  rank=x.rank, shape=x.shape)

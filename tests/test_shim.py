@@ -186,6 +186,33 @@ ct.launch(torch.cuda.current_stream(), (1,), bad, (torch.zeros(16, device="cuda"
 """
 
 
+# bf16 arithmetic: the stock interpreter computes it on the bit patterns; under the shim the
+# kernels get the harness's interpreter numerics (translator/harness/interp_numerics.py)
+BF16_KERNEL = """
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def mixed(a, b, n, c, d, TILE: ct.Constant[int]):
+    ta = ct.load(a, index=(ct.bid(0),), shape=(TILE,))
+    tb = ct.load(b, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(c, index=(ct.bid(0),), tile=ta * tb + ta)
+    ct.store(d, index=(ct.bid(0),), tile=ta - ct.load(n, index=(ct.bid(0),), shape=(TILE,)))
+
+
+g = torch.Generator().manual_seed(0)
+a = torch.randn(64, generator=g).to(torch.bfloat16).cuda()
+b = torch.randn(64, generator=g).to(torch.bfloat16).cuda()
+n = torch.randint(-100, 100, (64,), generator=g, dtype=torch.int32).cuda()
+c, d = torch.empty_like(a), torch.empty_like(a)
+ct.launch(torch.cuda.current_stream(), (2,), mixed, (a, b, n, c, d, 32))
+assert torch.equal(c, a * b + a), (c, a * b + a)
+assert torch.equal(d, a - n.to(torch.bfloat16)), (d, a - n)
+print("RESULT OK")
+"""
+
+
 def _run(args, tmp_path, shim=True):
     env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT), C2T_CACHE_DIR=str(tmp_path / "cache"))
     cmd = [sys.executable] + (["-m", "translator.shim"] if shim else []) + args
@@ -231,6 +258,12 @@ def test_pytest_under_the_shim(tmp_path):
 
 def test_functions_bound_under_other_names(tmp_path):
     p = _script(tmp_path, "renamed.py", RENAMED)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+
+
+def test_bf16_kernels_compute_by_value_under_the_interpreter(tmp_path):
+    p = _script(tmp_path, "bf16.py", BF16_KERNEL)
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
 

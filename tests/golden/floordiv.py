@@ -28,11 +28,22 @@ import triton.language as tl
 
 @triton.jit
 def _c2t_floordiv(a, b):
-    """Python floor division (cuTile `//`); Triton's `//` truncates toward zero."""
+    """Python floor division (cuTile `//`); Triton's `//` truncates toward zero. Floats: the floor
+    of the quotient rounded to cuTile's common dtype (its DivF then Floor: bf16 with an integer
+    stays bf16; fp16/bf16 quotients are rounded before the floor; fp64 is divided in fp64)."""
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     z = a * 0 + b * 0                          # only its dtype and shape are used
-    if z.dtype.is_floating():
+    if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
+        xb, yb = tl.where(True, a, za).to(tl.bfloat16), tl.where(True, b, zb).to(tl.bfloat16)
+        q = tl.div_rn(xb.to(tl.float32), yb.to(tl.float32)).to(tl.bfloat16)
+        return tl.floor(q.to(tl.float32)).to(tl.bfloat16)
+    elif z.dtype == tl.float64:
+        x, y = tl.where(True, a, z), tl.where(True, b, z)
+        return tl.floor(x / y)
+    elif z.dtype.is_floating():
         x, y = tl.where(True, a, z), tl.where(True, b, z)   # a, b in the common dtype (inf stays inf)
-        return tl.floor(tl.div_rn(x.to(tl.float32), y.to(tl.float32))).to(z.dtype)
+        q = tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
+        return tl.floor(q.to(tl.float32)).to(z.dtype)
     else:
         q = a // b
         return tl.where(((a % b) != 0) & ((a < 0) != (b < 0)), q - 1, q)
@@ -40,10 +51,19 @@ def _c2t_floordiv(a, b):
 
 @triton.jit
 def _c2t_mod(a, b):
-    """Python modulo (cuTile `%`): the result takes the sign of the divisor."""
-    r = a % b
-    z = a * 0 + b * 0
-    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).to(z.dtype)   # fp16 % stays fp16
+    """Python modulo (cuTile `%`): the result takes the sign of the divisor. bf16 with an integer
+    stays bf16 (cuTile's promotion; the integer is rounded to bf16 first): computed in fp32, where
+    the remainder of two bf16 values is exact, and rounded once."""
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
+    if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
+        x = tl.where(True, a, za).to(tl.bfloat16).to(tl.float32)
+        y = tl.where(True, b, zb).to(tl.bfloat16).to(tl.float32)
+        rf = x % y
+        return tl.where((rf != 0) & ((rf < 0) != (y < 0)), rf + y, rf).to(tl.bfloat16)
+    else:
+        r = a % b
+        z = a * 0 + b * 0
+        return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).to(z.dtype)   # fp16 % stays fp16
 
 
 @triton.jit

@@ -55,11 +55,14 @@ def _c2t_truediv(a, b):
 
 @triton.jit
 def _c2t_rsqrt(x):
-    """ct.rsqrt: Triton math runs in fp32/fp64, so fp16/bf16 are widened and narrowed back."""
+    """ct.rsqrt: Triton math runs in fp32/fp64, so fp16/bf16 are widened and narrowed back;
+    an integer or bool tile is cast to fp32 first and gives fp32 (cuTile's float-only math)."""
     if x.dtype == tl.float32 or x.dtype == tl.float64:
         return tl.rsqrt(x)
-    else:
+    elif x.dtype.is_floating():
         return tl.rsqrt(x.to(tl.float32)).to(x.dtype)
+    else:
+        return tl.rsqrt(x.to(tl.float32))
 
 
 # PaddingMode codes for the load helpers (see _c2t_pad_value)

@@ -51,11 +51,14 @@ def _c2t_truediv(a, b):
 
 @triton.jit
 def _c2t_exp(x):
-    """ct.exp: Triton math runs in fp32/fp64, so fp16/bf16 are widened and narrowed back."""
+    """ct.exp: Triton math runs in fp32/fp64, so fp16/bf16 are widened and narrowed back;
+    an integer or bool tile is cast to fp32 first and gives fp32 (cuTile's float-only math)."""
     if x.dtype == tl.float32 or x.dtype == tl.float64:
         return tl.exp(x)
-    else:
+    elif x.dtype.is_floating():
         return tl.exp(x.to(tl.float32)).to(x.dtype)
+    else:
+        return tl.exp(x.to(tl.float32))
 
 
 @triton.jit

@@ -356,6 +356,8 @@ class ExpressionLowering:
             return self.static_value(-v.value, e)
         if e.op == "-":
             return ops.negate(self.cx, v, e)
+        if e.op == "+" and v.kind in (T.TILE, T.SCALAR):
+            return ops.plus(self.cx, v)
         return V(f"{e.op}{paren(v, 14)}", v.kind, prec=14, rank=v.rank, tf32=v.tf32)
 
     def e_BinOp(self, e):

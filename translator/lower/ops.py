@@ -452,12 +452,29 @@ def negate(cx, x: V, node=None) -> V:
     return V(f"-{paren(x, 14)}", x.kind, prec=14, rank=x.rank, tf32=x.tf32)
 
 
+def plus(cx, x: V) -> V:
+    """cuTile `+x` of a runtime tile or scalar: x itself, a bool as int32 (_c2t_pos; Triton's
+    tensors have no unary plus, so `+x` fails to compile there)."""
+    return V(f"{cx.use('_c2t_pos')}({x.code})", x.kind, rank=x.rank, shape=x.shape, tf32=x.tf32,
+             **dtype_facts.kept(x))
+
+
 @op("abs")
 def op_abs(cx, call, args):
     x = _req(cx, "abs", args, "x", call)
     if x.is_static:
-        return V(f"abs({x.code})", T.STATIC)
+        return static_abs(cx, x, call)
     return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
+
+
+def static_abs(cx, x: V, node) -> V:
+    """abs() of a compile-time value. Triton's compiler has no `abs` builtin (NameError; the
+    interpreter runs Python's): a known number is folded, a Constant parameter takes a compile-time
+    conditional (`x - x` at zero: abs(-0.0) is +0.0, and nan stays nan)."""
+    if x.known and type(x.value) in (int, float):
+        return cx.static_value(abs(x.value), node)
+    c = paren(x, 14)
+    return V(f"({c} if {c} > 0 else -{c} if {c} < 0 else {c} - {c})", T.STATIC, prec=100)
 
 
 @op("isnan")
@@ -796,6 +813,8 @@ def builtin_call(cx, name: str, e: N.Call) -> V:
             return V(f"{x.value.name}_len", T.SCALAR)
         if name == "len" and x.kind == T.TUPLE and x.elts is not None:
             return V(str(len(x.elts)), T.STATIC, value=len(x.elts), known=True)
+        if x.is_static and name == "abs":
+            return static_abs(cx, x, e)
         if x.is_static or name == "len":
             return V(f"{name}({x.code})", T.STATIC)
         if name == "abs":

@@ -167,7 +167,7 @@ def rounding_mode_value(cx, name: str, call, args):
 
 def astype_value(cx, x: V, dt: V, call, args):
     """ct.astype details ops.op_astype delegates: rounding modes on float -> float casts and
-    cuTile's float -> bool truncation. Returns the lowered V."""
+    float -> bool as `x != 0` (_c2t_to_bool). Returns the lowered V."""
     mode = _mode(cx, args, "astype", call)
     if dt.value == "bool_" or dt.code == "tl.int1":
         if mode is not None:
@@ -176,11 +176,15 @@ def astype_value(cx, x: V, dt: V, call, args):
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode in (None, "RN"):
         return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
-    if mode == "RZ":
+    if mode == "RZ" and dt.tf32:
         return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
                  shape=x.shape)
-    cx.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest "
-                      "or toward zero only)", call)
+    if mode == "RZ" or (mode in ("RM", "RP") and dt.code in ("tl.float32", "tl.float64") and not dt.tf32):
+        # (cuTile takes RM/RP for fp16 targets only from fp8/bf16 and never for bf16/fp8 targets)
+        return V(f'{cx.use("_c2t_astype_rounded")}({code}, {dt.code}, "{_DIRECTED[mode]}")', _runtime_kind(x),
+                 rank=x.rank, shape=x.shape)
+    cx.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest, "
+                      "toward zero, or, fp64 -> fp32, down or up)", call)
 
 
 # ---------------------------------------------------------------- promotion (called by ops.py)

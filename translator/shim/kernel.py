@@ -108,6 +108,7 @@ def _load(key, built, kernel_name):
         if not path.exists():       # (no private folder: a temporary file of this process)
             path = Path(tempfile.mkdtemp(prefix="c2t-shim-")) / path.name
             path.write_text(code)
+    _interpreter_numerics()
     name = f"c2t_shim_{kernel_name}_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -118,6 +119,17 @@ def _load(key, built, kernel_name):
         sys.modules.pop(name, None)
         raise
     return mod
+
+
+def _interpreter_numerics() -> None:
+    """Under Triton's interpreter, the harness's numerics patch (bf16 by value, GPU-like downcast
+    rounding, fp8 upcasts, bool/float scalar arguments: harness/interp_numerics.py), as the
+    harness's own interpreter runs have it: without it the stock interpreter computes bf16 on its
+    bit patterns and a shimmed program's bf16 results are wrong where the GPU's are right."""
+    from ..check import interpreted
+    if interpreted():
+        from ..harness import interp_numerics
+        interp_numerics.install()
 
 
 class ShimFunction:

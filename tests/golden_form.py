@@ -10,6 +10,8 @@ differs between translations and the tree stays small:
   change to it still changes the golden (that line). The launchers, kernels and the helpers after
   it (descriptors, config searches, batched launches: the issue's idioms) stay in the goldens as
   they are.
+- the rule block of translator/dtype_rules.py that modules with stores or atomics carry (its
+  source, copied: templates/prelude_casts.py.j2), replaced by a line.
 Each golden test compares this form."""
 import hashlib
 import re
@@ -19,6 +21,11 @@ LEFT_OUT = '_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of gol
 # host_prelude.py.j2 opens with `_C2T_NO_STREAM` and marks where its common path ends
 MEMO_PY = re.compile(r"^_C2T_NO_STREAM = contextlib\.nullcontext\(\)\n.*?"
                      r"^# \(the launchers' common path ends here: templates/host_prelude\.py\.j2\)$", re.S | re.M)
+
+
+DTYPE_RULES = re.compile(r"^# cuTile's dtype rules: cutile2triton's translator/dtype_rules\.py, as written there\n.*?"
+                         r"^# \(end of translator/dtype_rules\.py's rules\)$", re.S | re.M)
+RULES_LEFT_OUT = "# translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)"
 
 
 def _memo_line(match) -> str:
@@ -34,4 +41,6 @@ def golden_form(code: str) -> str:
     assert n == (1 if launchers else 0), f"{n} launch-memo C sources in the module"
     form, n = MEMO_PY.subn(_memo_line, form)
     assert n == (1 if launchers else 0), f"{n} launch-memo Python sections in the module"
+    form, n = DTYPE_RULES.subn(RULES_LEFT_OUT, form)
+    assert n <= 1, f"{n} dtype rule blocks in the module"
     return form

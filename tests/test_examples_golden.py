@@ -30,6 +30,16 @@ def test_generated_modules_carry_the_launch_memos_c_source_unchanged():
     assert golden_form(code).count("_C2T_MEMO_C_SRC = None") == 1 and c not in golden_form(code)
 
 
+def test_generated_modules_carry_the_dtype_rules_unchanged():
+    """What the golden files leave out (tests/golden_form.py): the rule block of modules with stores
+    is translator/dtype_rules.py's, as written there (one source for the shim and the kernels)."""
+    from translator.dtype_rules import device_source
+    code = translator.translate_file(EXAMPLES[0]).code
+    assert "ct.store(" in EXAMPLES[0].read_text() and code.count(device_source()) == 1
+    assert "def _c2t_rule_promote(" in code and "def _c2t_rule_promote(" not in golden_form(code)
+    assert "def _c2t_cast(" in golden_form(code)         # (the Triton side stays in the goldens)
+
+
 def test_golden_form_keeps_a_hash_of_the_launch_memo_it_leaves_out():
     """The memo's Python side is left out of golden files as a hash line: a change to it changes
     the golden; the rest of the module is kept as it is."""
@@ -44,7 +54,9 @@ def test_golden_form_keeps_a_hash_of_the_launch_memo_it_leaves_out():
         changed = golden_form(code.replace(part, part + " "))
         assert changed != form and len(changed.splitlines()) == len(form.splitlines())
     kept = form.split("templates/host_memo.py.j2 as rendered")
-    assert code.startswith(kept[0].rsplit("\n", 1)[0]) and "def launch_copy_kernel(" in kept[1]      # (concat.py)
+    from golden_form import DTYPE_RULES, RULES_LEFT_OUT       # (left out before the memo: the dtype rules)
+    assert DTYPE_RULES.sub(RULES_LEFT_OUT, code).startswith(kept[0].rsplit("\n", 1)[0])
+    assert "def launch_copy_kernel(" in kept[1]      # (concat.py)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)

@@ -135,7 +135,7 @@ def k(x, y, z, B0: ConstInt, B1: ConstInt):
     zv = z.tiled_view((1, 2))
     zv.store((i, 1), ct.full((1, 1), 5, dtype=tv.dtype))   # broadcast to the tile shape
     zv.atomic_store_add((i, 2), ct.full((1, 2), 2, dtype=ct.float32))
-    zv.atomic_store_max((i, 3), ct.full((1, 2), 0.5, dtype=ct.float32))
+    zv.atomic_store_add((i, 3), ct.full((1, 2), 0.5, dtype=ct.float32))   # (max: integer views only)
 
 def run(x, B0, B1):
     n = (x.shape[0] + 2) // 3

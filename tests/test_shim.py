@@ -381,3 +381,71 @@ def test_user_enums_and_string_constants_in_closures(tmp_path):
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0, r.stderr
     assert "RESULT 5 -1" in r.stdout
+
+
+# cuTile's host-side typing helpers, as cutile-python's tests use them to know what to expect, and
+# cuTile's TileTypeError where a translated kernel's compile-time check refuses an implicit cast
+CAST_TESTS = """
+import re
+import pytest
+import torch
+import cuda.tile as ct
+from cuda.tile._exception import TileTypeError
+from cuda.tile._ir.cast_ops import _is_implicit_cast_ok
+from cuda.tile._ir.typing_support import to_dtype
+
+
+@ct.kernel
+def copy(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
+
+
+@ct.kernel
+def bits(x, y, T: ct.Constant[int]):
+    i = ct.arange(T, dtype=ct.int32)
+    ct.atomic_xor(x, i, ct.gather(y, i))
+
+
+def test_to_dtype():
+    d = to_dtype(torch.int32)
+    assert str(d) == "int32" and repr(d) == "<DType 'int32'>" and d == ct.int32 and ct.int32 == d
+    assert to_dtype(ct.float16) == torch.float16 and to_dtype(torch.float32) in (ct.float32, ct.float64)
+    assert to_dtype(torch.bool) != to_dtype(torch.int8) and len({d, ct.int32}) == 1
+    assert str(to_dtype(ct.tfloat32)) == "tfloat32"
+    with pytest.raises(TypeError):
+        to_dtype(3)
+
+
+@pytest.mark.parametrize("src", [torch.float16, torch.float32, torch.int64, torch.bool])
+@pytest.mark.parametrize("dst", [torch.float32, torch.float16, torch.int32, torch.int8])
+def test_store(src, dst):
+    x = torch.ones(32, dtype=src, device="cuda")
+    y = torch.zeros(32, dtype=dst, device="cuda")
+    ok = _is_implicit_cast_ok(to_dtype(src), to_dtype(dst))
+    assert ok == ((src, dst) in [(torch.float16, torch.float32), (torch.float32, torch.float32),
+                                 (torch.int64, torch.float32), (torch.int64, torch.float16)]
+                  or src == torch.bool or src == dst)
+    if ok:
+        ct.launch(torch.cuda.current_stream(), (1,), copy, (x, y, 32))
+        assert torch.equal(y, x.to(dst))
+    else:
+        with pytest.raises(TileTypeError, match=re.escape("cannot implicitly cast")):
+            ct.launch(torch.cuda.current_stream(), (1,), copy, (x, y, 32))
+
+
+def test_bitwise_atomic_message():
+    x = torch.zeros(16, dtype=torch.int64, device="cuda")
+    y = torch.ones(16, dtype=torch.int32, device="cuda")
+    msg = (f"Bitwise atomic read-modify-write operations require the update dtype ({to_dtype(y.dtype)}) "
+           f"to exactly match the target dtype ({to_dtype(x.dtype)})")
+    with pytest.raises(TileTypeError, match=re.escape(msg)):
+        ct.launch(torch.cuda.current_stream(), (1,), bits, (x, y, 16))
+    with pytest.raises(TileTypeError, match="Unsupported array dtype: float32"):
+        ct.launch(torch.cuda.current_stream(), (1,), bits, (x.float(), y.float(), 16))
+"""
+
+
+def test_implicit_casts_under_the_shim(tmp_path):
+    p = _script(tmp_path, "test_casts.py", CAST_TESTS)
+    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", str(p)], tmp_path)
+    assert r.returncode == 0 and "18 passed" in r.stdout, r.stdout[-4000:] + r.stderr[-2000:]

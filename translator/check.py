@@ -129,13 +129,21 @@ _SAFE_MODULES = ("triton", "math")
 # is imported): checked at their defaults, the compiled (not interpreted) form
 _SWITCHES = {"_C2T_NARROW_ALL": "tl.constexpr(False)", "_C2T_NARROW_PAD": "tl.constexpr(False)",
              "_C2T_INTERPRET": "tl.constexpr(False)"}
+# functions of the generated module the check replaces: cuTile's implicit-cast rule on stores and
+# atomics (templates/prelude_casts.py.j2) judges the arrays' dtypes, and the check's typings give
+# every array one dtype where the host may pass others (a float32 `mean` next to float16 data);
+# what the check asks is whether Triton compiles the translation, so it checks with the rule off
+_STUBS = {"_c2t_cast_message": '@triton.constexpr_function\ndef _c2t_cast_message(value, ety, what):\n    return ""\n'}
 
 
 def _is_jit(fd) -> bool:
+    """A `@triton.jit` function, or one of the translation's own `@triton.constexpr_function`s
+    (`_c2t_` names: the dtype rules of templates/prelude_casts.py.j2, which Triton runs when it
+    compiles a kernel)."""
     for d in fd.decorator_list:
         f = d.func if isinstance(d, ast.Call) else d
-        if isinstance(f, ast.Attribute) and f.attr == "jit" and isinstance(f.value, ast.Name) \
-                and f.value.id == "triton":
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "triton" and (
+                f.attr == "jit" or (f.attr == "constexpr_function" and fd.name.startswith("_c2t_"))):
             return True
     return False
 
@@ -226,6 +234,8 @@ def _jit_module(tree):
     switches = [st for n, st in safe.items() if n in _SWITCHES]
     body = imports + switches + [st for st in _module_statements(tree.body) if any(st is v for v in safe.values())
                                  or (isinstance(st, ast.FunctionDef) and jits.get(st.name) is st)]
+    body = [ast.parse(_STUBS[st.name]).body[0] if isinstance(st, ast.FunctionDef) and st.name in _STUBS else st
+            for st in body]
     mod = ast.Module(body=body, type_ignores=[])
     return ast.unparse(mod) + "\n", {k: v for k, v in reads.items() if v}
 

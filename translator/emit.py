@@ -24,7 +24,15 @@ def env() -> jinja2.Environment:
         autoescape=False,
     )
     e.globals["c_source"] = c_source
+    e.globals["dtype_rules_source"] = dtype_rules_source
     return e
+
+
+@functools.lru_cache(maxsize=1)
+def dtype_rules_source() -> str:
+    """translator/dtype_rules.py's rule block, which templates/prelude_casts.py.j2 copies into modules."""
+    from .dtype_rules import device_source
+    return device_source()
 
 
 @functools.lru_cache(maxsize=None)

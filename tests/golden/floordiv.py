@@ -113,6 +113,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
 @triton.jit
 def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     """ct.store of a 1-D tile: `index` counts tiles; lanes past the array edge are dropped."""
+    tile = _c2t_cast(tile, base, "store")
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
@@ -141,6 +142,7 @@ def _c2t_gather_1d(base, n0, s0, i0, mask, other, CHECK: tl.constexpr):
 @triton.jit
 def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
     """ct.scatter: element indices broadcast together; out-of-bounds lanes are dropped."""
+    value = _c2t_cast(value, base, "scatter")
     ptrs = base + i0 * s0
     if CHECK:
         inb = (i0 >= 0) & (i0 < n0)
@@ -152,6 +154,36 @@ def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
             tl.store(ptrs, value, mask=mask)
         else:
             tl.store(ptrs, value)
+
+
+# translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)
+
+
+@triton.constexpr_function
+def _c2t_cast_message(value, ety, what):
+    """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
+    operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
+    'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    dst = names[ety.name] if ety.name in names else ety.name
+    if hasattr(value, "dtype"):
+        value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
+        return ""
+    err = _c2t_rule_operand_error(what, value, dst)
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.jit
+def _c2t_cast(value, base, WHAT: tl.constexpr):
+    """`value` cast to the element dtype of the pointer(s) `base` as cuTile casts a stored or atomic
+    operand implicitly; where cuTile refuses the cast (or the atomic), compiling fails with its error."""
+    ety = base.dtype.element_ty
+    msg: tl.constexpr = _c2t_cast_message(value, ety, WHAT)
+    tl.static_assert(msg == "", msg)
+    return tl.cast(value, ety)
 
 
 @triton.jit

@@ -65,6 +65,7 @@ def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexp
 @triton.jit
 def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
     """ct.store of a 2-D tile: `index` counts tiles; lanes past the array edge are dropped."""
+    tile = _c2t_cast(tile, base, "store")
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     o1 = i1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = base + o0[:, None] * s0 + o1[None, :] * s1
@@ -101,6 +102,36 @@ def _c2t_gather_1d(base, n0, s0, i0, mask, other, CHECK: tl.constexpr):
             return tl.load(ptrs, mask=mask, other=other)
         else:
             return tl.load(ptrs)
+
+
+# translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)
+
+
+@triton.constexpr_function
+def _c2t_cast_message(value, ety, what):
+    """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
+    operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
+    'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    dst = names[ety.name] if ety.name in names else ety.name
+    if hasattr(value, "dtype"):
+        value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
+        return ""
+    err = _c2t_rule_operand_error(what, value, dst)
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.jit
+def _c2t_cast(value, base, WHAT: tl.constexpr):
+    """`value` cast to the element dtype of the pointer(s) `base` as cuTile casts a stored or atomic
+    operand implicitly; where cuTile refuses the cast (or the atomic), compiling fails with its error."""
+    ety = base.dtype.element_ty
+    msg: tl.constexpr = _c2t_cast_message(value, ety, WHAT)
+    tl.static_assert(msg == "", msg)
+    return tl.cast(value, ety)
 
 
 # templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 011d56ca2c52e4c9),
@@ -238,7 +269,7 @@ def scale_rows_kernel(
             xt = xt_loaded.to(tl.float32)
             # Leaky ReLU in float32, then the row scale.
             act = tl.where(xt >= 0.0, xt, xt * SLOPE)
-            y_desc_0.store([row, j * TILE_N], (act * s).to(y.dtype.element_ty)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
+            y_desc_0.store([row, j * TILE_N], _c2t_cast((act * s).to(y.dtype.element_ty), y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
 
 
 def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):

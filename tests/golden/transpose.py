@@ -79,6 +79,7 @@ def _c2t_load_3d(base, n0, n1, n2, s0, s1, s2, i0, i1, i2, B0: tl.constexpr, B1:
 @triton.jit
 def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
     """ct.store of a 2-D tile: `index` counts tiles; lanes past the array edge are dropped."""
+    tile = _c2t_cast(tile, base, "store")
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     o1 = i1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = base + o0[:, None] * s0 + o1[None, :] * s1
@@ -92,6 +93,7 @@ def _c2t_store_2d(base, n0, n1, s0, s1, i0, i1, tile, CHECK: tl.constexpr):
 @triton.jit
 def _c2t_store_3d(base, n0, n1, n2, s0, s1, s2, i0, i1, i2, tile, CHECK: tl.constexpr):
     """ct.store of a 3-D tile: `index` counts tiles; lanes past the array edge are dropped."""
+    tile = _c2t_cast(tile, base, "store")
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     o1 = i1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     o2 = i2 * tile.shape[2] + tl.arange(0, tile.shape[2])
@@ -125,6 +127,36 @@ def _c2t_desc_3d(base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], PAD)
+
+
+# translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)
+
+
+@triton.constexpr_function
+def _c2t_cast_message(value, ety, what):
+    """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
+    operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
+    'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    dst = names[ety.name] if ety.name in names else ety.name
+    if hasattr(value, "dtype"):
+        value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
+        return ""
+    err = _c2t_rule_operand_error(what, value, dst)
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.jit
+def _c2t_cast(value, base, WHAT: tl.constexpr):
+    """`value` cast to the element dtype of the pointer(s) `base` as cuTile casts a stored or atomic
+    operand implicitly; where cuTile refuses the cast (or the atomic), compiling fails with its error."""
+    ety = base.dtype.element_ty
+    msg: tl.constexpr = _c2t_cast_message(value, ety, WHAT)
+    tl.static_assert(msg == "", msg)
+    return tl.cast(value, ety)
 
 
 # templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 b27ea91ba3b165fb),
@@ -252,7 +284,7 @@ def transpose_2d_kernel(
             bn = tl.program_id(1)
             tile = x_desc_0.load([bm * TM, bn * TN]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, bn, TM, TN, _C2T_PAD_ZERO, True)
             # (TM, TN) -> (TN, TM), then store at the swapped tile index.
-            y_desc_0.store([bn * TN, bm * TM], tl.trans(tile)) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True)
+            y_desc_0.store([bn * TN, bm * TM], _c2t_cast(tl.trans(tile), y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True)
 
 
 def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
@@ -303,7 +335,7 @@ def transpose_3d_kernel(
             tile = x_desc_0.load([batch, bm * TM, bn * TN]) if x_TMA else _c2t_load_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, batch, bm, bn, 1, TM, TN, _C2T_PAD_ZERO, True)
             # Swap the last two axes: (1, TM, TN) -> (1, TN, TM).
             tile_t = tl.permute(tile, (0, 2, 1))
-            y_desc_0.store([batch, bn * TN, bm * TM], tile_t) if y_TMA else _c2t_store_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True)
+            y_desc_0.store([batch, bn * TN, bm * TM], _c2t_cast(tile_t, y, "store")) if y_TMA else _c2t_store_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True)
 
 
 def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):

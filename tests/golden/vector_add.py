@@ -59,6 +59,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
 @triton.jit
 def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     """ct.store of a 1-D tile: `index` counts tiles; lanes past the array edge are dropped."""
+    tile = _c2t_cast(tile, base, "store")
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
@@ -66,6 +67,36 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
+
+
+# translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)
+
+
+@triton.constexpr_function
+def _c2t_cast_message(value, ety, what):
+    """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
+    operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
+    'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    dst = names[ety.name] if ety.name in names else ety.name
+    if hasattr(value, "dtype"):
+        value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
+        return ""
+    err = _c2t_rule_operand_error(what, value, dst)
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.jit
+def _c2t_cast(value, base, WHAT: tl.constexpr):
+    """`value` cast to the element dtype of the pointer(s) `base` as cuTile casts a stored or atomic
+    operand implicitly; where cuTile refuses the cast (or the atomic), compiling fails with its error."""
+    ety = base.dtype.element_ty
+    msg: tl.constexpr = _c2t_cast_message(value, ety, WHAT)
+    tl.static_assert(msg == "", msg)
+    return tl.cast(value, ety)
 
 
 @triton.jit

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import dtype_rules
+
 FLOATS = ("float32", "float16")
 INTS = ("int32", "int16", "int8")
 GPU_ONLY = ("bfloat16",)            # the stock interpreter gets bf16 wrong: GPU runs only
@@ -19,15 +21,8 @@ def is_float(dt: str) -> bool:
 
 
 def promote(a: str, b: str):
-    """cuTile's promotion of two strictly typed operands (no unsigned here); None where it errors."""
-    fa, fb = is_float(a), is_float(b)
-    if fa != fb:
-        return a if fa else b
-    if {a, b} == {"float16", "bfloat16"}:
-        return None
-    if WIDTH[a] != WIDTH[b]:
-        return a if WIDTH[a] > WIDTH[b] else b
-    return a
+    """cuTile's promotion of two strictly typed operands; None where it errors (translator/dtype_rules.py)."""
+    return dtype_rules.promote(a, b)
 
 
 def broadcast(s1: tuple, s2: tuple):

@@ -166,7 +166,8 @@ def raw_store_offset(cx, base, call):
     val = _req(cx, name, args, "value", call)
     mask = f", mask={cx.expr(args['mask']).code}" if "mask" in args else ""
     cx.mark_written(base.array)
-    return V(f"tl.store({ptrs}, {val.code}{mask})", T.STATIC)
+    cast = cx.use("_c2t_cast")         # cuTile's implicit cast, checked when compiled
+    return V(f'tl.store({ptrs}, {cast}({val.code}, {base.array.ptr}, "raw_store"){mask})', T.STATIC)
 
 
 def _raw_rmw(opname):
@@ -208,8 +209,7 @@ def raw_atomic_cas_offset(cx, base, call):
         fn = cx.use("_c2t_cas")
         return V(f"{fn}({base.array.ptr}, {off.code}, {cmp.code}, {val.code}, {mask}, {sem}, {scope})",
                  kind, rank=rank)
-    ety = f"{base.array.ptr}.dtype.element_ty"
-    # Triton's atomic_cas neither broadcasts nor casts its operands
-    p = f"{base.array.ptr} + {paren(off, 12)}"
-    return V(f"tl.atomic_cas({p}, tl.broadcast(tl.cast({cmp.code}, {ety}), {p})[0], "
-             f"tl.broadcast(tl.cast({val.code}, {ety}), {p})[0], sem={sem}, scope={scope})", kind, rank=rank)
+    # Triton's atomic_cas neither broadcasts nor casts its operands (_c2t_cast: cuTile's implicit cast)
+    p, ptr, cast = f"{base.array.ptr} + {paren(off, 12)}", base.array.ptr, cx.use("_c2t_cast")
+    return V(f'tl.atomic_cas({p}, tl.broadcast({cast}({cmp.code}, {ptr}, "cas"), {p})[0], '
+             f'tl.broadcast({cast}({val.code}, {ptr}, "cas"), {p})[0], sem={sem}, scope={scope})', kind, rank=rank)

@@ -160,7 +160,8 @@ def op_store(cx, call, args):
         desc = cx.tma.descriptor(cx, arr, "store", tile.shape, None)
         if desc is not None:     # TMA when the launcher found the array legal, else the pointer path
             offs = _offsets(idx, tile.shape)
-            code = f"{desc}.store([{offs}], {tcode}) if {cx.tma.flag(arr)} else {code}"
+            cast = cx.use("_c2t_cast")      # (the pointer path's helper casts as cuTile does)
+            code = f'{desc}.store([{offs}], {cast}({tcode}, {arr.ptr}, "store")) if {cx.tma.flag(arr)} else {code}'
     return V(code, T.STATIC)
 
 
@@ -179,8 +180,9 @@ def store_operands(cx, args, arr, call):
     check = _bool_arg(cx, args, "check_bounds", True, call)
     order = _order(cx, args, rank, call)
     tcode = tile.code
-    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:
-        tcode = f"tl.full([{', '.join(['1'] * rank)}], {tile.code}, {arr.ptr}.dtype.element_ty)"
+    if tile.kind in (T.STATIC, T.SCALAR) or tile.rank == 0:     # (_c2t_cast: cuTile's implicit cast)
+        cast = cx.use("_c2t_cast")
+        tcode = f'tl.full([{", ".join(["1"] * rank)}], {cast}({tile.code}, {arr.ptr}, "store"), {arr.ptr}.dtype.element_ty)'
     elif tile.rank is not None and tile.rank != rank:
         cx.fail("C2T109", f"ct.store: a {tile.rank}-D tile into a {rank}-D array", call)
     if order is not None:      # tile axis k walks array axis order[k]

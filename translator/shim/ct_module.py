@@ -32,7 +32,9 @@ _DTYPE_NAMES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "
 
 
 class DType:
-    """A cuTile dtype torch has no dtype for (tfloat32, ...): it names itself in kernels only."""
+    """A cuTile dtype as cuTile's own DType objects behave: `ct.tfloat32` and the other dtypes torch
+    has no dtype for (they name themselves in kernels only), and what `to_dtype` returns (prints as
+    cuTile's name, `int32`, and equals ct's, torch's and numpy's dtype of that name)."""
 
     def __init__(self, name):
         self.name = name
@@ -40,6 +42,17 @@ class DType:
 
     def __repr__(self):
         return f"<DType '{self.name}'>"
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        name = other.name if isinstance(other, DType) else _dtype_name(other)
+        return NotImplemented if name is None else name == self.name
+
+    def __hash__(self):         # (equal to torch's dtype of its name: hashes as it does)
+        t = _DTYPES.get(self.name) if _DTYPES else None
+        return hash(("ct", self.name)) if t is None or isinstance(t, DType) else hash(t)
 
 
 def _make_dtypes():
@@ -423,15 +436,31 @@ def _internals():
                             "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
         "cuda.tile.compilation": {"CallingConvention": CallingConvention},
         "cuda.tile._ir.typing_support": {"to_dtype": _to_dtype},
+        "cuda.tile._ir.cast_ops": {"_is_implicit_cast_ok": _is_implicit_cast_ok},
     }
 
 
+_CUTILE_DTYPES = {}
+
+
 def _to_dtype(x):
-    """cuda.tile._ir.typing_support.to_dtype: the shim's ct dtype of a torch/numpy/ct dtype."""
+    """cuda.tile._ir.typing_support.to_dtype: cuTile's dtype of a torch/numpy/ct dtype, as a `DType`
+    (prints as cuTile's name: tests put it in the messages they expect)."""
     name = _dtype_name(x)
     if name is None:
-        raise NotImplementedError(f"to_dtype({x!r}) is not served by the cutile2triton shim")
-    return _DTYPES[name]
+        raise TypeError(f"{x} is not a dtype")
+    got = _DTYPES[name]
+    return got if isinstance(got, DType) else _CUTILE_DTYPES.setdefault(name, DType(name))
+
+
+def _is_implicit_cast_ok(src_dtype, target_dtype):
+    """cuda.tile._ir.cast_ops._is_implicit_cast_ok: whether cuTile implicitly casts a value of
+    dtype `src_dtype` to `target_dtype` (translator/dtype_rules.py, which translated kernels check)."""
+    from ..dtype_rules import implicit_cast_ok
+    a, b = _dtype_name(src_dtype), _dtype_name(target_dtype)
+    if a is None or b is None:
+        raise TypeError(f"_is_implicit_cast_ok({src_dtype!r}, {target_dtype!r}): not dtypes")
+    return implicit_cast_ok(a, b)
 
 
 # ---------------------------------------------------------------- the modules

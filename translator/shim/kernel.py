@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -35,6 +36,26 @@ class ShimTranslationError(RuntimeError):
         self.kernel, self.diagnostics = kernel, diagnostics
         # the first diagnostic on the first line: pytest's short summary and log greps show one line
         super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
+
+
+_CUTILE_ERROR = re.compile(r"cuTile (Tile[A-Za-z]*Error): ([^\n]*)")
+
+
+def cutile_error(exc):
+    """The cuTile error (the shim's TileTypeError, ...) that a translated kernel's compile-time check
+    raised, if `exc` carries one: such checks (templates/prelude_casts.py.j2) fail Triton's
+    compilation with 'cuTile <class>: <cuTile's message>', found on the innermost exception of the
+    chain (Triton's CompilationError of a helper's static_assert; the interpreter's AssertionError
+    under InterpreterErrors, whose texts quote it in repr)."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        m = _CUTILE_ERROR.search(str(exc))
+        if m:
+            found = m
+        exc = exc.__cause__ or exc.__context__
+    cls = getattr(CT, found.group(1), None) if found else None
+    return cls(found.group(2)) if isinstance(cls, type) and issubclass(cls, Exception) else None
 
 
 def _translator_hash() -> str:
@@ -215,9 +236,15 @@ class ShimKernel:
 
     def launch(self, stream, grid, args, pdl=False):
         launcher = self._launcher or self.launcher()
-        if pdl:
-            return launcher(grid, *args, stream=stream, c2t_pdl=True)
-        return launcher(grid, *args, stream=stream)
+        try:
+            if pdl:
+                return launcher(grid, *args, stream=stream, c2t_pdl=True)
+            return launcher(grid, *args, stream=stream)
+        except Exception as e:
+            err = cutile_error(e)
+            if err is None:
+                raise
+            raise err from e
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"`{self.__name__}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")

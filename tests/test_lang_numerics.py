@@ -201,8 +201,9 @@ def k(x, y, w, T: ConstInt):
     t = ct.load(x, index=(0,), shape=(T,))
     ct.store(y, index=(0,), tile=ct.astype(t, ct.float32, rounding_mode=ct.RoundingMode.{mode}))
     h = ct.load(w, index=(0,), shape=(T,))
-    ct.store(w, index=(0,), tile=ct.astype(ct.astype(h, ct.float32, rounding_mode=ct.RoundingMode.{mode}),
-                                          ct.float64, rounding_mode=ct.RoundingMode.{mode}))
+    # (back to w's fp16 explicitly: cuTile does not store fp64 into an fp16 array implicitly)
+    ct.store(w, index=(0,), tile=ct.astype(ct.astype(ct.astype(h, ct.float32, rounding_mode=ct.RoundingMode.{mode}),
+                                                     ct.float64, rounding_mode=ct.RoundingMode.{mode}), w.dtype))
 
 def run(x, w):
     y = torch.zeros(x.shape, dtype=torch.float32)

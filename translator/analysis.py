@@ -24,6 +24,8 @@ class ModuleInfo:
     constant_aliases: set = field(default_factory=set)  # ConstInt = ct.Constant[int]
     bool_aliases: set = field(default_factory=set)      # ConstBool = ct.Constant[bool]
     dtype_aliases: set = field(default_factory=set)     # ConstDType = ct.Constant[ct.DType]
+    # type hints of kernel parameters: I64s = Annotated[list, ct.ListAnnotation(element=...)]
+    hint_aliases: set = field(default_factory=set)
     constants: dict = field(default_factory=dict)       # module constant -> python value (literals only)
     ct_constants: dict = field(default_factory=dict)    # module name -> ct path (PAD = ct.PaddingMode.ZERO)
     kernels: dict = field(default_factory=dict)         # name -> FunctionDef
@@ -268,10 +270,29 @@ def _module_binding(info: ModuleInfo, name: str, val):
     if p:
         info.ct_constants[name] = p
         return
+    meta = _annotated_metadata(info, val)
+    if meta:        # (kernel-only, as Constant aliases: the host rules leave the statement alone)
+        info.hint_aliases.add(name)
+        if "ConstantAnnotation" in meta:
+            info.constant_aliases.add(name)
+        return
     try:
         info.constants[name] = _literal(val, {**info.classes, **info.constants})
     except ValueError:
         info.constants.pop(name, None)
+
+
+HINT_METADATA = ("ArrayAnnotation", "ListAnnotation", "ConstantAnnotation", "ScalarAnnotation")
+
+
+def _annotated_metadata(info: ModuleInfo, val) -> list:
+    """The cuda.tile metadata classes of `Annotated[T, ct.ArrayAnnotation(...), ...]` (a type hint
+    for kernel parameters whose metadata are all cuda.tile annotations), else []."""
+    if not (isinstance(val, N.Subscript) and isinstance(val.value, N.Name) and val.value.id == "Annotated"
+            and isinstance(val.index, N.TupleExpr) and len(val.index.elts) >= 2):
+        return []
+    meta = [info.ct_path(m.func) if isinstance(m, N.Call) else None for m in val.index.elts[1:]]
+    return meta if all(m in HINT_METADATA for m in meta) else []
 
 
 def _host_made_kernels(info: ModuleInfo):

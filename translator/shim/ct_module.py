@@ -16,8 +16,10 @@ import enum
 import sys
 import time
 import types
+import warnings
 
 from ..coverage import EXPORTS
+from . import internals
 from . import kernel as _kernel
 from .kernel import ShimFunction, ShimKernel, ShimTranslationError  # noqa: F401 (served names)
 
@@ -97,6 +99,12 @@ class _Annotation:
 def _item_src(item):
     if isinstance(item, tuple):
         return ", ".join(_item_src(i) for i in item)
+    if item is Ellipsis:
+        return "..."
+    if isinstance(item, types.UnionType):           # ct.Constant[int | float]
+        return " | ".join(_item_src(i) for i in item.__args__)
+    if isinstance(item, types.GenericAlias) and item.__args__:     # ct.Constant[tuple[ct.ScalarInt64, int]]
+        return f"{_item_src(item.__origin__)}[{_item_src(item.__args__)}]"
     if isinstance(item, type) and item.__module__ == "builtins":
         return item.__name__
     name = _dtype_name(item)
@@ -112,9 +120,24 @@ def _item_src(item):
     raise NotImplementedError(f"the cutile2triton shim cannot write the annotation argument {item!r} as source")
 
 
+def _arg_src(value):
+    """An argument of an annotation's constructor as source (tuples keep their parentheses)."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_arg_src(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, (bool, float)):
+        return repr(value)
+    return _item_src(value)
+
+
 class _AnnotationClass(type):
     def __getitem__(cls, item):
         return _Annotation(f"ct.{cls.__name__}[{_item_src(item)}]")
+
+    def __call__(cls, *args, **kwargs):
+        """ct.ArrayAnnotation(static_shape_dims=(0,)), ct.ListAnnotation(element=...), ct.ConstantAnnotation():
+        `typing.Annotated` metadata that remembers its source."""
+        parts = [_arg_src(a) for a in args] + [f"{k}={_arg_src(v)}" for k, v in kwargs.items()]
+        return _Annotation(f"ct.{cls.__name__}({', '.join(parts)})")
 
     @property
     def _c2t_src(cls):
@@ -281,8 +304,17 @@ class _DeviceOp:
         return f"<cuTile operation ct.{self.__name__} (cutile2triton shim)>"
 
 
+class ShimUnservedWarning(UserWarning):
+    """A module called a name the shim does not serve while it was imported (it goes on)."""
+
+
 class _Unserved:
-    """A name the shim does not serve: using it raises NotImplementedError naming it."""
+    """A name the shim does not serve (cuTile's compiler internals: compile_tile, its IR classes,
+    ct.compilation's export API): using it raises NotImplementedError naming it. Its attributes
+    are stand-ins too (`ir.Block` in an annotation, `ct.compilation.KernelSignature`), and a call
+    made by the body of a module being imported (a test module's parametrize list of
+    `ArrayConstraint(...)`) gives a stand-in for its result, with a ShimUnservedWarning, rather
+    than raising: the module's other tests still run. (A script's own body raises.)"""
 
     def __init__(self, path):
         object.__setattr__(self, "_path", path)
@@ -291,18 +323,35 @@ class _Unserved:
         raise NotImplementedError(f"`{self._path}` is not served by the cutile2triton shim "
                                   "(docs/shim.md lists what it serves)")
 
-    __call__ = _raise
+    def __call__(self, *args, **kwargs):
+        caller = sys._getframe(1)
+        if caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") != "__main__":
+            warnings.warn(f"`{self._path}` is not served by the cutile2triton shim: the module "
+                          f"{caller.f_globals.get('__name__')} called it while it was imported; what it "
+                          "returned is a stand-in that raises NotImplementedError when used", ShimUnservedWarning, 2)
+            return _Unserved(f"{self._path}(...)")
+        self._raise()
+
     __getitem__ = _raise
     __iter__ = _raise
+    __len__ = __contains__ = _raise
+    __lt__ = __le__ = __gt__ = __ge__ = _raise
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = _raise
+    __mod__ = __pow__ = __neg__ = _raise
+
+    def __or__(self, other):        # `ir.Block | None` in an annotation: a stand-in too
+        return _Unserved(f"{self._path} | {other!r}")
+
+    __ror__ = __or__
     __bool__ = _raise
     __enter__ = _raise
     __index__ = _raise
     __int__ = _raise
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._raise()
+        if name.startswith("_"):     # (private and special names: hasattr() and pytest's probes see none)
+            raise AttributeError(f"{name}: `{self._path}` is not served by the cutile2triton shim")
+        return _Unserved(f"{self._path}.{name}")
 
     def __mro_entries__(self, bases):
         self._raise()
@@ -367,71 +416,6 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     if not quiet:
         print(result)
     return result
-
-
-# ---------------------------------------------------------------- cuTile internals its own tests import
-# cutile-python's test/conftest.py and util.py read these when they are imported (which tests to
-# skip): the shim answers as an sm_90 device whose compiler takes bytecode up to 13.4, without
-# dev features. What the tests then do with cuTile's compiler itself (bytecode, export) is not
-# served: those names stay stand-ins that raise when used.
-class BytecodeVersion(enum.IntEnum):
-    V_13_1 = 130100
-    V_13_2 = 130200
-    V_13_3 = 130300
-    V_13_4 = 130400
-    V_13_5 = 130500
-
-    def major(self):
-        return self.value // 10000
-
-    def minor(self):
-        return self.value // 100 % 100
-
-    def as_string(self):
-        return f"{self.major()}.{self.minor()}"
-
-
-class CallingConvention:
-    """cuda.tile.compilation.CallingConvention: its constructors give stand-ins (export is not served)."""
-
-    def __init__(self, name):
-        self.name = name
-
-    @classmethod
-    def cutile_python_v1(cls):
-        return cls("cutile_python_v1")
-
-    def __repr__(self):
-        return f"CallingConvention.{self.name}()"
-
-
-class _CompilerBin:
-    path = "(none: kernels run on Triton, cutile2triton shim)"
-
-
-def _internals():
-    supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
-    return {
-        "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},
-        "cuda.tile._bytecode.version": {"BytecodeVersion": BytecodeVersion},
-        "cuda.tile._compile": {
-            "_SUPPORTED_VERSIONS": supported,
-            "_get_max_supported_bytecode_version": lambda *a, **k: supported[-1],
-            "_find_compiler_bin": lambda *a, **k: _CompilerBin(),
-            "get_sm_arch": lambda *a, **k: "sm_90"},
-        "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
-                            "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
-        "cuda.tile.compilation": {"CallingConvention": CallingConvention},
-        "cuda.tile._ir.typing_support": {"to_dtype": _to_dtype},
-    }
-
-
-def _to_dtype(x):
-    """cuda.tile._ir.typing_support.to_dtype: the shim's ct dtype of a torch/numpy/ct dtype."""
-    name = _dtype_name(x)
-    if name is None:
-        raise NotImplementedError(f"to_dtype({x!r}) is not served by the cutile2triton shim")
-    return _DTYPES[name]
 
 
 # ---------------------------------------------------------------- the modules
@@ -501,12 +485,13 @@ def module():
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
     datatype.__dict__.update(_DTYPES, DType=DType)
-    for name, served in _internals().items():
+    for name, served in internals.served().items():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)
         _SUBMODULES[name] = m
     _SUBMODULES.update({"cuda.tile.tune": tune, "cuda.tile._exception": exc,
                         "cuda.tile._numeric_semantics": numeric, "cuda.tile._datatype": datatype})
+    ct.compilation = _SUBMODULES["cuda.tile.compilation"]   # (its export API: stand-ins)
     return ct
 
 

@@ -137,7 +137,9 @@ class ShimFunction:
         return "@ct.function(" + ", ".join(f"{k}={builder.value_src(k, v)}" for k, v in self.hints.items()) + ")"
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"`{self.__name__}` is a cuTile function (@ct.function): call it from a kernel")
+        # (cuTile raises RuntimeError here, as it does for ct.load on the host)
+        raise RuntimeError(f"Device functions can only be called from device code: `{self.__name__}` is a "
+                           "cuTile function (@ct.function); call it from a kernel (cutile2triton shim)")
 
     def __repr__(self):
         return f"<cuTile function {self.__qualname__} (cutile2triton shim)>"

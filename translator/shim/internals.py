@@ -1,0 +1,134 @@
+"""cuTile internals that cutile-python's own tests read, as the shim's cuda.tile serves them.
+
+test/conftest.py and util.py read some at import (which tests to skip): the shim answers as an
+sm_90 device whose compiler takes bytecode 13.1 to 13.4, without dev features. Test modules read
+others to compute what cuTile's typing expects (`cuda.tile._ir.cast_ops._is_implicit_cast_ok`:
+whether a store or scatter of one dtype into an array of another is an implicit cast cuTile
+accepts). What the tests then do with cuTile's compiler itself (compile_tile, bytecode, IR,
+export, name mangling) is not served: those names stay stand-ins (ct_module._Unserved) that
+raise NotImplementedError when used.
+"""
+from __future__ import annotations
+
+import enum
+
+
+class BytecodeVersion(enum.IntEnum):
+    V_13_1 = 130100
+    V_13_2 = 130200
+    V_13_3 = 130300
+    V_13_4 = 130400
+    V_13_5 = 130500
+
+    def major(self):
+        return self.value // 10000
+
+    def minor(self):
+        return self.value // 100 % 100
+
+    def as_string(self):
+        return f"{self.major()}.{self.minor()}"
+
+
+class CallingConvention:
+    """cuda.tile.compilation.CallingConvention: its constructors give named stand-ins (export is
+    not served: only what tests parametrize over is)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @classmethod
+    def cutile_python_v1(cls):
+        return cls("cutile_python_v1")
+
+    @classmethod
+    def cutile_python_v2(cls):
+        return cls("cutile_python_v2")
+
+    @classmethod
+    def cutile_python_v3(cls):
+        return cls("cutile_python_v3")
+
+    def __eq__(self, other):
+        return isinstance(other, CallingConvention) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"CallingConvention.{self.name}()"
+
+
+class _CompilerBin:
+    path = "(none: kernels run on Triton, cutile2triton shim)"
+
+
+# ---------------------------------------------------------------- cuTile's implicit casts
+# A store, scatter or padding value of dtype S into an array of dtype T is implicit only when
+# promoting S with T gives T (docs: cutile-language.md 2.6.2 and 3.5). Promotion ranks kinds
+# bool < integer < float (the higher kind keeps its own dtype, whatever its width); within a kind
+# the wider dtype wins; signed with unsigned integers, and float16 with bfloat16, do not promote;
+# restricted floats (tfloat32, fp8, fp4, e8m0) promote with themselves only.
+_WIDTH = {"bool_": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16,
+          "uint32": 32, "uint64": 64, "float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+_RESTRICTED = ("tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e5m3fnu", "float8_e8m0fnu", "float4_e2m1fn")
+
+
+def _kind(name):
+    if name == "bool_":
+        return 0
+    return 2 if name.startswith(("float", "bfloat")) else 1
+
+
+def promoted(a: str, b: str):
+    """cuTile's promotion of two strictly typed dtypes (by name), or None where it is an error."""
+    if a == b:
+        return a
+    if a in _RESTRICTED or b in _RESTRICTED or a not in _WIDTH or b not in _WIDTH:
+        return None
+    ka, kb = _kind(a), _kind(b)
+    if ka != kb:
+        return a if ka > kb else b
+    if ka == 1 and a.startswith("u") != b.startswith("u"):
+        return None
+    if _WIDTH[a] == _WIDTH[b]:          # (float16 with bfloat16: the one pair left)
+        return None
+    return a if _WIDTH[a] > _WIDTH[b] else b
+
+
+def is_implicit_cast_ok(src, target) -> bool:
+    """cuda.tile._ir.cast_ops._is_implicit_cast_ok on the shim's dtypes."""
+    from .ct_module import _dtype_name
+    s, t = _dtype_name(src), _dtype_name(target)
+    if s is None or t is None:
+        raise NotImplementedError(f"_is_implicit_cast_ok({src!r}, {target!r}): the cutile2triton shim "
+                                  "answers for dtypes only")
+    return promoted(s, t) == t
+
+
+def to_dtype(x):
+    """cuda.tile._ir.typing_support.to_dtype: the shim's ct dtype of a torch/numpy/ct dtype."""
+    from . import ct_module
+    name = ct_module._dtype_name(x)
+    if name is None:
+        raise NotImplementedError(f"to_dtype({x!r}) is not served by the cutile2triton shim")
+    return ct_module._DTYPES[name]
+
+
+def served():
+    """{module name: {name: value}} of the internals served."""
+    supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
+    return {
+        "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._bytecode.version": {"BytecodeVersion": BytecodeVersion},
+        "cuda.tile._compile": {
+            "_SUPPORTED_VERSIONS": supported,
+            "_get_max_supported_bytecode_version": lambda *a, **k: supported[-1],
+            "_find_compiler_bin": lambda *a, **k: _CompilerBin(),
+            "get_sm_arch": lambda *a, **k: "sm_90"},
+        "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
+                            "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
+        "cuda.tile.compilation": {"CallingConvention": CallingConvention},
+        "cuda.tile._ir.typing_support": {"to_dtype": to_dtype},
+        "cuda.tile._ir.cast_ops": {"_is_implicit_cast_ok": is_implicit_cast_ok},
+    }

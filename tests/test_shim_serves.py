@@ -276,3 +276,64 @@ def test_interpreter_bool_arguments_and_deep_errors(tmp_path):
     r = _run([str(p)], tmp_path)    # (before: the bool raised; the runaway recursion never returned)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
     assert "RUNAWAY: InterpreterError" in r.stdout and "RecursionError" in r.stdout, r.stdout
+
+
+TUNE = """
+import torch
+import cuda.tile as ct
+from cuda.tile.tune import exhaustive_search, _tune
+from cuda.tile.tune._tune_utils import benchmark_with_timeout, TileLaunchTimeoutError
+
+
+@ct.kernel
+def spin_or_add(flag, out, T: ct.Constant[int]):
+    f = ct.load(flag, (0,), (1,)).item()
+    while f != 0:           # never ends where flag holds a nonzero value
+        ct.atomic_add(out, 0, 1)
+    ct.store(out, (0,), ct.load(out, (0,), (T,)) + 1)
+
+
+def args(cfg):
+    return torch.full((1,), cfg, dtype=torch.int32), torch.zeros(8, dtype=torch.int32), 8
+
+
+result = exhaustive_search([0, 1], None, lambda cfg: (1,), spin_or_add, args, single_run_timeout_sec=3.0,
+                           quiet=True)
+assert [m.config for m in result.successes] == [0], result
+[(cfg, kind, msg)] = result.failures
+assert cfg == 1 and kind is TileLaunchTimeoutError and "exceeded timeout" in msg, result.failures
+out = torch.zeros(8, dtype=torch.int32)
+benchmark_with_timeout(None, (1,), spin_or_add, (torch.zeros(1, dtype=torch.int32), out, 8), 60.0)
+assert out.tolist() == [4] * 8, out     # (a warm-up launch and 3 timed ones, written back here)
+
+
+def make(cfg):
+    if cfg == 0:
+        @ct.kernel
+        def fill(out):
+            ct.store(out, (0,), ct.full((8,), not_defined_anywhere, ct.int32))  # noqa: F821
+    else:
+        @ct.kernel
+        def fill(out):
+            ct.store(out, (0,), ct.full((8,), cfg, ct.int32))
+    return fill
+
+
+times = {1: 5.0, 2: 1.0}
+_tune._benchmark = lambda stream, grid, kernel, args: times[kernel._pyfunc.__closure__[0].cell_contents]
+result = exhaustive_search([0, 1, 2], None, lambda cfg: (1,), make, lambda cfg: (torch.zeros(8),), quiet=True)
+assert result.best.config == 2 and [f[0] for f in result.failures] == [0], result
+assert "2 succeeded, 1 failed" in str(result)
+try:
+    exhaustive_search([], None, lambda cfg: (1,), make, lambda cfg: ())
+except ValueError as e:
+    print("EMPTY:", e)
+print("RESULT OK")
+"""
+
+
+def test_tune_times_out_a_config_that_never_finishes(tmp_path):
+    p = _script(tmp_path, "tune.py", TUNE)
+    r = _run([str(p)], tmp_path)    # (before: the search never returned)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+    assert "EMPTY: Search space is empty." in r.stdout

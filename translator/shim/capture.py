@@ -25,6 +25,11 @@ class ShimCaptureError(TypeError):
     """A kernel reads a value from outside that cannot be written as cuTile source."""
 
 
+class ShimUndefinedName(ShimCaptureError):
+    """A kernel (or a function it calls) reads a name that is bound nowhere: cuTile's compiler
+    rejects it too."""
+
+
 @dataclass
 class Segment:
     """Lines `start`..`start + count - 1` of the built module (1-based) are lines `orig`.. of `filename`,
@@ -300,7 +305,7 @@ class Builder:
             else:
                 v = _annotation_value(n, _fdef, annotations)
                 if v is _MISSING:
-                    raise ShimCaptureError(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
+                    raise ShimUndefinedName(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
                                            "neither a variable of an enclosing function, a global nor a builtin")
             self.capture(n, v)
         self.defs[slot] = (name, ((decorator + "\n") if decorator else "") + text, filename, line,

@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import enum
 import sys
-import time
 import types
 import warnings
 
 from ..coverage import EXPORTS
 from . import internals
 from . import kernel as _kernel
+from . import tune as _tune
 from .kernel import ShimFunction, ShimKernel, ShimTranslationError  # noqa: F401 (served names)
 
 _CT = None
@@ -360,64 +360,6 @@ class _Unserved:
         return f"<not served by the cutile2triton shim: {self._path}>"
 
 
-# ---------------------------------------------------------------- cuda.tile.tune
-class Measurement:
-    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
-        self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, num_samples, error_margin_us
-
-    def __repr__(self):
-        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
-
-
-class TuningResult:
-    __class_getitem__ = classmethod(lambda cls, item: cls)     # (TuningResult[T] in annotations)
-
-    def __init__(self, best, successes, failures):
-        self.best, self.successes, self.failures = best, successes, failures
-
-    def __str__(self):
-        return (f"{len(self.successes)} succeeded, {len(self.failures)} failed; best: "
-                f"{self.best.config if self.best else None}")
-
-
-def _sync():
-    import torch
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-
-
-def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
-                      single_run_timeout_sec=None, flush_l2=True):
-    """cuda.tile.tune.exhaustive_search: each config launched (once to compile, then timed), the
-    fastest kept. (Timing only: no L2 flush, no subprocess timeout.)"""
-    successes, failures = [], []
-    for cfg in search_space:
-        k = kernel(cfg) if callable(kernel) and not isinstance(kernel, ShimKernel) else kernel
-        if hints_fn is not None:
-            k = k.replace_hints(**hints_fn(cfg))
-        try:
-            grid = tuple(grid_fn(cfg))
-            launch(stream, grid, k, tuple(args_fn(cfg)))
-            _sync()
-            n, t0 = 3, time.perf_counter()
-            for _ in range(n):
-                launch(stream, grid, k, tuple(args_fn(cfg)))
-            _sync()
-            successes.append(Measurement(cfg, (time.perf_counter() - t0) / n * 1e6, n))
-        except (ShimTranslationError, TypeError):
-            raise
-        except Exception as e:  # a config that fails to compile or run is reported, as cuTile does
-            failures.append((cfg, type(e), str(e)))
-    if not successes:
-        raise ValueError("exhaustive_search: no config succeeded: " + "; ".join(
-            f"{c}: {t.__name__}: {m}" for c, t, m in failures[:5]))
-    best = min(successes, key=lambda m: m.mean_us)
-    result = TuningResult(best, successes, failures)
-    if not quiet:
-        print(result)
-    return result
-
-
 # ---------------------------------------------------------------- the modules
 def _public_name(value):
     """The name under which the shim's cuda.tile serves `value` (an object it defines), else None."""
@@ -476,9 +418,8 @@ def module():
     ct.ShimTranslationError = ShimTranslationError
     ct.__all__ = sorted(n for n in ct.__dict__ if not n.startswith("_") and n in EXPORTS)
     _CT = _kernel.CT = ct
-    tune = _new_module("cuda.tile.tune", "cuda.tile.tune served by the cutile2triton shim.")
-    tune.__dict__.update(exhaustive_search=exhaustive_search, TuningResult=TuningResult, Measurement=Measurement)
-    ct.tune = tune
+    tune_modules = _tune.modules(_new_module)
+    ct.tune = tune_modules["cuda.tile.tune"]
     exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
     exc.__dict__.update(_EXCEPTIONS)
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
@@ -489,7 +430,8 @@ def module():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)
         _SUBMODULES[name] = m
-    _SUBMODULES.update({"cuda.tile.tune": tune, "cuda.tile._exception": exc,
+    _SUBMODULES.update(tune_modules)
+    _SUBMODULES.update({"cuda.tile._exception": exc,
                         "cuda.tile._numeric_semantics": numeric, "cuda.tile._datatype": datatype})
     ct.compilation = _SUBMODULES["cuda.tile.compilation"]   # (its export API: stand-ins)
     return ct

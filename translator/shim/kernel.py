@@ -190,7 +190,7 @@ class ShimKernel:
             try:
                 self._built = build_source(self, CT)
             except ShimCaptureError as e:
-                raise ShimCaptureError(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
+                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
         return self._built
 
     def translation(self):

@@ -337,3 +337,51 @@ def test_tune_times_out_a_config_that_never_finishes(tmp_path):
     r = _run([str(p)], tmp_path)    # (before: the search never returned)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
     assert "EMPTY: Search space is empty." in r.stdout
+
+
+TUPLE_ARGS = """
+import torch
+import cuda.tile as ct
+
+
+def total(pair):
+    return pair[0] + pair[1]
+
+
+@ct.kernel
+def scalars(a, out, cfg):
+    t = ct.load(a, (0,), (8,))
+    ct.store(out, (0,), t * cfg[0][1] + cfg[0][0] + total(cfg[1]))
+
+
+@ct.kernel
+def arrays(pair, out):
+    acc = ct.zeros((8,), dtype=out.dtype)
+    for i in range(len(pair[0])):
+        acc = acc + ct.load(pair[0][i], (0,), (8,))
+    ct.store(out, (0,), acc + ct.load(pair[1], (0,), (8,)) + pair[-1])
+
+
+@ct.kernel
+def shaped(a, out, cfg: tuple[ct.Constant[int], int]):
+    ct.store(out, (0,), ct.load(a, (0,), (cfg[0],)) + cfg[1])
+
+
+a = torch.ones(8, dtype=torch.int32)
+out = torch.zeros(8, dtype=torch.int32)
+ct.launch(None, (1,), scalars, (a, out, ((2, 3), (4, 5))))
+assert out.tolist() == [3 + 2 + 9] * 8, out
+ct.launch(None, (1,), scalars, (a, out, ((2, 3, 99), (4, 6))))    # another nesting: another variant
+assert out.tolist() == [3 + 2 + 10] * 8, out
+ct.launch(None, (1,), arrays, (([a, a * 2], a * 10, 7), out))
+assert out.tolist() == [1 + 2 + 10 + 7] * 8, out
+ct.launch(None, (1,), shaped, (torch.arange(8, dtype=torch.int32), out, (8, 5)))
+assert out.tolist() == list(range(5, 13)), out
+print("RESULT OK")
+"""
+
+
+def test_tuple_arguments_are_flattened_per_nesting(tmp_path):
+    p = _script(tmp_path, "tuples.py", TUPLE_ARGS)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr

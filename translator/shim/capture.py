@@ -150,6 +150,7 @@ class Builder:
         self.defs = []                  # (name, text, filename, def line, indent) in output order
         self.bound = {}                 # bound name -> (kind, identity) for conflict checks
         self.done = set()               # ids of functions and classes already written
+        self.tuple_key = None           # (kernel function, nesting of its tuple arguments): tuple_args.py
 
     # ---------------------------------------------------------------- binding names
     def _bind(self, name, key, what):
@@ -289,6 +290,9 @@ class Builder:
         self.defs.append(None)          # (its callees' definitions go before it)
         free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         annotations = getattr(fn, "__annotations__", {}) or {}
+        if self.tuple_key is not None and fn is self.tuple_key[0]:     # (the kernel, for tuple arguments)
+            from . import tuple_args
+            text = tuple_args.rewrite(text, self.tuple_key[1], annotations, lambda v: self.value_src(name, v))
         for n in _outside_names(text, name, filename):
             if n == name:
                 continue
@@ -378,11 +382,14 @@ def _annotation_value(n, fdef, annotations):
     return _MISSING
 
 
-def build_source(kernel, ct) -> Built:
+def build_source(kernel, ct, tuple_key=None) -> Built:
     """The cuTile module text of one kernel object (a ShimKernel), with its line map; `ct`: the
-    shim's cuda.tile module."""
+    shim's cuda.tile module; `tuple_key`: the nesting of its tuple arguments, whose parameters
+    are flattened (tuple_args.py)."""
     fn = kernel.pyfunc
     b = Builder(ct, fn.__name__)
+    if tuple_key is not None:
+        b.tuple_key = (_forwarded(fn), tuple_key)
     b.add_function(fn.__name__, fn, decorator=kernel.decorator_src(b))
     _t, filename, line, _i, _f = _function_source(fn)
     return b.module(filename, line)

@@ -71,8 +71,8 @@ def benchmark(stream, grid, kernel, args) -> float:
 def benchmark_with_timeout(stream, grid, kernel, args, timeout_sec) -> tuple:
     """(mean microseconds, wall seconds) of the launches `benchmark` makes, run in a child process
     that is killed after `timeout_sec` (TileLaunchTimeoutError). The kernel is translated here."""
-    mod = kernel.translation()
-    payload = pickle.dumps((mod.__file__, f"launch_{kernel.__name__}", tuple(grid), tuple(args), _REPEATS,
+    launcher, args = kernel.prepared(tuple(args))
+    payload = pickle.dumps((sys.modules[launcher.__module__].__file__, launcher.__name__, tuple(grid), args, _REPEATS,
                             bool(sys.modules.get("translator.shim.cpu") and sys.modules["translator.shim.cpu"]._installed)))
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -54,3 +54,50 @@ def test_annotated_hint_aliases_are_kernel_only(tmp_path):
 def test_a_hint_alias_used_by_host_code_is_still_refused():
     res = translate(ALIASES + "\nprint(I64s)\n")
     assert [d.code for d in res.diagnostics if d.severity == "error"] == ["C2T108"]
+
+
+STATIC_DIMS = """
+from typing import Annotated
+
+Rows = Annotated[ct.Array, ct.ArrayAnnotation(static_stride_dims=(0,), static_shape_dims=(-1,))]
+
+
+@ct.kernel
+def copy(x: Rows, out):
+    pitch = ct.static_eval(x.strides[0])
+    ct.static_assert(pitch == 10)
+    ct.store(out, (0, 0), ct.load(x, (0, 0), (4, 8)) + x.shape[1])
+
+
+def run(x):
+    out = torch.zeros((4, 8), dtype=x.dtype)
+    ct.launch(torch.cuda.current_stream(), (1,), copy, (x, out))
+    return out
+"""
+
+
+def test_static_shape_and_stride_dims_are_constexprs(tmp_path):
+    mod = build(STATIC_DIMS, tmp_path)
+    buf = torch.arange(40.0).reshape(4, 10)
+    torch.testing.assert_close(mod.run(buf[:, :8]), buf[:, :8] + 8)
+    code = open(mod.__file__).read()
+    assert "x, x_shape_0, x_shape_1: tl.constexpr, x_stride_0: tl.constexpr, x_stride_1" in code
+    assert "tl.static_assert(pitch == 10)" in code
+    try:
+        mod.run(torch.zeros(4, 12)[:, :8])      # another pitch: compiled for it, and the assert fails
+    except Exception as e:  # noqa: BLE001 - (the interpreter's wrapping of the assertion)
+        assert "static_assert" in repr(e) or "Assert" in repr(e), repr(e)
+    else:
+        raise AssertionError("the static_assert did not fail for pitch 12")
+
+
+def test_static_dims_outside_the_rank_are_refused():
+    res = translate("""
+    from typing import Annotated
+
+    @ct.kernel
+    def k(x: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(2,))], out):
+        ct.store(out, (0, 0), ct.load(x, (0, 0), (4, 4)))
+    """)
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert [d.code for d in errors] == ["C2T106"] and "contains axis 2" in errors[0].message

@@ -42,6 +42,8 @@ class ArrayRef:
     root: str = ""          # the parameter it comes from, when `ptr` is an expression (list elements)
     from_list: bool = False  # an element of a list parameter: its codes read the table at `index`
     rank_unknown: bool = False   # a parameter the kernel uses only through its pointer (rank None)
+    # extents and strides that are constexprs (ct.ArrayAnnotation static_shape_dims/static_stride_dims)
+    constexprs: frozenset = frozenset()
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":

@@ -136,8 +136,24 @@ class _AnnotationClass(type):
     def __call__(cls, *args, **kwargs):
         """ct.ArrayAnnotation(static_shape_dims=(0,)), ct.ListAnnotation(element=...), ct.ConstantAnnotation():
         `typing.Annotated` metadata that remembers its source."""
+        if cls.__name__ == "ArrayAnnotation":
+            _check_array_annotation(kwargs)
         parts = [_arg_src(a) for a in args] + [f"{k}={_arg_src(v)}" for k, v in kwargs.items()]
         return _Annotation(f"ct.{cls.__name__}({', '.join(parts)})")
+
+
+def _check_array_annotation(kwargs):
+    """cuTile's checks of ct.ArrayAnnotation's fields, made when it is built."""
+    for key in ("static_shape_dims", "static_stride_dims"):
+        dims = kwargs.get(key, ())
+        if not isinstance(dims, tuple):
+            raise TypeError(f"`{key}` must be a tuple of integers, got {dims!r}")
+        for i, d in enumerate(dims):
+            if type(d) is not int and not (isinstance(d, int) and not isinstance(d, bool)):
+                raise TypeError(f"entry {i} of `{key}` must be int, got {d!r}")
+    dt = kwargs.get("index_dtype")
+    if dt is not None and _dtype_name(dt) not in ("int32", "int64"):
+        raise ValueError(f"`index_dtype` must be int32 or int64, got {dt!r}")
 
     @property
     def _c2t_src(cls):

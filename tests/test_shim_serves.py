@@ -59,6 +59,11 @@ arrays = [torch.full((4,), float(i)) for i in range(3)]
 s = torch.zeros(4)
 ct.launch(torch.cuda.current_stream(), (1,), add_list, (arrays, s))
 assert s.tolist() == [3.0] * 4, s
+for bad in (dict(static_shape_dims=(False,)), dict(static_stride_dims=[0]), dict(index_dtype=ct.int8)):
+    try:
+        ct.ArrayAnnotation(**bad)
+    except (TypeError, ValueError) as e:
+        print("REFUSED:", type(e).__name__, e)
 src = pad.source() + pair_sum.source() + copy_static.source() + add_list.source()
 for text in ("NumberConst = ct.Constant[int | float]", "ct.Constant[tuple[ct.ScalarInt64, int]]",
              "ListOfI64 = Annotated[list, ct.ListAnnotation(element=ct.IndexedWithInt64)]",
@@ -72,6 +77,7 @@ def test_annotations_with_arguments_are_written_back(tmp_path):
     p = _script(tmp_path, "ann.py", ANNOTATIONS)
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+    assert r.stdout.count("REFUSED:") == 3 and "entry 0 of `static_shape_dims` must be int" in r.stdout, r.stdout
 
 
 INTERNALS_MODULE = """

@@ -141,6 +141,10 @@ class _AnnotationClass(type):
         parts = [_arg_src(a) for a in args] + [f"{k}={_arg_src(v)}" for k, v in kwargs.items()]
         return _Annotation(f"ct.{cls.__name__}({', '.join(parts)})")
 
+    @property
+    def _c2t_src(cls):
+        return f"ct.{cls.__name__}"
+
 
 def _check_array_annotation(kwargs):
     """cuTile's checks of ct.ArrayAnnotation's fields, made when it is built."""
@@ -149,15 +153,11 @@ def _check_array_annotation(kwargs):
         if not isinstance(dims, tuple):
             raise TypeError(f"`{key}` must be a tuple of integers, got {dims!r}")
         for i, d in enumerate(dims):
-            if type(d) is not int and not (isinstance(d, int) and not isinstance(d, bool)):
+            if isinstance(d, bool) or not isinstance(d, int):
                 raise TypeError(f"entry {i} of `{key}` must be int, got {d!r}")
     dt = kwargs.get("index_dtype")
     if dt is not None and _dtype_name(dt) not in ("int32", "int64"):
         raise ValueError(f"`index_dtype` must be int32 or int64, got {dt!r}")
-
-    @property
-    def _c2t_src(cls):
-        return f"ct.{cls.__name__}"
 
 
 def _annotation(name):

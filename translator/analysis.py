@@ -24,6 +24,9 @@ class ModuleInfo:
     constant_aliases: set = field(default_factory=set)  # ConstInt = ct.Constant[int]
     bool_aliases: set = field(default_factory=set)      # ConstBool = ct.Constant[bool]
     dtype_aliases: set = field(default_factory=set)     # ConstDType = ct.Constant[ct.DType]
+    # type hints of kernel parameters: I64s = Annotated[list, ct.ListAnnotation(element=...)]
+    # (name -> the hint's IR)
+    hint_aliases: dict = field(default_factory=dict)
     constants: dict = field(default_factory=dict)       # module constant -> python value (literals only)
     ct_constants: dict = field(default_factory=dict)    # module name -> ct path (PAD = ct.PaddingMode.ZERO)
     kernels: dict = field(default_factory=dict)         # name -> FunctionDef
@@ -268,10 +271,52 @@ def _module_binding(info: ModuleInfo, name: str, val):
     if p:
         info.ct_constants[name] = p
         return
+    meta = _annotated_metadata(info, val)
+    if meta:        # (kernel-only, as Constant aliases: the host rules leave the statement alone)
+        info.hint_aliases[name] = val
+        if "ConstantAnnotation" in meta:
+            info.constant_aliases.add(name)
+        return
     try:
         info.constants[name] = _literal(val, {**info.classes, **info.constants})
     except ValueError:
         info.constants.pop(name, None)
+
+
+HINT_METADATA = ("ArrayAnnotation", "ListAnnotation", "ConstantAnnotation", "ScalarAnnotation")
+
+
+def _annotated_metadata(info: ModuleInfo, val) -> list:
+    """The cuda.tile metadata classes of `Annotated[T, ct.ArrayAnnotation(...), ...]` (a type hint
+    for kernel parameters whose metadata are all cuda.tile annotations), else []."""
+    if not (isinstance(val, N.Subscript) and isinstance(val.value, N.Name) and val.value.id == "Annotated"
+            and isinstance(val.index, N.TupleExpr) and len(val.index.elts) >= 2):
+        return []
+    meta = [info.ct_path(m.func) if isinstance(m, N.Call) else None for m in val.index.elts[1:]]
+    return meta if all(m in HINT_METADATA for m in meta) else []
+
+
+def static_dims(info: ModuleInfo, ann) -> dict:
+    """{"static_shape_dims": axes, "static_stride_dims": axes} of a parameter's
+    `Annotated[..., ct.ArrayAnnotation(static_shape_dims=(0, 1), ...)]` hint (written there or
+    through an alias); axes are a tuple of ints, or None where they are not literals. {}: none."""
+    if isinstance(ann, N.Name) and ann.id in info.hint_aliases:
+        ann = info.hint_aliases[ann.id]
+    if not _annotated_metadata(info, ann):
+        return {}
+    out = {}
+    for m in ann.index.elts[1:]:
+        if info.ct_path(m.func) != "ArrayAnnotation":
+            continue
+        for k in m.keywords:
+            if k.name in ("static_shape_dims", "static_stride_dims"):
+                try:
+                    axes = _literal(k.value, {})
+                except ValueError:
+                    axes = None
+                ok = isinstance(axes, tuple) and all(type(a) is int for a in axes)
+                out[k.name] = axes if ok else None
+    return out
 
 
 def _host_made_kernels(info: ModuleInfo):

@@ -109,7 +109,8 @@ def _left_alone(info: ModuleInfo, st) -> bool:
     (`ConstInt = ct.Constant[int]`, dropped by drop_ct_aliases)."""
     return isinstance(st, N.Import) or (
         isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)
-        and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants))
+        and (st.targets[0].id in info.constant_aliases or st.targets[0].id in info.ct_constants
+             or st.targets[0].id in info.hint_aliases))
 
 
 def _statement(ctx: Ctx, st, skipped: set = frozenset()) -> list:

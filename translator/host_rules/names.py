@@ -130,7 +130,8 @@ def untranslated(ctx, stmt, n):
 
 
 def drop_ct_aliases(info, uses: dict, text: str) -> Out:
-    """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`: kernel-only names, removed
+    """`ConstInt = ct.Constant[int]`, `PAD = ct.PaddingMode.ZERO`, `I64s = Annotated[list,
+    ct.ListAnnotation(...)]`: kernel-only names, removed
     (host.rewrite_host leaves these statements alone). `uses`: name -> uses outside what the
     translation replaces."""
     edits, diags = [], []
@@ -142,7 +143,7 @@ def drop_ct_aliases(info, uses: dict, text: str) -> Out:
         if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)):
             continue
         name = st.targets[0].id
-        if name not in info.constant_aliases and name not in info.ct_constants:
+        if name not in info.constant_aliases and name not in info.ct_constants and name not in info.hint_aliases:
             continue
         if uses.get(name, 0) > defs[name]:
             path = info.ct_constants.get(name)
@@ -153,7 +154,7 @@ def drop_ct_aliases(info, uses: dict, text: str) -> Out:
             diags.append(Diag("C2T108", f"`{name}` (a cuda.tile alias) is used by host code", st.span))
             continue
         start = text.rfind("\n", 0, st.span.start) + 1
-        end = text.find("\n", st.span.start)
+        end = text.find("\n", max(st.span.end - 1, st.span.start))     # (its last line: it may span several)
         end = len(text) if end < 0 else end + 1
         edits.append(Edit(start, end, ""))
     return Out(edits=tuple(edits), diags=tuple(diags))

@@ -23,8 +23,7 @@ from .moved_tiles import MovedTiles
 from .product_operands import ProductOperands
 from .types import SrcLine, V
 
-
-_STATIC_ITER_MAX = 1000     # cuTile unrolls ct.static_iter over at most this many items
+STATIC_ITER_MAX = 1000      # iterations ct.static_iter unrolls (cuTile's limit: more is TileStaticEvalError)
 
 
 @dataclass
@@ -556,7 +555,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.env[name] = V(name, T.ARRAY, array=ref)
 
     def _tuple_vars(self, name, v):
-        if v.kind != T.TUPLE or not v.elts:
+        if v.kind != T.TUPLE or v.elts is None:
             return None
         return [V(f"{name}[{i}]", e.kind, rank=e.rank, array=e.array, elts=e.elts, tf32=e.tf32,
                   value=e.value, known=e.known, shape=e.shape) for i, e in enumerate(v.elts)]
@@ -570,7 +569,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if not isinstance(st.target, N.Name):
             self.fail("C2T103", "augmented assignment to this target is not supported", st)
         v = self.binop(st.op, st.target, st.value, st)
-        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape, **facts_of(v))
+        # (a tuple keeps its elements: `acc += (t,)` in an unrolled ct.static_iter loop builds one)
+        self.env[st.target.id] = V(st.target.id, v.kind, rank=v.rank, tf32=v.tf32, shape=v.shape,
+                                   elts=self._tuple_vars(st.target.id, v), **facts_of(v))
         plain = f"{st.target.id} {st.op} "
         if v.code.startswith(plain):
             self.emit(depth, f"{st.target.id} {st.op}= {v.code[len(plain):]}")
@@ -832,6 +833,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         it = st.iter
         if len(it.args) != 1 or it.keywords:
             self.fail("C2T109", "ct.static_iter takes one iterable", it)
+        leave = _static_iter_exit(st.body)
+        if leave is not None:       # (the passes leave both in these loops: see loop_exits.py)
+            self.fail("C2T103", f"`{'return' if isinstance(leave, N.Return) else 'break'}` in a for loop over "
+                                "ct.static_iter is not supported (cuTile rejects it too)", leave,
+                      "iterate over range(...) to leave the loop early, or guard the rest of the body with an if")
         src = it.args[0]
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "range" \
                 and "range" not in self.env:
@@ -839,36 +845,51 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             if not all(a.is_static for a in args) or not isinstance(st.target, N.Name):
                 self.fail("C2T105", "ct.static_iter(range(...)) needs constant bounds", src)
             bounds = ", ".join(a.code for a in args)
-            if all(a.known and isinstance(a.value, int) for a in args) and len(args) <= 3:
-                n = len(range(*(a.value for a in args))) if args[-1].value != 0 or len(args) < 3 else 0
-                if n > _STATIC_ITER_MAX:
-                    self.fail("C2T106", f"ct.static_iter: range({bounds}) has {n} iterations; cuTile unrolls "
-                                        f"at most {_STATIC_ITER_MAX} (TileStaticEvalError there)", src,
-                              "use a run-time `for ... in range(...)` loop")
-            else:       # bounds from Constant arguments: the same limit when Triton unrolls it
-                self.emit(depth, f"tl.static_assert(len(range({bounds})) <= {_STATIC_ITER_MAX}, \"ct.static_iter: "
-                                 f"at most {_STATIC_ITER_MAX} iterations (cuTile's limit)\")")
+            if all(a.known and isinstance(a.value, int) for a in args) and len(args) in (1, 2, 3) \
+                    and (len(args) < 3 or args[2].value != 0):
+                count = len(range(*(a.value for a in args)))
+                if count > STATIC_ITER_MAX:
+                    self._static_iter_too_long(count, src)
+            elif not all(a.known for a in args):    # Constant bounds: the same limit when Triton unrolls it
+                self.emit(depth, f"tl.static_assert(len(range({bounds})) <= {STATIC_ITER_MAX}, \"ct.static_iter: "
+                                 f"at most {STATIC_ITER_MAX} iterations (cuTile's limit)\")")
             self.emit(depth, f"for {st.target.id} in tl.static_range({bounds}):")
             self.env[st.target.id] = V(st.target.id, T.STATIC)
             self.block(st.body, depth + 1)
             return
         items = self._static_items(src)
+        if len(items) > STATIC_ITER_MAX:
+            self._static_iter_too_long(len(items), src)
         if not items:
             self.emit(depth, "pass")
         for item in items:
             self._bind_static(st.target, item, st)
             self.block(st.body, depth)
 
+    def _static_iter_too_long(self, count, src):
+        self.fail("C2T105", f"ct.static_iter unrolls at most {STATIC_ITER_MAX} iterations, as cuTile does "
+                            f"(this iterable has {count})", src,
+                  "iterate over range(...): a loop that runs in the kernel")
+
     def _static_items(self, src, what: str = "ct.static_iter") -> list:
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "reversed" \
                 and "reversed" not in self.env and len(src.args) == 1 and not src.keywords:
             return self._static_items(src.args[0], what)[::-1]
-        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id in ("zip", "enumerate") \
-                and src.func.id not in self.env and not src.keywords:
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "enumerate" \
+                and "enumerate" not in self.env and 1 <= len(src.args) + len(src.keywords) <= 2 and src.args \
+                and all(k.name == "start" for k in src.keywords) and (len(src.args) == 1 or not src.keywords):
+            start = src.args[1] if len(src.args) == 2 else (src.keywords[0].value if src.keywords else None)
+            first = 0
+            if start is not None:
+                s0 = self.expr(start)
+                if not (s0.known and isinstance(s0.value, int) and not isinstance(s0.value, bool)):
+                    self.fail("C2T105", "enumerate()'s start must be an integer known at translation time", start)
+                first = s0.value
+            return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
+                    for i, e in enumerate(self._static_items(src.args[0], what), first)]
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "zip" \
+                and "zip" not in self.env and not src.keywords:
             seqs = [self._static_items(a, what) for a in src.args]
-            if src.func.id == "enumerate":
-                return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
-                        for i, e in enumerate(seqs[0])]
             return [V("", T.TUPLE, elts=list(group)) for group in zip(*seqs)]
         v = self.expr(src)
         if v.kind != T.TUPLE or v.elts is None:
@@ -1173,6 +1194,23 @@ def _foreign_source(node, info):
     if isinstance(node, N.Call) and info.ct_path(node.func) == "Array.from_foreign":
         node = node.args[0] if node.args else next((k.value for k in node.keywords if k.name == "pointer"), node)
     return node.value if isinstance(node, N.Attr) and node.attr == "foreign_pointer" else node
+
+
+def _static_iter_exit(stmts):
+    """The first `break` of a ct.static_iter loop's own body (not of a loop in it) or `return`
+    in it (not in a nested def), else None."""
+    for st in stmts:
+        if isinstance(st, N.Simple) and st.kind == "break" or isinstance(st, N.Return):
+            return st
+        if isinstance(st, N.If):
+            found = _static_iter_exit(st.body) or _static_iter_exit(st.orelse)
+            if found is not None:
+                return found
+        if isinstance(st, (N.For, N.While)):
+            found = next((r for r in walk(st.body) if isinstance(r, N.Return)), None)
+            if found is not None:
+                return found
+    return None
 
 
 def walk_names(target):

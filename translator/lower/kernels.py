@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
+from ..analysis import static_dims
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
@@ -37,10 +38,15 @@ class Param:
     # (arrays.array_guards); when it is false, the launcher accepts an array of any rank
     needed_if: str = ""
     rank_at_least: bool = False     # arrays: any rank >= `rank` is accepted (arrays.ranks_at_least)
+    # arrays: the names of its extents and strides that are compile-time constants (an
+    # `Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...)]` hint):
+    # constexpr parameters, so Triton compiles the kernel for each of their values, as cuTile does
+    constexprs: frozenset = frozenset()
 
     def kernel_params(self) -> str:
         if self.kind == "array":
-            flat = ArrayRef.for_param(self.name, self.rank or 0).flat()
+            flat = [f"{n}: tl.constexpr" if n in self.constexprs else n
+                    for n in ArrayRef.for_param(self.name, self.rank or 0).flat()]
             if self.tma_blocks:
                 flat.append(f"{self.name}_TMA: tl.constexpr")
             flat += [f"{self.name}_IS_{o}: tl.constexpr" for o in self.same_as]
@@ -341,7 +347,8 @@ def _signature(shared: Shared, fd: N.FunctionDef, arrays: dict, lists: dict) -> 
         elif p.name in lists:
             kp = Param(p.name, "list", lists[p.name], comment=comment)
         elif p.name in arrays:
-            kp = Param(p.name, "array", arrays[p.name], comment=comment)
+            kp = Param(p.name, "array", arrays[p.name], comment=comment,
+                       constexprs=_static_dims(shared, p, arrays[p.name]))
         else:
             # `x: float` is an fp32 argument (lower/dtype_facts.py: never combined as bf16 with an int)
             kp = Param(p.name, "scalar", comment=comment,
@@ -355,6 +362,28 @@ def _signature(shared: Shared, fd: N.FunctionDef, arrays: dict, lists: dict) -> 
         rank_at_least=kp.kind == "array" and kp.rank is not None and kp.name in at_least) for kp in params]
 
 
+def _static_dims(shared: Shared, p, rank) -> frozenset:
+    """The extents and strides of array parameter `p` its hint makes constexprs (analysis.static_dims)."""
+    dims = static_dims(shared.info, p.annotation)
+    names = set()
+    for key, what in (("static_shape_dims", "shape"), ("static_stride_dims", "stride")):
+        if key not in dims:
+            continue
+        axes = dims[key]
+        if axes is None:
+            shared.reporter.add("C2T105", f"`{p.name}`: {key} must be a tuple of int literals", p.span)
+            continue
+        if rank is None:        # (used only through its pointer: nothing reads them)
+            continue
+        for a in axes:
+            if not -rank <= a < rank:
+                shared.reporter.add("C2T106", f"`{p.name}`: {key} contains axis {a}, but the kernel uses it "
+                                              f"as a {rank}-D array", p.span)
+            else:
+                names.add(f"{p.name}_{what}_{a % rank}")
+    return frozenset(names)
+
+
 def _param_env(params) -> dict:
     """The kernel body's environment: each parameter's value kind."""
     env = {}
@@ -362,6 +391,7 @@ def _param_env(params) -> dict:
         if kp.kind == "array":
             ref = ArrayRef.for_param(kp.name, kp.rank or 0)
             ref.rank_unknown = kp.rank is None
+            ref.constexprs = kp.constexprs
             env[kp.name] = V(kp.name, T.ARRAY, array=ref)
         elif kp.kind == "list":
             env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))

@@ -34,6 +34,12 @@ def binary(cx, op: str, a: V, b: V, node) -> V:
 def _binary(cx, op: str, a: V, b: V, node) -> V:
     kind = _result_kind(a, b)
     prec = _BIN_PREC[op]
+    if op == "+" and a.kind == T.TUPLE and b.kind == T.TUPLE and a.elts is not None and b.elts is not None:
+        # tuple concatenation: a tuple of the elements of both (`acc += (t,)`, unrolled by static_iter)
+        elts = list(a.elts) + list(b.elts)
+        known = all(x.known for x in elts)
+        return V(f"{paren(a, prec)} + {paren(b, prec + 1)}", T.TUPLE, prec=prec, elts=elts, known=known,
+                 value=tuple(x.value for x in elts) if known else None)
     if kind == T.STATIC:
         # compile-time arithmetic: Triton constexprs follow Python semantics already
         return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)

@@ -262,10 +262,11 @@ def array_attr(cx, base: V, attr: str, node) -> V:
         cx.fail("C2T104", f"`{arr.ptr}.{attr}`: the kernel does not index `{arr.ptr}` anywhere, so its rank "
                           "is not known", node)
     if attr == "shape":         # (an extent written as a number is a compile-time one: a constant slice's)
-        elts = [V(s, T.STATIC, value=int(s), known=True) if s.isdigit() else V(s, T.SCALAR) for s in arr.shapes]
+        elts = [V(s, T.STATIC, value=int(s), known=True) if s.isdigit()
+                else V(s, T.STATIC if s in arr.constexprs else T.SCALAR) for s in arr.shapes]
         return V("(" + ", ".join(arr.shapes) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "strides":
-        elts = [V(s, T.SCALAR) for s in arr.strides]
+        elts = [V(s, T.STATIC if s in arr.constexprs else T.SCALAR) for s in arr.strides]
         return V("(" + ", ".join(arr.strides) + ("," if len(elts) == 1 else "") + ")", T.TUPLE, elts=elts)
     if attr == "dtype":
         return V(f"{arr.ptr}.dtype.element_ty", T.DTYPE, dsrc=f"arr:{arr.ptr}", mbf=True)

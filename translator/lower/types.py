@@ -44,6 +44,8 @@ class ArrayRef:
     from_list: bool = False  # an element of a list parameter: its codes read the table at `index`
     rank_unknown: bool = False   # a parameter the kernel uses only through its pointer (rank None)
     also: tuple = ()        # the other arrays it may be (a choice `x if c else y`): memory ordering
+    # extents and strides that are constexprs (ct.ArrayAnnotation static_shape_dims/static_stride_dims)
+    constexprs: frozenset = frozenset()
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":

@@ -48,6 +48,11 @@ def _uses(expr, names: set) -> bool:
     return any(isinstance(x, N.Name) and x.id in names for x in walk(expr))
 
 
+def _is_range(it) -> bool:
+    """Whether a `for` loop's iterable is a `range(...)` call (kernel loops are that or ct.static_iter)."""
+    return isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range"
+
+
 def _exits(stmts, kind) -> bool:
     for st in stmts:
         if isinstance(st, N.Simple) and st.kind == kind:
@@ -84,6 +89,8 @@ class LoopExits:
         return out
 
     def loop(self, lp) -> list:
+        if isinstance(lp, N.For) and not _is_range(lp.iter) and _exits(lp.body, "break"):
+            return [lp]     # (a ct.static_iter loop: the lowering refuses its break, as cuTile does)
         n = next(self._ids)
         run = f"_c2t_run_{n}" if _exits(lp.body, "break") else None
         skip = f"_c2t_skip_{n}" if _exits(lp.body, "continue") else None
@@ -100,8 +107,7 @@ class LoopExits:
                             body=[N.If(span=sp, test=lp.test, body=body, orelse=[_set(run, False, sp)])])]
         # for-range with a break
         it = lp.iter
-        if not (isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range"
-                and 1 <= len(it.args) <= 3 and not it.keywords and isinstance(lp.target, N.Name)):
+        if not (_is_range(it) and 1 <= len(it.args) <= 3 and not it.keywords and isinstance(lp.target, N.Name)):
             lp.body = body
             return [lp]     # the lowering reports the unsupported loop form
         args = list(it.args)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.nodes import walk
-from .loop_exits import _flag_value, _set
+from .loop_exits import _flag_value, _is_range, _set
 
 FLAG = "_c2t_returned"
 
@@ -27,12 +27,18 @@ FLAG = "_c2t_returned"
 def _returns_in_loops(stmts) -> bool:
     inside = set()      # nodes in loops looked at already (a loop in them has no bare return either)
     for n in walk(stmts):
-        if isinstance(n, (N.For, N.While)) and id(n) not in inside:
+        if isinstance(n, (N.For, N.While)) and id(n) not in inside and _loop(n):
             body = list(walk(n.body))
             if any(isinstance(r, N.Return) and r.value is None for r in body):
                 return True
             inside.update(map(id, body))
     return False
+
+
+def _loop(st) -> bool:
+    """Whether a loop runs in the kernel: a `while` or a `for` over range(); a `for` over
+    ct.static_iter is unrolled, and a `return` in it is refused by the lowering (as in cuTile)."""
+    return isinstance(st, N.While) or _is_range(st.iter)
 
 
 class LoopReturns:
@@ -58,6 +64,8 @@ class LoopReturns:
                 return out           # the rest of the block is unreachable
             if isinstance(st, N.If):
                 st.body, st.orelse = self.block(st.body, in_loop), self.block(st.orelse, in_loop)
+            elif isinstance(st, N.For) and not _loop(st):
+                st.body = self.block(st.body, in_loop)      # (its return: refused by the lowering)
             elif isinstance(st, (N.For, N.While)):
                 returns = any(isinstance(r, N.Return) and r.value is None for r in walk(st.body))
                 st.body = self.block(st.body, True)

@@ -47,8 +47,12 @@ def install(cpu=None) -> None:
         _FINDER = _Finder()
         sys.meta_path.insert(0, _FINDER)
     import os
+    interpreted = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
     if cpu is None:
-        cpu = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0") and not _cuda()
+        cpu = interpreted and not _cuda()
+    if interpreted or cpu:
+        from . import interp_fixes
+        interp_fixes.install()
     if cpu:
         from . import cpu as cpu_mod
         cpu_mod.install()

@@ -18,11 +18,17 @@ import symtable
 import sys
 import textwrap
 import types
+import typing
 from dataclasses import dataclass, field
 
 
 class ShimCaptureError(TypeError):
     """A kernel reads a value from outside that cannot be written as cuTile source."""
+
+
+class ShimUndefinedName(ShimCaptureError):
+    """A kernel (or a function it calls) reads a name that is bound nowhere: cuTile's compiler
+    rejects it too."""
 
 
 @dataclass
@@ -51,11 +57,47 @@ class Built:
         return self.filename, self.line, 0      # (the captured constants: the kernel's def line)
 
 
-def _function_source(fn):
-    """(def-onward text dedented, filename, def line in the file, indent, ast.FunctionDef)."""
-    fn = inspect.unwrap(fn)
+def _forwarded(fn):
+    """The function a decorator's wrapper stands for: `fn.__wrapped__` where `fn` only forwards
+    to it (`def wrapper(*args, **kwargs): return func(*args, **kwargs)`, func its closure's
+    `__wrapped__`), recursively; else `fn` itself, whose own source is written (a wrapper that
+    changes the arguments or the result, as `return func(x + 3)`, is the function called)."""
+    while callable(getattr(fn, "__wrapped__", None)) and isinstance(fn, types.FunctionType):
+        inner = fn.__wrapped__
+        try:
+            lines, _ = inspect.getsourcelines(fn.__code__)
+            fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        except (OSError, TypeError, SyntaxError, IndexError):
+            return fn
+        free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        a = fdef.args if isinstance(fdef, ast.FunctionDef) else None
+        body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], ast.Expr) \
+            and isinstance(fdef.body[0].value, ast.Constant) else fdef.body       # (a docstring)
+        call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+        if not (a is not None and a.vararg and a.kwarg and not (a.posonlyargs or a.args or a.kwonlyargs)
+                and isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and len(call.args) == 1 and isinstance(call.args[0], ast.Starred)
+                and isinstance(call.args[0].value, ast.Name) and call.args[0].value.id == a.vararg.arg
+                and len(call.keywords) == 1 and call.keywords[0].arg is None
+                and isinstance(call.keywords[0].value, ast.Name) and call.keywords[0].value.id == a.kwarg.arg
+                and call.func.id in free and _cell(free[call.func.id]) is inner):
+            return fn
+        fn = inner
+    return fn
+
+
+def _cell(cell):
     try:
-        lines, start = inspect.getsourcelines(fn)
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _function_source(fn):
+    """(def-onward text dedented, filename, def line in the file, indent, ast.FunctionDef).
+    (Read from its code object: inspect would read the source of what a wrapper wraps.)"""
+    try:
+        lines, start = inspect.getsourcelines(fn.__code__)
     except (OSError, TypeError) as e:
         raise ShimCaptureError(f"cannot read the source of `{getattr(fn, '__qualname__', fn)}`: {e}") from None
     first = next((ln for ln in lines if ln.strip()), "")
@@ -109,6 +151,7 @@ class Builder:
         self.defs = []                  # (name, text, filename, def line, indent) in output order
         self.bound = {}                 # bound name -> (kind, identity) for conflict checks
         self.done = set()               # (id, bound name) of functions, ids of classes, already written
+        self.tuple_key = None           # (kernel function, nesting of its tuple arguments): tuple_args.py
 
     # ---------------------------------------------------------------- binding names
     def _bind(self, name, key, what):
@@ -152,7 +195,34 @@ class Builder:
         src = getattr(value, "_c2t_src", None)     # the shim's annotations, ByTarget
         if isinstance(src, str):
             return src
+        src = self.type_src(name, value)
+        if src is not None:
+            return src
         self._fail(name, value)
+
+    def type_src(self, name, value):
+        """Source for a type hint a kernel's annotations read (`tuple[ct.ScalarInt64, int]`,
+        `int | float`, `Annotated[list, ct.ListAnnotation(...)]`, `torch.Tensor`), else None.
+        The names the source uses (`Annotated`, `torch`) are bound as imports."""
+        if value is Ellipsis:
+            return "..."
+        if isinstance(value, types.UnionType):
+            return " | ".join(self.value_src(name, v) for v in value.__args__)
+        if isinstance(value, types.GenericAlias) and value.__args__:
+            return f"{self.value_src(name, value.__origin__)}[{', '.join(self.value_src(name, v) for v in value.__args__)}]"
+        if typing.get_origin(value) is typing.Annotated:
+            self.capture("Annotated", typing.Annotated)
+            parts = [self.value_src(name, value.__origin__)] + [self.value_src(name, m) for m in value.__metadata__]
+            return f"Annotated[{', '.join(parts)}]"
+        if isinstance(value, type):
+            if getattr(builtins, value.__name__, None) is value:
+                return value.__name__
+            mod = sys.modules.get(value.__module__)
+            if mod is not None and "." not in value.__module__ and getattr(mod, value.__qualname__, None) is value \
+                    and not value.__module__.startswith(("__main__", "cuda")):
+                self.capture(value.__module__, mod)
+                return f"{value.__module__}.{value.__qualname__}"
+        return None
 
     def capture(self, name, value):
         """Bind `name` to `value` in the built module."""
@@ -182,6 +252,11 @@ class Builder:
         if isinstance(value, type) and issubclass(value, enum.Enum) and getattr(ct, value.__name__, None) is not value:
             self.add_class(name, value)
             return
+        if _typing_name(value) == name:     # (Annotated, ...: the typing module's own objects)
+            line = f"from typing import {name}"
+            self._bind(name, ("import", line), f"typing.{name}")
+            self.imports[name] = line
+            return
         attr = ct._public_name(value)
         if attr is not None and ct._dtype_name(value) is None and not isinstance(value, enum.Enum):
             line = f"from cuda.tile import {attr}" + ("" if attr == name else f" as {name}")
@@ -203,6 +278,7 @@ class Builder:
         fn = value.pyfunc if shim_function else value
         if decorator is None and shim_function:
             decorator = value.decorator_src(self)
+        fn = _forwarded(fn)
         if fn.__name__ == "<lambda>":
             self._fail(name, value, "a lambda")
         self._bind(name, ("def", id(fn)), f"the function {fn.__qualname__}")
@@ -219,6 +295,9 @@ class Builder:
         self.defs.append(None)          # (its callees' definitions go before it)
         free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         annotations = getattr(fn, "__annotations__", {}) or {}
+        if self.tuple_key is not None and fn is self.tuple_key[0]:     # (the kernel, for tuple arguments)
+            from . import tuple_args
+            text = tuple_args.rewrite(text, self.tuple_key[1], annotations, lambda v: self.value_src(name, v))
         for n in _outside_names(text, name, filename):
             if n == name:
                 continue
@@ -235,7 +314,7 @@ class Builder:
             else:
                 v = _annotation_value(n, _fdef, annotations)
                 if v is _MISSING:
-                    raise ShimCaptureError(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
+                    raise ShimUndefinedName(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
                                            "neither a variable of an enclosing function, a global nor a builtin")
             self.capture(n, v)
         self.defs[slot] = (name, ((decorator + "\n") if decorator else "") + text, filename, line,
@@ -258,7 +337,6 @@ class Builder:
         text = textwrap.dedent("".join(lines))
         if not text.endswith("\n"):
             text += "\n"
-        import sys
         glb = getattr(sys.modules.get(cls.__module__), "__dict__", {})
         slot = len(self.defs)
         self.defs.append(None)
@@ -325,6 +403,14 @@ def _renamed_def(text: str, fdef, name: str) -> str:
     return "".join(lines)
 
 
+def _typing_name(value):
+    """The name under which the typing module holds `value` (Annotated, Any, ...), else None."""
+    for n in ("Annotated", "Any", "Optional", "Union", "Tuple", "List", "Sequence"):
+        if getattr(typing, n, None) is value:
+            return n
+    return None
+
+
 def _annotation_value(n, fdef, annotations):
     """The value of an annotation that names `n` (a name of the enclosing function's, evaluated
     when the def ran, so only in __annotations__)."""
@@ -336,11 +422,14 @@ def _annotation_value(n, fdef, annotations):
     return _MISSING
 
 
-def build_source(kernel, ct) -> Built:
+def build_source(kernel, ct, tuple_key=None) -> Built:
     """The cuTile module text of one kernel object (a ShimKernel), with its line map; `ct`: the
-    shim's cuda.tile module."""
+    shim's cuda.tile module; `tuple_key`: the nesting of its tuple arguments, whose parameters
+    are flattened (tuple_args.py)."""
     fn = kernel.pyfunc
     b = Builder(ct, fn.__name__)
+    if tuple_key is not None:
+        b.tuple_key = (_forwarded(fn), tuple_key)
     b.add_function(fn.__name__, fn, decorator=kernel.decorator_src(b))
     _t, filename, line, _i, _f = _function_source(fn)
     return b.module(filename, line)

@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import enum
 import sys
-import time
 import types
+import warnings
 
 from ..coverage import EXPORTS
+from . import internals
 from . import kernel as _kernel
+from . import tune as _tune
 from .kernel import ShimFunction, ShimKernel, ShimTranslationError  # noqa: F401 (served names)
 
 _CT = None
@@ -110,6 +112,12 @@ class _Annotation:
 def _item_src(item):
     if isinstance(item, tuple):
         return ", ".join(_item_src(i) for i in item)
+    if item is Ellipsis:
+        return "..."
+    if isinstance(item, types.UnionType):           # ct.Constant[int | float]
+        return " | ".join(_item_src(i) for i in item.__args__)
+    if isinstance(item, types.GenericAlias) and item.__args__:     # ct.Constant[tuple[ct.ScalarInt64, int]]
+        return f"{_item_src(item.__origin__)}[{_item_src(item.__args__)}]"
     if isinstance(item, type) and item.__module__ == "builtins":
         return item.__name__
     name = _dtype_name(item)
@@ -125,13 +133,44 @@ def _item_src(item):
     raise NotImplementedError(f"the cutile2triton shim cannot write the annotation argument {item!r} as source")
 
 
+def _arg_src(value):
+    """An argument of an annotation's constructor as source (tuples keep their parentheses)."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_arg_src(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, (bool, float)):
+        return repr(value)
+    return _item_src(value)
+
+
 class _AnnotationClass(type):
     def __getitem__(cls, item):
         return _Annotation(f"ct.{cls.__name__}[{_item_src(item)}]")
 
+    def __call__(cls, *args, **kwargs):
+        """ct.ArrayAnnotation(static_shape_dims=(0,)), ct.ListAnnotation(element=...), ct.ConstantAnnotation():
+        `typing.Annotated` metadata that remembers its source."""
+        if cls.__name__ == "ArrayAnnotation":
+            _check_array_annotation(kwargs)
+        parts = [_arg_src(a) for a in args] + [f"{k}={_arg_src(v)}" for k, v in kwargs.items()]
+        return _Annotation(f"ct.{cls.__name__}({', '.join(parts)})")
+
     @property
     def _c2t_src(cls):
         return f"ct.{cls.__name__}"
+
+
+def _check_array_annotation(kwargs):
+    """cuTile's checks of ct.ArrayAnnotation's fields, made when it is built."""
+    for key in ("static_shape_dims", "static_stride_dims"):
+        dims = kwargs.get(key, ())
+        if not isinstance(dims, tuple):
+            raise TypeError(f"`{key}` must be a tuple of integers, got {dims!r}")
+        for i, d in enumerate(dims):
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise TypeError(f"entry {i} of `{key}` must be int, got {d!r}")
+    dt = kwargs.get("index_dtype")
+    if dt is not None and _dtype_name(dt) not in ("int32", "int64"):
+        raise ValueError(f"`index_dtype` must be int32 or int64, got {dt!r}")
 
 
 def _annotation(name):
@@ -294,8 +333,17 @@ class _DeviceOp:
         return f"<cuTile operation ct.{self.__name__} (cutile2triton shim)>"
 
 
+class ShimUnservedWarning(UserWarning):
+    """A module called a name the shim does not serve while it was imported (it goes on)."""
+
+
 class _Unserved:
-    """A name the shim does not serve: using it raises NotImplementedError naming it."""
+    """A name the shim does not serve (cuTile's compiler internals: compile_tile, its IR classes,
+    ct.compilation's export API): using it raises NotImplementedError naming it. Its attributes
+    are stand-ins too (`ir.Block` in an annotation, `ct.compilation.KernelSignature`), and a call
+    made by the body of a module being imported (a test module's parametrize list of
+    `ArrayConstraint(...)`) gives a stand-in for its result, with a ShimUnservedWarning, rather
+    than raising: the module's other tests still run. (A script's own body raises.)"""
 
     def __init__(self, path):
         object.__setattr__(self, "_path", path)
@@ -304,163 +352,41 @@ class _Unserved:
         raise NotImplementedError(f"`{self._path}` is not served by the cutile2triton shim "
                                   "(docs/shim.md lists what it serves)")
 
-    __call__ = _raise
+    def __call__(self, *args, **kwargs):
+        caller = sys._getframe(1)
+        if caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") != "__main__":
+            warnings.warn(f"`{self._path}` is not served by the cutile2triton shim: the module "
+                          f"{caller.f_globals.get('__name__')} called it while it was imported; what it "
+                          "returned is a stand-in that raises NotImplementedError when used", ShimUnservedWarning, 2)
+            return _Unserved(f"{self._path}(...)")
+        self._raise()
+
     __getitem__ = _raise
     __iter__ = _raise
+    __len__ = __contains__ = _raise
+    __lt__ = __le__ = __gt__ = __ge__ = _raise
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = _raise
+    __mod__ = __pow__ = __neg__ = _raise
+
+    def __or__(self, other):        # `ir.Block | None` in an annotation: a stand-in too
+        return _Unserved(f"{self._path} | {other!r}")
+
+    __ror__ = __or__
     __bool__ = _raise
     __enter__ = _raise
     __index__ = _raise
     __int__ = _raise
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._raise()
+        if name.startswith("_"):     # (private and special names: hasattr() and pytest's probes see none)
+            raise AttributeError(f"{name}: `{self._path}` is not served by the cutile2triton shim")
+        return _Unserved(f"{self._path}.{name}")
 
     def __mro_entries__(self, bases):
         self._raise()
 
     def __repr__(self):
         return f"<not served by the cutile2triton shim: {self._path}>"
-
-
-# ---------------------------------------------------------------- cuda.tile.tune
-class Measurement:
-    def __init__(self, config, mean_us, num_samples, error_margin_us=0.0):
-        self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, num_samples, error_margin_us
-
-    def __repr__(self):
-        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.2f})"
-
-
-class TuningResult:
-    __class_getitem__ = classmethod(lambda cls, item: cls)     # (TuningResult[T] in annotations)
-
-    def __init__(self, best, successes, failures):
-        self.best, self.successes, self.failures = best, successes, failures
-
-    def __str__(self):
-        return (f"{len(self.successes)} succeeded, {len(self.failures)} failed; best: "
-                f"{self.best.config if self.best else None}")
-
-
-def _sync():
-    import torch
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-
-
-def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
-                      single_run_timeout_sec=None, flush_l2=True):
-    """cuda.tile.tune.exhaustive_search: each config launched (once to compile, then timed), the
-    fastest kept. (Timing only: no L2 flush, no subprocess timeout.)"""
-    successes, failures = [], []
-    for cfg in search_space:
-        k = kernel(cfg) if callable(kernel) and not isinstance(kernel, ShimKernel) else kernel
-        if hints_fn is not None:
-            k = k.replace_hints(**hints_fn(cfg))
-        try:
-            grid = tuple(grid_fn(cfg))
-            launch(stream, grid, k, tuple(args_fn(cfg)))
-            _sync()
-            n, t0 = 3, time.perf_counter()
-            for _ in range(n):
-                launch(stream, grid, k, tuple(args_fn(cfg)))
-            _sync()
-            successes.append(Measurement(cfg, (time.perf_counter() - t0) / n * 1e6, n))
-        except (ShimTranslationError, TypeError):
-            raise
-        except Exception as e:  # a config that fails to compile or run is reported, as cuTile does
-            failures.append((cfg, type(e), str(e)))
-    if not successes:
-        raise ValueError("exhaustive_search: no config succeeded: " + "; ".join(
-            f"{c}: {t.__name__}: {m}" for c, t, m in failures[:5]))
-    best = min(successes, key=lambda m: m.mean_us)
-    result = TuningResult(best, successes, failures)
-    if not quiet:
-        print(result)
-    return result
-
-
-# ---------------------------------------------------------------- cuTile internals its own tests import
-# cutile-python's test/conftest.py and util.py read these when they are imported (which tests to
-# skip): the shim answers as an sm_90 device whose compiler takes bytecode up to 13.4, without
-# dev features. What the tests then do with cuTile's compiler itself (bytecode, export) is not
-# served: those names stay stand-ins that raise when used.
-class BytecodeVersion(enum.IntEnum):
-    V_13_1 = 130100
-    V_13_2 = 130200
-    V_13_3 = 130300
-    V_13_4 = 130400
-    V_13_5 = 130500
-
-    def major(self):
-        return self.value // 10000
-
-    def minor(self):
-        return self.value // 100 % 100
-
-    def as_string(self):
-        return f"{self.major()}.{self.minor()}"
-
-
-class CallingConvention:
-    """cuda.tile.compilation.CallingConvention: its constructors give stand-ins (export is not served)."""
-
-    def __init__(self, name):
-        self.name = name
-
-    @classmethod
-    def cutile_python_v1(cls):
-        return cls("cutile_python_v1")
-
-    def __repr__(self):
-        return f"CallingConvention.{self.name}()"
-
-
-class _CompilerBin:
-    path = "(none: kernels run on Triton, cutile2triton shim)"
-
-
-def _internals():
-    supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
-    return {
-        "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},
-        "cuda.tile._bytecode.version": {"BytecodeVersion": BytecodeVersion},
-        "cuda.tile._compile": {
-            "_SUPPORTED_VERSIONS": supported,
-            "_get_max_supported_bytecode_version": lambda *a, **k: supported[-1],
-            "_find_compiler_bin": lambda *a, **k: _CompilerBin(),
-            "get_sm_arch": lambda *a, **k: "sm_90"},
-        "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
-                            "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
-        "cuda.tile.compilation": {"CallingConvention": CallingConvention},
-        "cuda.tile._ir.typing_support": {"to_dtype": _to_dtype},
-        "cuda.tile._ir.cast_ops": {"_is_implicit_cast_ok": _is_implicit_cast_ok},
-    }
-
-
-_CUTILE_DTYPES = {}
-
-
-def _to_dtype(x):
-    """cuda.tile._ir.typing_support.to_dtype: cuTile's dtype of a torch/numpy/ct dtype, as a `DType`
-    (prints as cuTile's name: tests put it in the messages they expect)."""
-    name = _dtype_name(x)
-    if name is None:
-        raise TypeError(f"{x} is not a dtype")
-    got = _DTYPES[name]
-    return got if isinstance(got, DType) else _CUTILE_DTYPES.setdefault(name, DType(name))
-
-
-def _is_implicit_cast_ok(src_dtype, target_dtype):
-    """cuda.tile._ir.cast_ops._is_implicit_cast_ok: whether cuTile implicitly casts a value of
-    dtype `src_dtype` to `target_dtype` (translator/dtype_rules.py, which translated kernels check)."""
-    from ..dtype_rules import implicit_cast_ok
-    a, b = _dtype_name(src_dtype), _dtype_name(target_dtype)
-    if a is None or b is None:
-        raise TypeError(f"_is_implicit_cast_ok({src_dtype!r}, {target_dtype!r}): not dtypes")
-    return implicit_cast_ok(a, b)
 
 
 # ---------------------------------------------------------------- the modules
@@ -521,21 +447,22 @@ def module():
     ct.ShimTranslationError = ShimTranslationError
     ct.__all__ = sorted(n for n in ct.__dict__ if not n.startswith("_") and n in EXPORTS)
     _CT = _kernel.CT = ct
-    tune = _new_module("cuda.tile.tune", "cuda.tile.tune served by the cutile2triton shim.")
-    tune.__dict__.update(exhaustive_search=exhaustive_search, TuningResult=TuningResult, Measurement=Measurement)
-    ct.tune = tune
+    tune_modules = _tune.modules(_new_module)
+    ct.tune = tune_modules["cuda.tile.tune"]
     exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
     exc.__dict__.update(_EXCEPTIONS)
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
     datatype.__dict__.update(_DTYPES, DType=DType)
-    for name, served in _internals().items():
+    for name, served in internals.served().items():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)
         _SUBMODULES[name] = m
-    _SUBMODULES.update({"cuda.tile.tune": tune, "cuda.tile._exception": exc,
+    _SUBMODULES.update(tune_modules)
+    _SUBMODULES.update({"cuda.tile._exception": exc,
                         "cuda.tile._numeric_semantics": numeric, "cuda.tile._datatype": datatype})
+    ct.compilation = _SUBMODULES["cuda.tile.compilation"]   # (its export API: stand-ins)
     return ct
 
 

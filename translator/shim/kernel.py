@@ -153,6 +153,18 @@ def _interpreter_numerics() -> None:
         interp_numerics.install()
 
 
+def _is_constant(annotation) -> bool:
+    """Whether a parameter's annotation makes it a compile-time constant as a whole (ct.Constant[...],
+    an alias of it, Annotated[..., ct.ConstantAnnotation()]); not a tuple[...] holding Constants."""
+    src = getattr(annotation, "_c2t_src", None)
+    if isinstance(src, str):
+        return src.startswith("ct.Constant")
+    if isinstance(annotation, str):
+        return annotation.replace(" ", "").startswith(("ct.Constant", "Constant"))
+    meta = getattr(annotation, "__metadata__", ())
+    return any(str(getattr(m, "_c2t_src", "")).startswith("ct.ConstantAnnotation") for m in meta)
+
+
 class ShimFunction:
     """`@ct.function` (a tile helper): its Python function, translated with the kernels that call it."""
     _c2t_kind = "function"
@@ -170,7 +182,9 @@ class ShimFunction:
         return "@ct.function(" + ", ".join(f"{k}={builder.value_src(k, v)}" for k, v in self.hints.items()) + ")"
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"`{self.__name__}` is a cuTile function (@ct.function): call it from a kernel")
+        # (cuTile raises RuntimeError here, as it does for ct.load on the host)
+        raise RuntimeError(f"Device functions can only be called from device code: `{self.__name__}` is a "
+                           "cuTile function (@ct.function); call it from a kernel (cutile2triton shim)")
 
     def __repr__(self):
         return f"<cuTile function {self.__qualname__} (cutile2triton shim)>"
@@ -199,6 +213,8 @@ class ShimKernel:
         self.__wrapped__ = pyfunc
         self._launcher = None
         self._built = None
+        self._params = None         # (positional parameter names, those annotated ct.Constant)
+        self._variants = {}         # nesting of tuple arguments -> launcher (tuple_args.py)
 
     @property
     def pyfunc(self):
@@ -221,7 +237,7 @@ class ShimKernel:
             try:
                 self._built = build_source(self, CT)
             except ShimCaptureError as e:
-                raise ShimCaptureError(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
+                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
         return self._built
 
     def translation(self):
@@ -234,8 +250,34 @@ class ShimKernel:
             self._launcher = getattr(mod, f"launch_{self.__name__}")
         return self._launcher
 
+    def _tuple_params(self):
+        if self._params is None:
+            from .capture import _forwarded
+            fn = _forwarded(self._pyfunc)
+            code = fn.__code__
+            names = list(code.co_varnames[:code.co_posonlyargcount + code.co_argcount])
+            notes = getattr(fn, "__annotations__", {}) or {}
+            self._params = (names, {n for n in names if n in notes and _is_constant(notes[n])})
+        return self._params
+
+    def prepared(self, args):
+        """(the launcher for these arguments, the arguments as it takes them): tuple arguments
+        flattened into a variant of the kernel per nesting (tuple_args.py), else as they are."""
+        from . import tuple_args
+        key = tuple_args.structure(*self._tuple_params(), args) if any(type(a) is tuple for a in args) else None
+        if key is None:
+            return self._launcher or self.launcher(), args
+        launcher = self._variants.get(key)
+        if launcher is None:
+            try:
+                built = build_source(self, CT, key)
+            except ShimCaptureError as e:
+                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
+            launcher = self._variants[key] = getattr(translated_module(built, self.__name__), f"launch_{self.__name__}")
+        return launcher, tuple_args.flatten(args, key)
+
     def launch(self, stream, grid, args, pdl=False):
-        launcher = self._launcher or self.launcher()
+        launcher, args = self.prepared(args)
         try:
             if pdl:
                 return launcher(grid, *args, stream=stream, c2t_pdl=True)

@@ -286,8 +286,9 @@ class Builder:
             return
         self.done.add((id(fn), name))
         text, filename, line, indent, _fdef = _function_source(fn)
-        if fn.__name__ != name:
-            # bound under another name (`get = xor_method`, a parameter of a kernel factory):
+        if _fdef.name != name:
+            # bound under another name (`get = xor_method`, a parameter of a kernel factory, a
+            # decorator's wrapper, whose __name__ functools.wraps made the wrapped one's):
             # its source with the def renamed, so that the module calls it by the name the
             # kernel reads (a name that reads the function's own name gets it too)
             text = _renamed_def(text, _fdef, name)

@@ -389,6 +389,29 @@ class _Unserved:
         return f"<not served by the cutile2triton shim: {self._path}>"
 
 
+_CUTILE_DTYPES = {}
+
+
+def _to_dtype(x):
+    """cuda.tile._ir.typing_support.to_dtype: cuTile's dtype of a torch/numpy/ct dtype, as a `DType`
+    (prints as cuTile's name: tests put it in the messages they expect)."""
+    name = _dtype_name(x)
+    if name is None:
+        raise TypeError(f"{x} is not a dtype")
+    got = _DTYPES[name]
+    return got if isinstance(got, DType) else _CUTILE_DTYPES.setdefault(name, DType(name))
+
+
+def _is_implicit_cast_ok(src_dtype, target_dtype):
+    """cuda.tile._ir.cast_ops._is_implicit_cast_ok: whether cuTile implicitly casts a value of
+    dtype `src_dtype` to `target_dtype` (translator/dtype_rules.py, which translated kernels check)."""
+    from ..dtype_rules import implicit_cast_ok
+    a, b = _dtype_name(src_dtype), _dtype_name(target_dtype)
+    if a is None or b is None:
+        raise TypeError(f"_is_implicit_cast_ok({src_dtype!r}, {target_dtype!r}): not dtypes")
+    return implicit_cast_ok(a, b)
+
+
 # ---------------------------------------------------------------- the modules
 def _public_name(value):
     """The name under which the shim's cuda.tile serves `value` (an object it defines), else None."""
@@ -455,7 +478,7 @@ def module():
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
     datatype.__dict__.update(_DTYPES, DType=DType)
-    for name, served in internals.served().items():
+    for name, served in internals.served(_to_dtype, _is_implicit_cast_ok).items():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)
         _SUBMODULES[name] = m

@@ -63,35 +63,9 @@ class _CompilerBin:
     path = "(none: kernels run on Triton, cutile2triton shim)"
 
 
-# ---------------------------------------------------------------- cuTile's implicit casts
-# (the rule is translator/dtype_rules.py's, which translated kernels check when Triton compiles)
-_CUTILE_DTYPES = {}
-
-
-def is_implicit_cast_ok(src, target) -> bool:
-    """cuda.tile._ir.cast_ops._is_implicit_cast_ok: whether cuTile implicitly casts a value of
-    dtype `src` to `target`."""
-    from ..dtype_rules import implicit_cast_ok
-    from .ct_module import _dtype_name
-    s, t = _dtype_name(src), _dtype_name(target)
-    if s is None or t is None:
-        raise TypeError(f"_is_implicit_cast_ok({src!r}, {target!r}): not dtypes")
-    return implicit_cast_ok(s, t)
-
-
-def to_dtype(x):
-    """cuda.tile._ir.typing_support.to_dtype: cuTile's dtype of a torch/numpy/ct dtype, as a `DType`
-    (prints as cuTile's name: tests put it in the messages they expect)."""
-    from . import ct_module
-    name = ct_module._dtype_name(x)
-    if name is None:
-        raise TypeError(f"{x} is not a dtype")
-    got = ct_module._DTYPES[name]
-    return got if isinstance(got, ct_module.DType) else _CUTILE_DTYPES.setdefault(name, ct_module.DType(name))
-
-
-def served():
-    """{module name: {name: value}} of the internals served."""
+def served(to_dtype, is_implicit_cast_ok):
+    """{module name: {name: value}} of the internals served; the typing helpers are ct_module's
+    (they read its dtypes)."""
     supported = [BytecodeVersion.V_13_1, BytecodeVersion.V_13_2, BytecodeVersion.V_13_3, BytecodeVersion.V_13_4]
     return {
         "cuda.tile._bytecode": {"BytecodeVersion": BytecodeVersion},

@@ -391,3 +391,55 @@ def test_tuple_arguments_are_flattened_per_nesting(tmp_path):
     p = _script(tmp_path, "tuples.py", TUPLE_ARGS)
     r = _run([str(p)], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
+
+
+RECURSIVE_COMPILE = """
+import os
+import sys
+import time
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+if len(sys.argv) > 1:
+    from translator.shim import triton_fixes
+    triton_fixes.install_compiler()
+
+
+@triton.jit
+def deeper(x, N: tl.constexpr):
+    if N > 0:
+        r = deeper(x, N - 1) + 1
+    else:
+        r = x
+    return r
+
+
+@triton.jit
+def k(x_ptr, y_ptr, N: tl.constexpr):
+    tl.store(y_ptr, deeper(tl.load(x_ptr), N))
+
+
+for n in (109, 100000):
+    t0 = time.perf_counter()
+    src = ASTSource(k, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "N": "constexpr"}, constexprs={"N": n})
+    try:
+        triton.compile(src, target=GPUTarget("cuda", 90, 32))     # (the front end and TTIR: no GPU)
+        print(n, "COMPILED", flush=True)
+    except Exception as e:
+        print(n, "FAILED", type(e).__name__, f"{time.perf_counter() - t0:.0f} s", flush=True)
+"""
+
+
+def test_compiling_deep_recursion_with_the_fixes(tmp_path):
+    # Triton's code generation with the shim's fixes, as the shim runs on a GPU (no interpreter):
+    # 109 levels compile (before: Python's recursion limit), 100000 fail at once (before: hung)
+    import os
+    import subprocess
+    import sys
+    from test_shim import ROOT
+    p = _script(tmp_path, "rec.py", RECURSIVE_COMPILE)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=str(ROOT), TRITON_CACHE_DIR=str(tmp_path / "tc"))
+    r = subprocess.run([sys.executable, str(p), "fixed"], capture_output=True, text=True, env=env, timeout=300)
+    assert "109 COMPILED" in r.stdout and "100000 FAILED" in r.stdout, r.stdout + r.stderr

@@ -50,9 +50,11 @@ def install(cpu=None) -> None:
     interpreted = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
     if cpu is None:
         cpu = interpreted and not _cuda()
+    from . import triton_fixes
     if interpreted or cpu:
-        from . import interp_fixes
-        interp_fixes.install()
+        triton_fixes.install()
+    else:
+        triton_fixes.install_compiler()
     if cpu:
         from . import cpu as cpu_mod
         cpu_mod.install()

@@ -1,0 +1,105 @@
+"""Faults of the stock Triton 3.6 that make a translation run differently than cuTile's
+compile would, patched for the programs the shim runs.
+
+Compiled (`install_compiler`):
+- Triton's filter_traceback walks both the __cause__ and the __context__ of each error, which are
+  one exception when code generation wraps an error in a nested @triton.jit call: the walk
+  doubles at every level, and an error 50 calls deep (a recursive helper running past Python's
+  recursion limit) never finished (cutile-python's test_helper_function ran past its timeout on
+  the H200). Each exception is walked once here.
+- Code generation takes about 20 Python frames per nested call, so a helper recursing 109 deep
+  (cuTile accepts 1000) ran out of Python's default recursion limit of 1000: the limit is raised
+  to RECURSION_LIMIT (compiling 1000 levels took 10 s on the dev CPU; the frames live on the
+  heap in Python 3.11, so the C stack does not grow with them).
+
+Under the interpreter (TRITON_INTERPRET=1, `install`):
+
+- A Python bool passed to a kernel parameter that is not constexpr: the interpreter types it
+  int1 but stores it in an int32 array, and raises "numpy data itemsize (32 bits) exceeds dtype
+  primitive_bitwidth (1 bits)" (a compiled kernel takes it as an i1). It is passed as an int1
+  scalar here.
+- An error inside a nested @triton.jit call is wrapped in InterpreterError(repr(e)) at every
+  level of the call chain. Each repr escapes the quotes and backslashes of the one below, so the
+  message doubles in size per level from the third on: an error 60 calls deep (a recursive helper
+  running past Python's recursion limit) never finished being raised. An InterpreterError is
+  passed up unchanged here, wrapped once.
+
+None changes what a translation computes; on other Triton versions nothing is patched.
+"""
+from __future__ import annotations
+
+import sys
+
+RECURSION_LIMIT = 30000
+_installed = False
+_compiler_installed = False
+
+
+def install_compiler() -> bool:
+    global _compiler_installed
+    if _compiler_installed:
+        return True
+    try:
+        import triton.compiler.compiler as cc
+    except ImportError:
+        return False
+    walk = getattr(cc, "filter_traceback", None)
+    if walk is None:
+        return False
+
+    def filter_traceback(e, _seen=None):
+        seen = set() if _seen is None else _seen
+        if id(e) in seen:
+            return
+        seen.add(id(e))
+        chain = (e.__cause__, e.__context__)
+        for x in chain:
+            if x is not None:
+                filter_traceback(x, seen)
+        e.__cause__ = e.__context__ = None      # (Triton's walk, for this exception's own frames)
+        try:
+            walk(e)
+        finally:
+            e.__cause__, e.__context__ = chain
+
+    cc.filter_traceback = filter_traceback
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+    _compiler_installed = True
+    return True
+
+
+def install() -> bool:
+    global _installed
+    if _installed:
+        return True
+    try:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return False
+    cvt, cls = getattr(interp, "_implicit_cvt", None), getattr(interp, "InterpretedFunction", None)
+    needed = ("_patch_lang", "InterpreterError", "TensorHandle")
+    if cvt is None or cls is None or not all(hasattr(interp, n) for n in needed) or not hasattr(cls, "rewrite"):
+        return False
+
+    def implicit_cvt(arg):
+        if type(arg) is bool:
+            return tl.tensor(interp.TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+        return cvt(arg)
+
+    def call(self, *args, **kwargs):        # InterpretedFunction.__call__ (a device function call)
+        interp._patch_lang(self.fn)
+        fn = self.rewrite()
+        try:
+            return fn(*args, **kwargs)
+        except interp.InterpreterError:
+            raise
+        except Exception as e:
+            raise interp.InterpreterError(repr(e)) from e
+
+    interp._implicit_cvt = implicit_cvt
+    cls.__call__ = call
+    _installed = True
+    return True

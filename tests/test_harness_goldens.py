@@ -18,16 +18,36 @@ def goldens(tmp_path):
     return tmp_path / "g", manifest
 
 
-def test_record_writes_small_compressed_files(goldens):
+def test_record_writes_one_small_compressed_file(goldens):
     gdir, manifest = goldens
     assert len(manifest["entries"]) == 2 * 3                      # small cases x dtypes, seed 0
     on_disk = json.loads((gdir / "manifest.json").read_text())
     assert on_disk["entry"] == "vec_add" and on_disk["file"] == "add_orig.py"
     bf = [e for e in on_disk["entries"] if e["dtype"] == "bfloat16"][0]
     assert bf["seed"] == 0 and bf["case"] == {"N": 37} and len(bf["inputs_sha256"]) == 64
-    assert bf["tensors"] == [{"name": "out", "key": "t0", "dtype": "bfloat16", "stored_as": "int16", "shape": [37]}]
-    for e in on_disk["entries"]:
-        assert (gdir / e["npz"]).stat().st_size < 4096
+    assert bf["tensors"] == [{"name": "out", "key": "case0_bfloat16_seed0_t0", "dtype": "bfloat16",
+                              "stored_as": "int16", "shape": [37]}]
+    assert {e["npz"] for e in on_disk["entries"]} == {"goldens.npz"}
+    assert sorted(p.name for p in gdir.iterdir()) == ["goldens.npz", "manifest.json"]
+    assert (gdir / "goldens.npz").stat().st_size < 8192
+
+
+def test_reads_a_manifest_with_one_file_per_entry(goldens, tmp_path):
+    """Goldens recorded before the pack (one .npz per entry, keys t0...) still read and check."""
+    import numpy as np
+    gdir, manifest = goldens
+    old = tmp_path / "old"
+    old.mkdir()
+    with np.load(gdir / "goldens.npz") as z:
+        for i, e in enumerate(manifest["entries"]):
+            arrays = {f"t{k}": z[t["key"]] for k, t in enumerate(e["tensors"])}
+            np.savez_compressed(old / f"e{i}.npz", **arrays)
+            e["npz"] = f"e{i}.npz"
+            for k, t in enumerate(e["tensors"]):
+                t["key"] = f"t{k}"
+    (old / "manifest.json").write_text(json.dumps(manifest, default=str))
+    rep = harness.check_goldens(ADD, old, translated=code("add_translated_triton.py"), progress=False)
+    assert rep.ok and len(rep.results) == 6
 
 
 def test_bf16_bits_round_trip(goldens):

@@ -3,7 +3,9 @@
 ``record()`` runs the original entry on the spec's small ``cases`` (every dtype, seed 0).  The
 inputs are made on the CPU with make_args(case, dtype, seed, "cpu") and copied to the device, so
 the CPU side regenerates exactly the same inputs; a hash of them is stored to catch drift.
-Each case × dtype is one ``numpy.savez_compressed`` file; ``manifest.json`` lists them.  Dtypes
+All cases × dtypes go into one ``numpy.savez_compressed`` file, ``goldens.npz`` (array keys
+``case<i>_<dtype>_seed<s>_t<k>``); ``manifest.json`` lists the entries with their keys (a manifest
+may also name one file per entry: the reader takes the file and key each entry names).  Dtypes
 numpy lacks (bfloat16, float8) are stored as their raw bits (int16 / uint8) with the dtype named.
 
 ``check_goldens()`` runs the translated module (by default under the Triton interpreter on the
@@ -24,6 +26,7 @@ from .spec import load_spec, torch_dtype
 from .verify import _say, run_mode, case_label, load_modules, make_args, new_report, policy_kwargs, select_dtypes
 
 FORMAT = 1
+PACK = "goldens.npz"
 _BITS = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8",
          "float8_e4m3fnuz": "uint8", "float8_e5m2fnuz": "uint8"}
 
@@ -77,6 +80,7 @@ def record(path, out_dir, spec=None, *, device: str = "cuda", dtypes=None, cases
     case_list = sp.case_list(cases) or sp.case_list("gpu_cases")
     dts = select_dtypes(sp, dtypes)
     total = len(case_list) * len(dts)
+    arrays = {}
     for ci, case in enumerate(case_list):
         for dt in dts:
             dname = str(dt).removeprefix("torch.")
@@ -90,18 +94,17 @@ def record(path, out_dir, spec=None, *, device: str = "cuda", dtypes=None, cases
                                    f"{type(exc).__name__}: {exc}") from exc
             changed = mutated_inputs(pristine, args)
             named = outs + pick(flatten_tensors(list(args), "arg"), changed)
-            arrays, tensors = {}, []
+            tensors, stem = [], f"case{ci}_{dname}_seed{seed}"
             for k, (name, t) in enumerate(named):
-                arrays[f"t{k}"], stored = to_numpy(t)
-                tensors.append({"name": name, "key": f"t{k}", "dtype": str(t.dtype).removeprefix("torch."),
+                arrays[f"{stem}_t{k}"], stored = to_numpy(t)
+                tensors.append({"name": name, "key": f"{stem}_t{k}", "dtype": str(t.dtype).removeprefix("torch."),
                                 "stored_as": stored, "shape": list(t.shape)})
-            fname = f"case{ci}_{dname}_seed{seed}.npz"
-            import numpy as np
-            np.savez_compressed(out / fname, **arrays)
-            manifest["entries"].append({"npz": fname, "case": dict(case), "dtype": dname, "seed": seed,
+            manifest["entries"].append({"npz": PACK, "case": dict(case), "dtype": dname, "seed": seed,
                                         "inputs_sha256": inputs_hash(cpu_args), "tensors": tensors})
             _say(f"[record {len(manifest['entries'])}/{total}] {sp.entry} {case_label(case)} {dname}: "
-                 f"{len(tensors)} tensor(s) -> {fname}", progress)
+                 f"{len(tensors)} tensor(s)", progress)
+    import numpy as np
+    np.savez_compressed(out / PACK, **arrays)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     return manifest
 

@@ -311,6 +311,64 @@ def test_fp32_mma_is_full_precision_and_tf32_is_explicit():
     assert '"tf32", CHAINED=False)' in body
 
 
+_TF32 = """
+@ct.kernel
+def k(a, b, c, T: ConstInt):
+    x = ct.load(a, index=(0, 0), shape=(T, T))
+    y = ct.load(b, index=(0, 0), shape=(T, T))
+    dt = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    acc = ct.mma(ct.astype(x, dt), ct.astype(y, ct.tfloat32), ct.zeros((T, T), dtype=ct.float32))
+    ct.store(c, index=(0, 0), tile=acc)
+
+def run(a, b):
+    c = torch.empty((16, 16), dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (a, b, c, 16))
+    return c
+"""
+
+
+def _tf32_rne(t):
+    """float32 -> tf32 (10 fraction bits), round to nearest even, in torch's integer ops."""
+    b = t.view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    b = (b + 0xFFF + ((b >> 13) & 1)) & 0xFFFFE000
+    return b.to(torch.uint32).view(torch.float32) if hasattr(torch, "uint32") else None
+
+
+def test_astype_tfloat32_rounds_to_nearest_even_as_cutile(tmp_path):
+    """cuTile's astype(x, tfloat32) rounds to nearest even; Triton's tf32 dot (Hopper's MMA) drops
+    the low 13 bits. The translation rounds first: times the identity, the product is the rounded
+    a, also where truncation differs (1 + 2**-11 + 2**-20 rounds up; 1 + 2**-11 is a tie, to even;
+    1 + 3 * 2**-11 is a tie, up to even), negatives, a plain and a conditional tfloat32 dtype."""
+    mod = build(_TF32, tmp_path)
+    vals = torch.tensor([1 + 2**-11 + 2**-20, 1 + 2**-11, 1 + 3 * 2**-11, -(1 + 2**-11 + 2**-20),
+                         3.0, 1e-3, -7.25e30, 0.0], dtype=torch.float32)
+    a = vals.repeat(32)[:256].reshape(16, 16).contiguous()
+    c = mod.run(a, torch.eye(16))
+    want = _tf32_rne(a)
+    assert torch.equal(c, want), (c - a).abs().max()
+    assert not torch.equal(want, a)                 # the values are ones where rounding shows
+
+
+def test_tile_cast_to_tfloat32_in_one_branch_keeps_the_tf32_product():
+    """`ct.astype(q, ct.tfloat32) if q.dtype == ct.float32 else q` (TileGym's neighborhood
+    attention): the product is tf32 where the condition holds, not a full-precision fp32 one."""
+    res = translate("""
+    @ct.kernel
+    def k(a, c, T: ConstInt):
+        x = ct.load(a, index=(0, 0), shape=(T, T))
+        q = ct.astype(x, ct.tfloat32) if x.dtype == ct.float32 else x
+        ct.store(c, index=(0, 0), tile=ct.mma(q, q, ct.zeros((T, T), dtype=ct.float32)))
+    """)
+    assert res.ok
+    body = res.code.split("def k(")[1]
+    assert '"tf32" if (x.dtype == tl.float32) else "ieee"' in body
+    assert "_c2t_to_tf32(x.to(tl.float32), True) if x.dtype == tl.float32 else x" in body
+
+
+def test_astype_tfloat32_compiles_for_sm90(tmp_path):
+    assert "OK k" in compile_sm90(_TF32, "run", "(torch.randn(16, 16), torch.randn(16, 16))", tmp_path)
+
+
 def test_reductions_keepdims_tuple_axes_and_dtype(tmp_path):
     mod = build("""
     @ct.kernel

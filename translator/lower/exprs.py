@@ -472,9 +472,7 @@ class ExpressionLowering:
         if b.kind == T.DTYPE and o.kind == T.DTYPE:
             # e.g. `dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`: the tf32-ness of
             # the result is itself a compile-time condition
-            tf32 = (b.tf32 or False) if b.tf32 == o.tf32 else (
-                f"({t.code})" if b.tf32 is True and not o.tf32 else
-                f"not ({t.code})" if o.tf32 is True and not b.tf32 else None)
+            tf32 = _chosen_tf32(t, b, o)
             if tf32 is None:
                 self.fail("C2T101", "this conditional tfloat32 dtype is not supported yet", e)
             return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", T.DTYPE, prec=3, tf32=tf32)
@@ -494,7 +492,7 @@ class ExpressionLowering:
             return self.make_tuple([self.choose(e, t, x, y) for x, y in zip(b.elts, o.elts)])
         kind = T.STATIC if t.is_static and b.is_static and o.is_static else (b.kind if b.kind == o.kind else T.UNKNOWN)
         return V(f"{paren(b, 4)} if {paren(t, 4)} else {paren(o, 3)}", kind, prec=3,
-                 rank=b.rank if b.rank == o.rank else None)
+                 rank=b.rank if b.rank == o.rank else None, tf32=_chosen_tf32(t, b, o))
 
     def e_Call(self, e):
         return ops.call(self.cx, e)
@@ -530,3 +528,15 @@ def _is_record(v: V) -> bool:
 def lambda_as_def(name: str, lam: N.Lambda) -> N.FunctionDef:
     return N.FunctionDef(span=lam.span, name=name, params=copy.deepcopy(lam.params),
                          body=[N.Return(span=lam.span, value=lam.body)], full_span=lam.span)
+
+
+def _chosen_tf32(t: V, b: V, o: V):
+    """The tf32-ness of `b if t else o` (a dtype, or a tile cast to tfloat32 in one branch, as
+    `ct.astype(q, ct.tfloat32) if q.dtype == ct.float32 else q`): a condition where the branches
+    differ, None where it cannot be told (a runtime condition, or both branches conditional)."""
+    if b.tf32 == o.tf32:
+        return b.tf32 or False
+    if b.kind != T.DTYPE and not t.is_static:
+        return None
+    return (f"({t.code})" if b.tf32 is True and not o.tf32 else
+            f"not ({t.code})" if o.tf32 is True and not b.tf32 else None)

@@ -110,7 +110,7 @@ def precision(a: V, b: V) -> str:
     """input_precision for tl.dot: fp32 is exact in cuTile unless an operand was cast to tfloat32."""
     if a.tf32 is True or b.tf32 is True:
         return '"tf32"'
-    conds = [x.tf32 for x in (a, b) if isinstance(x.tf32, str)]
+    conds = list(dict.fromkeys(x.tf32 for x in (a, b) if isinstance(x.tf32, str)))      # (once each)
     if conds:
         return f'"tf32" if {" or ".join(conds)} else "ieee"'
     return '"ieee"'

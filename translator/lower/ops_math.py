@@ -175,7 +175,10 @@ def astype_value(cx, x: V, dt: V, call, args):
         return V(f"{cx.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode in (None, "RN"):
-        return V(f"{code}.to({dt.code})", _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
+        out = f"{code}.to({dt.code})"
+        if dt.tf32:     # True, or the condition under which a conditional dtype is tfloat32
+            out = f"{cx.use('_c2t_to_tf32')}({out}, {'True' if dt.tf32 is True else dt.tf32})"
+        return V(out, _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
     if mode == "RZ" and dt.tf32:
         return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
                  shape=x.shape)

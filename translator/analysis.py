@@ -36,6 +36,10 @@ class ModuleInfo:
     # module-level enum classes and frozen dataclasses (Python objects rebuilt from the source):
     # their members and instances are compile-time constants in kernels
     classes: dict = field(default_factory=dict)
+    # module-level dicts, and tuples holding functions (`_OPS = {Op.ADD: ct.atomic_add, ...}`),
+    # folded by const_fold with functions as const_fold.Refs: kernels read them with keys known
+    # at translation time, or dispatch on a Constant key (passes/fn_values.py)
+    tables: dict = field(default_factory=dict)
     # methods of those frozen dataclasses: rebuilt class -> {method name: FunctionDef}; a call in a
     # kernel is a helper call with the (constant) instance as `self`
     class_methods: dict = field(default_factory=dict)
@@ -218,6 +222,7 @@ def analyze(mod: N.Module) -> ModuleInfo:
                     info.functions[fd.name] = fd
                     info.kernels[fd.name] = fd
     _host_made_kernels(info)
+    _tables(info)
     from . import nested_kernels
     for nk in nested_kernels.find(info):
         info.nested[nk.hoisted.name] = nk
@@ -281,6 +286,52 @@ def _module_binding(info: ModuleInfo, name: str, val):
         info.constants[name] = _literal(val, {**info.classes, **info.constants})
     except ValueError:
         info.constants.pop(name, None)
+
+
+def _tables(info: ModuleInfo):
+    """info.tables: module-level `name = {...}` dicts and tuples or lists that hold functions
+    (module functions, cuda.tile operations), assigned once, whose keys and values const_fold
+    evaluates (literals, enum members, functions as Refs); the module is never run."""
+    assigned: dict = {}
+    for st in info.module.body:
+        if isinstance(st, (N.Assign, N.AnnAssign)):
+            for t in (st.targets if isinstance(st, N.Assign) else [st.target]):
+                for x in walk(t):
+                    if isinstance(x, N.Name):
+                        assigned[x.id] = assigned.get(x.id, 0) + 1
+        elif isinstance(st, (N.FunctionDef, N.Other)) and getattr(st, "name", ""):
+            assigned[st.name] = assigned.get(st.name, 0) + 1
+    names = {**info.classes, **info.constants}
+    for fn in info.functions:
+        if fn not in info.kernels and assigned.get(fn, 0) == 1 and fn not in names:
+            names[fn] = const_fold.Ref("function", fn)
+    for m in info.ct_modules:
+        if m != "__ct__":
+            names[m] = const_fold.RefSpace("ct")
+    for st in info.module.body:
+        if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)):
+            continue
+        name, val = st.targets[0].id, st.value
+        if assigned.get(name) != 1 or name in info.constants or name in info.ct_constants \
+                or not (isinstance(val, (N.TupleExpr, N.ListExpr)) or isinstance(val, N.Raw) and val.kind == "dict"):
+            continue
+        start, end = const_fold.enclose(info.module.text, val.span.start, val.span.end)
+        try:
+            v = const_fold.fold(info.module.text[start:end], names, dicts=True)
+        except const_fold.FoldError:
+            continue
+        if isinstance(v, dict) or isinstance(v, (tuple, list)) and _holds_ref(v):
+            info.tables[name] = tuple(v) if isinstance(v, list) else v
+
+
+def _holds_ref(v) -> bool:
+    if isinstance(v, const_fold.Ref):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(_holds_ref(x) for x in v)
+    if isinstance(v, dict):
+        return any(_holds_ref(x) for x in v.values())
+    return False
 
 
 HINT_METADATA = ("ArrayAnnotation", "ListAnnotation", "ConstantAnnotation", "ScalarAnnotation")
@@ -439,8 +490,10 @@ def _enum_class(info: ModuleInfo, st: N.Other):
             continue
         elif isinstance(x, N.ExprStmt) and isinstance(x.value, N.Const) and isinstance(x.value.value, str):
             continue     # docstring
+        elif isinstance(x, N.FunctionDef) and not x.name.startswith("_") and not x.decorators:
+            continue     # a plain method (`def is_bitwise(self)`): not rebuilt, refused where a kernel calls it
         else:
-            return None  # methods, nested classes...: not rebuilt (uses in kernels are refused)
+            return None  # other methods (`_missing_`, dunders, properties), nested classes...: not rebuilt
     if not members:
         return None
     try:

@@ -19,6 +19,7 @@ from .lower.arrays import walk
 from .lower.kernel import Shared
 from .lower.helpers import lower_call, lower_library_helper
 from .lower.kernels import HostUse, plan_kernel
+from .passes import fn_values
 from .parse import parse
 
 
@@ -138,6 +139,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         return Result(text, rep.sorted(), [], filename), {}
 
     check_cutile_imports(info, filename, rep)
+    value_diags = fn_values.resolve_kernels(info, rep)     # function values in kernels (passes/fn_values.py)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
     library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
@@ -154,6 +156,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call,
                     host_uses=host_uses)
     n_analysis = len(rep.items)
+    rep.items.extend(value_diags)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}
     stubs = [partial.kernel_stub(info.nested[name].fd.name if name in info.nested else name, fd, refused[name])
              for name, fd in refused_fds.items()]
@@ -498,6 +501,8 @@ def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_use
     else:
         if "cdiv" in shared.host_needs:       # a host-only module (no kernels) using ct.cdiv
             parts.append(emit.render("host_cdiv.py.j2"))
+        if "device_function" in shared.host_needs:
+            parts.append(emit.render("host_device_function.py.j2"))
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)
         pos = 0

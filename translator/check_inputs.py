@@ -139,6 +139,15 @@ def _constexpr(pname, user, arrays, lists, ftl, tl):
 
 
 # ---------------------------------------------------------------- Constant values
+def _dispatch_values(fd: N.FunctionDef) -> dict:
+    """{Constant parameter: the first value a dispatch over a table's keys compares it with}."""
+    out = {}
+    for n in walk(fd.body):
+        if isinstance(n, N.If) and getattr(n, "c2t_dispatch", False) and isinstance(n.test.left, N.Name):
+            out.setdefault(n.test.left.id, n.test.comparators[0].value)
+    return out
+
+
 def constant_candidates(info, fd: N.FunctionDef) -> dict:
     """{"known": [values per launch site] , "guess": [assumed values, tried in order]}: each a dict
     of the kernel's Constant parameters."""
@@ -163,6 +172,9 @@ def constant_candidates(info, fd: N.FunctionDef) -> dict:
                         for n, k in kinds.items()})
     guesses.append({n: (16 if k == "int" else True if k == "bool" else 1.0 if k == "float" else _dtype())
                     for n, k in kinds.items()})
+    picked = _dispatch_values(info.kernels.get(fd.name, fd))
+    if picked:     # a table's key (passes/fn_values.py): other values fail its static_assert
+        guesses = [{**g, **{n: v for n, v in picked.items() if n in g}} for g in guesses]
     combos = []
     for k in known[:MAX_LAUNCH_COMBOS] or [{}]:
         combos.append([{**g, **k} for g in guesses] if len(k) < len(kinds) else [k])

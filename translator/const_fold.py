@@ -7,10 +7,14 @@ everything). They are parsed with `ast` (parsing runs nothing) and evaluated her
 knows a closed set of constructs:
 
 - literals; names bound to known values (the caller's `names`: module constants, known locals,
-  Constant parameters whose value is known, enum classes and frozen dataclass values);
+  Constant parameters whose value is known, enum classes and frozen dataclass values, and `Ref`s:
+  opaque stand-ins for functions, which are compared, hashed and held but never called);
 - unary, binary and boolean operators, comparisons and `x if c else y` on numbers, strings,
   tuples, lists and ranges (sequence `%` formatting is refused);
-- tuple and list displays (with `*unpacking`), subscripts and slices;
+- tuple and list displays (with `*unpacking`), dict displays (keys: literals, enum members, `Ref`s
+  and tuples of them), subscripts and slices, `k in d`;
+- an enum class called with one value (`Op(1)`): its member of that value, found by comparing
+  the members' values (the class is not called);
 - list comprehensions and generator expressions over known finite iterables;
 - calls of the pure builtins in `BUILTINS` and of the `math` functions in `MATH_FUNCS`, and the
   `math` constants in `MATH_CONSTS`; members (`.name`, `.value`) of enum values and fields of
@@ -18,7 +22,7 @@ knows a closed set of constructs:
 
 Everything else is refused: any attribute or name with a leading underscore, other attributes,
 other builtins (`open`, `getattr`, `__import__`, `eval`, `type`...), lambdas, `:=`, f-strings,
-dict and set displays. Sizes are bounded so that a line of source cannot make the translator
+`**` in dict displays, set displays and dict and set comprehensions. Sizes are bounded so that a line of source cannot make the translator
 hang or exhaust memory: integers (`MAX_INT_BITS`), sequences (`MAX_ITEMS`, `MAX_STR`) and the
 work of one evaluation (`MAX_STEPS`) are capped, and `**`, `<<` and `*` are checked before they
 are computed.
@@ -86,6 +90,40 @@ class Raised(FoldError):
 _MATH = object()        # the value of the name `math`
 
 
+class Ref:
+    """A function the folder holds without calling it (a cuda.tile operation, a module function):
+    `kind` says what it is ("ct", "function"), `name` its path or name. Equal by both."""
+    __slots__ = ("kind", "name")
+
+    def __init__(self, kind: str, name: str):
+        self.kind, self.name = kind, name
+
+    def __eq__(self, other):
+        return isinstance(other, Ref) and (self.kind, self.name) == (other.kind, other.name)
+
+    def __hash__(self):
+        return hash(("Ref", self.kind, self.name))
+
+    def __repr__(self):
+        return f"Ref({self.kind!r}, {self.name!r})"
+
+
+class RefSpace:
+    """A namespace whose public attributes are `Ref`s of one kind (`ct.atomic_add` with `ct` the
+    cuda.tile module: Ref("ct", "atomic_add")); `members`, when given, limits the attributes."""
+    __slots__ = ("kind", "prefix", "members")
+
+    def __init__(self, kind: str, prefix: str = "", members=None):
+        self.kind, self.prefix, self.members = kind, prefix, members
+
+
+def _hashable(x) -> bool:
+    """Keys of dict displays: literals, enum members, Refs and tuples of them."""
+    if x is None or isinstance(x, (bool, int, float, str, enum.Enum, Ref)):
+        return True
+    return isinstance(x, tuple) and all(_hashable(y) for y in x)
+
+
 class _Builtin:
     __slots__ = ("name",)
 
@@ -108,7 +146,10 @@ def is_value(x, depth: int = 0) -> bool:
         return True
     if isinstance(x, (tuple, list)):
         return depth < 32 and len(x) <= MAX_ITEMS and all(is_value(y, depth + 1) for y in x)
-    return _is_enum_class(x) or _is_data(x)
+    if isinstance(x, dict):
+        return depth < 32 and len(x) <= MAX_ITEMS and all(
+            _hashable(k) and is_value(v, depth + 1) for k, v in x.items())
+    return isinstance(x, Ref) or _is_enum_class(x) or _is_data(x)
 
 
 def _num(x) -> bool:
@@ -202,9 +243,10 @@ def hostile(tree: ast.AST) -> bool:
     return False
 
 
-def check(tree: ast.AST, names=(), bound=()) -> None:
+def check(tree: ast.AST, names=(), bound=(), dicts: bool = False) -> None:
     """Refuse constructs that are never evaluated, wherever they are in `tree` (before anything is
-    evaluated: a refused part is reported even where an earlier part is not known)."""
+    evaluated: a refused part is reported even where an earlier part is not known). Dict displays
+    only where `dicts` (a module-level table: analysis.py), never in kernel expressions."""
     local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for n in ast.walk(tree):
         if isinstance(n, ast.Attribute):
@@ -216,29 +258,33 @@ def check(tree: ast.AST, names=(), bound=()) -> None:
             if hasattr(builtins, n.id) and n.id not in BUILTINS and n.id not in ("True", "False", "None") \
                     and n.id not in names and n.id not in bound and n.id not in local:
                 raise Refused(f"builtin `{n.id}` cannot be used at translation time", n)
+        elif isinstance(n, ast.Dict) and (not dicts or any(k is None for k in n.keys)):
+            raise Refused("a dict cannot be evaluated at translation time" if not dicts else
+                          "`**` in a dict display cannot be evaluated at translation time", n)
         elif isinstance(n, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.JoinedStr,
-                            ast.Dict, ast.Set, ast.DictComp, ast.SetComp)):
+                            ast.Set, ast.DictComp, ast.SetComp)):
             what = {ast.Lambda: "a lambda", ast.NamedExpr: "`:=`", ast.JoinedStr: "an f-string",
-                    ast.Dict: "a dict", ast.Set: "a set", ast.DictComp: "a dict comprehension",
+                    ast.Set: "a set", ast.DictComp: "a dict comprehension",
                     ast.SetComp: "a set comprehension"}.get(type(n), type(n).__name__)
             raise Refused(f"{what} cannot be evaluated at translation time", n)
         elif isinstance(n, ast.Constant) and (isinstance(n.value, (bytes, complex)) or n.value is Ellipsis):
             raise Refused("only int, float, bool, str and None literals are evaluated", n)
 
 
-def fold(text: str, names: dict | None = None, bound=()) -> object:
+def fold(text: str, names: dict | None = None, bound=(), dicts: bool = False) -> object:
     """Parse and evaluate `text`. `names` maps names to known values; `bound` holds names that
-    have a value not known now (they shadow builtins and raise Unknown)."""
+    have a value not known now (they shadow builtins and raise Unknown); `dicts`: dict displays
+    are evaluated (module-level tables only)."""
     try:
         tree = parse(text)
     except SyntaxError as err:
         raise Refused(f"this is not an expression ({err})") from None
-    return fold_tree(tree, names, bound)
+    return fold_tree(tree, names, bound, dicts)
 
 
-def fold_tree(tree: ast.expr, names: dict | None = None, bound=()) -> object:
+def fold_tree(tree: ast.expr, names: dict | None = None, bound=(), dicts: bool = False) -> object:
     names = names or {}
-    check(tree, names, bound)
+    check(tree, names, bound, dicts)
     try:
         return _Folder(names, bound).ev(tree)
     except RecursionError:
@@ -302,6 +348,10 @@ def binop(op: str, a, b, node=None):
 
 def _compare(op: ast.cmpop, a, b, node):
     if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(b, dict):
+            if not _hashable(a):
+                raise Raised(TypeError(f"unhashable type: '{type(a).__name__}'"), node)
+            return (a in b) if isinstance(op, ast.In) else (a not in b)
         if not (isinstance(b, (str, tuple, list, range)) or _is_enum_class(b)):
             raise Raised(TypeError(f"argument of type '{type(b).__name__}' is not iterable"), node)
         try:
@@ -355,7 +405,7 @@ class _Folder:
                 return scope[nm]
         if nm in self.names:
             v = self.names[nm]
-            if is_value(v):
+            if is_value(v) or isinstance(v, RefSpace):
                 return v
             raise Unknown(nm, node)
         if nm in self.bound:
@@ -371,7 +421,7 @@ class _Folder:
     def value(self, node):
         """ev, for a value that is data (not `math` or a builtin function)."""
         v = self.ev(node)
-        if v is _MATH or isinstance(v, _Builtin):
+        if v is _MATH or isinstance(v, (_Builtin, RefSpace)):
             raise Refused(f"`{_text(node)}` can only be called or have a constant taken", node)
         return v
 
@@ -379,6 +429,10 @@ class _Folder:
         if node.attr.startswith("_"):
             raise Refused(f"attribute `{node.attr}` cannot be evaluated at translation time", node)
         base = self.ev(node.value)
+        if isinstance(base, RefSpace):
+            if base.members is not None and node.attr not in base.members:
+                raise Unknown(f"{base.prefix}{node.attr}", node)
+            return Ref(base.kind, base.prefix + node.attr)
         if base is _MATH:
             if node.attr in MATH_CONSTS:
                 return MATH_CONSTS[node.attr]
@@ -439,7 +493,7 @@ class _Folder:
     # sequences
     def items(self, v, node) -> list:
         """The elements of an iterable known value (bounded)."""
-        if _is_enum_class(v):
+        if _is_enum_class(v) or isinstance(v, dict):
             v = list(v)
         if not isinstance(v, (tuple, list, str, range)):
             raise Raised(TypeError(f"'{type(v).__name__}' object is not iterable"), node)
@@ -465,8 +519,26 @@ class _Folder:
     def e_List(self, node):
         return self.elements(node.elts, node)
 
+    def e_Dict(self, node):
+        if len(node.keys) > MAX_ITEMS:
+            raise Refused(f"a dict of more than {MAX_ITEMS} entries", node)
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            key = self.value(k)
+            if not _hashable(key):
+                raise Raised(TypeError(f"unhashable type: '{type(key).__name__}'"), k)
+            out[key] = self.value(v)
+        return out
+
     def e_Subscript(self, node):
         base = self.value(node.value)
+        if isinstance(base, dict) and not isinstance(node.slice, ast.Slice):
+            key = self.value(node.slice)
+            if not _hashable(key):
+                raise Raised(TypeError(f"unhashable type: '{type(key).__name__}'"), node)
+            if key not in base:
+                raise Raised(KeyError(key), node)
+            return base[key]
         if not isinstance(base, (tuple, list, str, range)):
             raise Raised(TypeError(f"'{type(base).__name__}' object is not subscriptable"), node)
         if isinstance(node.slice, ast.Slice):
@@ -534,6 +606,8 @@ class _Folder:
     # calls
     def e_Call(self, node):
         f = self.ev(node.func)
+        if _is_enum_class(f):
+            return self._enum_member(f, node)
         if not isinstance(f, _Builtin):
             raise Refused(f"`{_text(node.func)}` cannot be called at translation time; only "
                           + ", ".join(sorted(BUILTINS)) + " and math functions", node)
@@ -546,6 +620,21 @@ class _Folder:
         if f.name.startswith("math."):
             return self._math(f.name[5:], args, kw, node)
         return getattr(self, "b_" + f.name)(args, kw, node)
+
+    def _enum_member(self, cls, node):
+        """`Op(v)`: the member whose value equals v (the class is not called: its members are
+        compared with the literal), or ValueError as Enum raises it."""
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            raise Refused(f"`{cls.__name__}(...)` is evaluated only with one value", node)
+        v = self.value(node.args[0])
+        if isinstance(v, cls):
+            return v
+        if v is None or isinstance(v, (bool, int, float, str)):
+            for m in cls.__members__.values():
+                mv = m.value
+                if (mv is None or isinstance(mv, (bool, int, float, str))) and mv == v:
+                    return m
+        raise Raised(ValueError(f"{v!r} is not a valid {cls.__name__}"), node)
 
     def _math(self, name, args, kw, node):
         if kw:
@@ -578,7 +667,7 @@ class _Folder:
         self._kw("len", kw, (), node)
         self._arity("len", args, 1, 1, node)
         x = args[0]
-        if not (isinstance(x, (tuple, list, str, range)) or _is_enum_class(x)):
+        if not (isinstance(x, (tuple, list, str, range, dict)) or _is_enum_class(x)):
             raise Raised(TypeError(f"object of type '{type(x).__name__}' has no len()"), node)
         return self._call(len, args, node)
 

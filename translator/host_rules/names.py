@@ -110,6 +110,28 @@ def presence(ctx, stmt, n):
     return Out(edits=(Edit(n.span.start, n.span.end, "True"),), covers=below(n))
 
 
+def _assigns_ct(ctx, st) -> bool:
+    """`ct.pack_to_bytes = ...`: a statement that patches cuda.tile (left to `untranslated`)."""
+    return isinstance(st, N.Assign) and any(ctx.info.ct_path(t) is not None for t in st.targets)
+
+
+@rule(N.Attr, N.Name)
+def device_function_values(ctx, stmt, n):
+    """`{Op.ADD: ct.atomic_add, ...}`: a tile operation held as a value by host code (a table
+    kernels read at translation time, passes/fn_values.py): a stand-in that names it and raises
+    when the host calls it."""
+    path = _path(ctx, stmt, n)
+    if not path or path in ("launch", "cdiv", "kernel", "function") or ops.lookup(path) is None \
+            or path in rules.HOST_DTYPES or id(n) in stmt.rebound or _assigns_ct(ctx, stmt.node):
+        return None
+    called = ctx.info.once("called functions", stmt.node, lambda st: frozenset(
+        id(c.func) for c in ctx.info.nodes(st) if isinstance(c, N.Call)))
+    if id(n) in called:
+        return None
+    return Out(edits=(Edit(n.span.start, n.span.end, f"_c2t_device_function({path!r})"),), covers=below(n),
+               needs=frozenset({"device_function"}))
+
+
 @rule(N.Attr, N.Name)
 def untranslated(ctx, stmt, n):
     """Any other cuda.tile name; ct.launch and ct.cdiv are translated only where they are called."""

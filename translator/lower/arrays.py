@@ -376,7 +376,8 @@ def array_guards(fd: N.FunctionDef, text: str, arrays: set, constexprs: set) -> 
     arrays that have one. cuTile compiles only the branches Constant arguments select, so such an
     array may be a placeholder of any rank when the condition is false (a layer norm's bias
     gradient buffer without a bias); the launcher then checks its rank only when it is true."""
-    if not any(isinstance(n, N.If) and _launcher_evaluable(n.test, constexprs) for n in walk(fd.body)):
+    if not any(isinstance(n, N.If) and _launcher_evaluable(n.test, constexprs)
+               and not getattr(n, "c2t_dispatch", False) for n in walk(fd.body)):
         return {}
     names: dict = {}       # id(node) -> the names below it (each node walked once per level)
     guards = {}
@@ -407,7 +408,8 @@ def _needed(stmts, name: str, text: str, constexprs: set, names: dict):
 
     out = []
     for st in stmts:
-        if isinstance(st, N.If) and _launcher_evaluable(st.test, constexprs):
+        if isinstance(st, N.If) and _launcher_evaluable(st.test, constexprs) \
+                and not getattr(st, "c2t_dispatch", False):      # (passes/fn_values.py: no text of its own)
             cond = text[st.test.span.start:st.test.span.end]
             b = _needed(st.body, name, text, constexprs, names)
             o = _needed(st.orelse, name, text, constexprs, names)

@@ -183,6 +183,11 @@ class Builder:
             if isinstance(value, tuple):
                 return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
             return "[" + ", ".join(items) + "]"
+        if isinstance(value, dict):
+            if len(value) > 4096:
+                self._fail(name, value, "a dict of more than 4096 entries")
+            return "{" + ", ".join(f"{self.value_src(name, k)}: {self.value_src(name, v)}"
+                                   for k, v in value.items()) + "}"
         dt = ct._dtype_name(value)
         if dt is not None:
             return f"ct.{dt}"
@@ -195,6 +200,17 @@ class Builder:
         src = getattr(value, "_c2t_src", None)     # the shim's annotations, ByTarget
         if isinstance(src, str):
             return src
+        attr = ct._public_name(value) if callable(value) and not isinstance(value, type) else None
+        if attr is not None:        # a cuda.tile operation held in a table (`{Op.ADD: ct.atomic_add}`)
+            return f"ct.{attr}"
+        kind = getattr(type(value), "_c2t_kind", None)
+        if kind == "function" or isinstance(value, types.FunctionType):
+            # a function held in a table (`{Op.ADD: add_func}`): its source, under its own name
+            fn = value.pyfunc if kind == "function" else value
+            if fn.__name__ == "<lambda>" or not fn.__name__.isidentifier():
+                self._fail(name, value, "a lambda")
+            self.add_function(fn.__name__, value)
+            return fn.__name__
         src = self.type_src(name, value)
         if src is not None:
             return src
@@ -362,8 +378,12 @@ class Builder:
         # constants naming a class written here (`enum_value = Color.BLUE`) after the classes, and
         # the classes before the functions: the translator reads module-level names in order
         classes = {d[0] for d in self.defs if d[1].startswith("class ")}
-        later = {n for n, src in self.consts.items() if any(re.search(rf"\b{re.escape(c)}\b", src) for c in classes)}
-        out += [f"{n} = {src}\n" for n, src in self.consts.items() if n not in later]
+        functions = {d[0] for d in self.defs if d[0] not in classes}
+        # tables holding functions (`{Op.ADD: add_func}`) after every definition
+        last = {n for n, src in self.consts.items() if any(re.search(rf"\b{re.escape(f)}\b", src) for f in functions)}
+        later = {n for n, src in self.consts.items() if n not in last
+                 and any(re.search(rf"\b{re.escape(c)}\b", src) for c in classes)}
+        out += [f"{n} = {src}\n" for n, src in self.consts.items() if n not in later and n not in last]
         defs = [d for d in self.defs if d[0] in classes] + [d for d in self.defs if d[0] not in classes]
         segments = []
         for i, (_name, text, fname, orig, indent, extra) in enumerate(defs):
@@ -375,6 +395,8 @@ class Builder:
             segments.append(Segment(start, text.count("\n") - extra, fname, orig, indent))
         if later and len(defs) == len(classes):
             out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in later))
+        if last:
+            out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in last))
         return Built("".join(out), segments, filename, line)
 
 

@@ -98,6 +98,18 @@ def _c2t_rule_operand_error(what, value, dst):
     return err[0], f"{context}: {err[1]}"
 
 
+def _c2t_rule_dtype_of(value):
+    """The dtype of an operand: a dtype name itself, or the dtype cuTile gives a loosely typed
+    constant (bool_; int32, int64 or uint64 by size; float32)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "bool_"
+    if isinstance(value, int):
+        return "int32" if -2**31 <= value < 2**31 else "int64" if -2**63 <= value < 2**63 else "uint64"
+    return "float32"
+
+
 def _c2t_rule_binary_error(op, a, b):
     """None where cuTile accepts the operator `op` on the operands `a` and `b`, else (error class,
     message). Operands: dtype names (strictly typed values) or Python bool, int or float (loosely
@@ -106,15 +118,7 @@ def _c2t_rule_binary_error(op, a, b):
     operand's), "<<", ">>" (integers), "divmod" (integers), else an arithmetic operator, comparison
     or two-operand function, which promotes (two strictly typed operands must promote; a constant
     is not checked). (cuTile's TypeCheckingError is its TileTypeError.)"""
-    def dtype(v):
-        if isinstance(v, str):
-            return v
-        if isinstance(v, bool):
-            return "bool_"
-        if isinstance(v, int):
-            return "int32" if -2**31 <= v < 2**31 else "int64" if -2**63 <= v < 2**63 else "uint64"
-        return "float32"
-    da, db = dtype(a), dtype(b)
+    da, db = _c2t_rule_dtype_of(a), _c2t_rule_dtype_of(b)
     ka, kb = _c2t_rule_kind(da), _c2t_rule_kind(db)
     strict = isinstance(a, str) and isinstance(b, str)
     if op in ("&", "|", "^"):

@@ -408,7 +408,7 @@ def _minmax(cx, name, call, args):
             prop = "tl.PropagateNan.ALL"
     v = minmax(cx, name, x, y, prop)
     if _ftz(cx, args, name, call, True):       # (cuTile takes it for float32 only)
-        return rd_checked(cx, v, name, None, True)
+        return rd_checked(cx, v, name, None, True, call)
     return v
 
 
@@ -550,7 +550,7 @@ def binary_func(cx, name, call, args):
             cx.note("C2T203", f"ct.{name}(rounding_mode={mode}): Triton's fast division is used", call)
             v = V(f"{cx.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
                   rank=_rank(x, y))
-            return rd_checked(cx, v, name, mode, _ftz_value(cx, args))
+            return rd_checked(cx, v, name, mode, _ftz_value(cx, args), call)
         if (mode not in ("RN", None) and not checked) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
             cx.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
     v = binary(cx, op, x, y, call)
@@ -559,7 +559,7 @@ def binary_func(cx, name, call, args):
     ftz = _ftz_value(cx, args)
     if checked and (mode is not None or ftz):
         # (RN: cuTile checks the dtype; modes it does not take for the operation fail as there)
-        return rd_checked(cx, v, name, mode, ftz)
+        return rd_checked(cx, v, name, mode, ftz, call)
     return v
 
 

@@ -11,6 +11,7 @@ not registered here: ops.py calls `pow_value`, `rounding_mode_value`, `astype_va
 """
 from __future__ import annotations
 
+from .. import dtype_rules as R
 from ..ir import nodes as N
 from . import types as T
 from .context import _rank, _req, _result_kind
@@ -166,14 +167,14 @@ def rounding_mode_value(cx, name: str, call, args):
     x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     v = V(f'{fn}({_static_beside(x, y)}, {_static_beside(y, x)}, "{op_}", "{_DIRECTED[mode]}")',
           _runtime_kind(x, y), rank=_rank(x, y))
-    return rd_checked(cx, v, name, mode, ftz) if ftz else v
+    return rd_checked(cx, v, name, mode, ftz, call) if ftz else v
 
 
 _RD_CHECKED = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "maximum": "max",
                "minimum": "min"}        # cuTile's names of the operations whose modes are checked
 
 
-def rd_checked(cx, v: V, name: str, mode, ftz: bool) -> V:
+def rd_checked(cx, v: V, name: str, mode, ftz: bool, node) -> V:
     """`v`, the result of ct.<name> with rounding_mode=`mode` (a RoundingMode member's name or
     None) and flush_to_zero=`ftz`, checked as cuTile checks them against the operands' common
     dtype (the result's) when Triton compiles the kernel: a mode cuTile does not take for the
@@ -181,6 +182,10 @@ def rd_checked(cx, v: V, name: str, mode, ftz: bool) -> V:
     TileTypeError (_c2t_rd_checked). Two constants (folded) are not checked."""
     if v.kind == T.STATIC:
         return v
+    refused = R.rounding_error(_RD_CHECKED[name], mode, False, "float32") if mode is not None else None
+    if refused:         # (for any dtype)
+        cx.note("C2T218", f"ct.{name}: cuTile does not take rounding_mode={mode} (TileTypeError: {refused[1]})",
+                node)
     m = f'"{mode}"' if mode is not None else "None"
     out = V(f'{cx.use("_c2t_rd_checked")}({v.code}, "{_RD_CHECKED[name]}", {m}, {ftz})', v.kind, rank=v.rank,
             shape=v.shape, tf32=v.tf32)

@@ -130,10 +130,13 @@ _SAFE_MODULES = ("triton", "math")
 _SWITCHES = {"_C2T_NARROW_ALL": "tl.constexpr(False)", "_C2T_NARROW_PAD": "tl.constexpr(False)",
              "_C2T_INTERPRET": "tl.constexpr(False)"}
 # functions of the generated module the check replaces: cuTile's implicit-cast rule on stores and
-# atomics (templates/prelude_casts.py.j2) judges the arrays' dtypes, and the check's typings give
-# every array one dtype where the host may pass others (a float32 `mean` next to float16 data);
-# what the check asks is whether Triton compiles the translation, so it checks with the rule off
-_STUBS = {"_c2t_cast_message": '@triton.constexpr_function\ndef _c2t_cast_message(value, ety, what):\n    return ""\n'}
+# atomics and its rules on operators' dtypes and rounding modes (templates/prelude_casts.py.j2)
+# judge the arrays' dtypes, and the check's typings give every array one dtype where the host may
+# pass others (a float32 `mean` next to float16 data); what the check asks is whether Triton
+# compiles the translation, so it checks with the rules off
+_STUBS = {"_c2t_cast_message": '@triton.constexpr_function\ndef _c2t_cast_message(value, ety, what):\n    return ""\n',
+          "_c2t_binary_message": '@triton.constexpr_function\ndef _c2t_binary_message(x, y, op):\n    return ""\n',
+          "_c2t_rd_message": '@triton.constexpr_function\ndef _c2t_rd_message(v, fn, mode, ftz):\n    return ""\n'}
 
 
 def _is_jit(fd) -> bool:

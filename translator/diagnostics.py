@@ -85,6 +85,8 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "if the host passes the rejected types the launch fails; cuTile may reject them too"),
     "C2T217": (INFO, "a translated kernel does not take some assumed argument types, as cuTile does not",
                "nothing to do if the host passes the types cuTile accepts"),
+    "C2T218": (WARNING, "an operation cuTile rejects: the translated kernel fails with cuTile's error when compiled",
+               "cuTile raises the same TileTypeError when it compiles the kernel; change the program"),
     "C2T216": (WARNING, "a translated kernel was not checked",
                "the check compiles only what it can know without running the module"),
     "C2T205": (WARNING, "call of a function imported from another module",

@@ -96,6 +96,80 @@ def _c2t_rule_operand_error(what, value, dst):
                 "cas": "Stored value is incompatible with array's dtype"}
     context = contexts[what] if what in contexts else "Update is incompatible with the target dtype"
     return err[0], f"{context}: {err[1]}"
+
+
+def _c2t_rule_dtype_of(value):
+    """The dtype of an operand: a dtype name itself, or the dtype cuTile gives a loosely typed
+    constant (bool_; int32, int64 or uint64 by size; float32)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "bool_"
+    if isinstance(value, int):
+        return "int32" if -2**31 <= value < 2**31 else "int64" if -2**63 <= value < 2**63 else "uint64"
+    return "float32"
+
+
+def _c2t_rule_binary_error(op, a, b):
+    """None where cuTile accepts the operator `op` on the operands `a` and `b`, else (error class,
+    message). Operands: dtype names (strictly typed values) or Python bool, int or float (loosely
+    typed constants, of the dtype cuTile gives a constant: bool_, int32/int64/uint64 by size,
+    float32). `op`: "&", "|", "^" (integers or bools of one dtype; a constant takes the other
+    operand's), "<<", ">>" (integers), "divmod" (integers), else an arithmetic operator, comparison
+    or two-operand function, which promotes (two strictly typed operands must promote; a constant
+    is not checked). (cuTile's TypeCheckingError is its TileTypeError.)"""
+    da, db = _c2t_rule_dtype_of(a), _c2t_rule_dtype_of(b)
+    ka, kb = _c2t_rule_kind(da), _c2t_rule_kind(db)
+    strict = isinstance(a, str) and isinstance(b, str)
+    if op in ("&", "|", "^"):
+        if ka[0] > 1 or kb[0] > 1:
+            return "TileTypeError", ("Bitwise operations require integers or booleans. Use an explicit "
+                                     "cuda.tile.bitcast() for non-integer operands.")
+        if strict and da != db:
+            return "TileTypeError", f"Bitwise operands must have same data type, got: {da} and {db}"
+        if da != db and (da, db) in (("bool_", "int8"), ("int8", "bool_")):
+            return "TileTypeError", "Bitwise op does not support bool and int8"
+    if op in ("<<", ">>"):
+        for side, d, k in (("left", da, ka), ("right", db, kb)):
+            if k[0] != 1:
+                return "TileTypeError", f"Bitwise shift requires an integer for {side}-hand side, got: {d}"
+    if op == "divmod" and (ka[0] >= 2 or kb[0] >= 2) and (not strict or _c2t_rule_promote(da, db) is not None):
+        return "TileTypeError", "divmod() is not implemented for floating point values"
+    if not strict or _c2t_rule_promote(da, db) is not None:
+        return None
+    if ka[0] == 3 or kb[0] == 3:
+        return "TileTypeError", (f"Implicit promotion of {da} and {db} is not supported as it involves "
+                                 "restricted float dtypes. Please perform an explicit cast instead.")
+    return "TileTypeError", (f"Implicit promotion of {da} and {db} is not supported. Please perform an "
+                             "explict cast instead.")
+
+
+def _c2t_rule_rounding_error(fn, mode, ftz, dtype):
+    """None where cuTile accepts `rounding_mode`/`flush_to_zero` on the operation `fn` (add, sub,
+    mul, truediv, max, min; others are not checked) computing in the dtype `dtype` (truediv: an
+    integer's quotient is float32), else (error class, message). `mode`: a RoundingMode's name (RN, RZ, ...) or None;
+    `ftz`: flush_to_zero."""
+    values = {"RN": "nearest_even", "RZ": "zero", "RM": "negative_inf", "RP": "positive_inf",
+              "RA": "nearest_away", "FULL": "full", "APPROX": "approx", "RZI": "nearest_int_to_zero"}
+    modes = {"add": ("RN", "RZ", "RM", "RP"), "sub": ("RN", "RZ", "RM", "RP"), "mul": ("RN", "RZ", "RM", "RP"),
+             "truediv": ("RN", "RZ", "RM", "RP", "FULL", "APPROX"), "max": (), "min": ()}
+    kind = _c2t_rule_kind(dtype)
+    if fn not in modes or kind is None:
+        return None
+    if fn == "truediv" and kind[0] < 2:
+        dtype, kind = "float32", (2, "", 32)
+    if mode is not None:
+        if mode not in modes[fn]:
+            return "TileTypeError", f"Rounding mode {values[mode]} is not supported for {fn}"
+        if kind[0] != 2:
+            return "TileTypeError", ("Rounding mode can only be used for unrestricted float types, "
+                                     f"but got {dtype}")
+        if mode in ("FULL", "APPROX") and dtype != "float32":
+            return "TileTypeError", (f"Rounding mode {values[mode]} can only be used for float32 type, "
+                                     f"but got {dtype}")
+    if ftz and dtype != "float32":
+        return "TileTypeError", f"Flush to zero can only be used for float32 type, but got {dtype}"
+    return None
 # ----
 
 
@@ -117,6 +191,16 @@ def implicit_cast_ok(src: str, dst: str) -> bool:
 def operand_error(what: str, value, dst: str):
     """See `_c2t_rule_operand_error`."""
     return _c2t_rule_operand_error(what, value, dst)
+
+
+def binary_error(op: str, a, b):
+    """See `_c2t_rule_binary_error`."""
+    return _c2t_rule_binary_error(op, a, b)
+
+
+def rounding_error(fn: str, mode, ftz: bool, dtype: str):
+    """See `_c2t_rule_rounding_error`."""
+    return _c2t_rule_rounding_error(fn, mode, ftz, dtype)
 
 
 def device_source() -> str:

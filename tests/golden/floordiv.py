@@ -31,6 +31,8 @@ def _c2t_floordiv(a, b):
     """Python floor division (cuTile `//`); Triton's `//` truncates toward zero. Floats: the floor
     of the quotient rounded to cuTile's common dtype (its DivF then Floor: bf16 with an integer
     stays bf16; fp16/bf16 quotients are rounded before the floor; fp64 is divided in fp64)."""
+    msg: tl.constexpr = _c2t_binary_message(a, b, "//")
+    tl.static_assert(msg == "", msg)
     za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     z = a * 0 + b * 0                          # only its dtype and shape are used
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
@@ -54,6 +56,8 @@ def _c2t_mod(a, b):
     """Python modulo (cuTile `%`): the result takes the sign of the divisor. bf16 with an integer
     stays bf16 (cuTile's promotion; the integer is rounded to bf16 first): computed in fp32, where
     the remainder of two bf16 values is exact, and rounded once."""
+    msg: tl.constexpr = _c2t_binary_message(a, b, "%")
+    tl.static_assert(msg == "", msg)
     za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
         x = tl.where(True, a, za).to(tl.bfloat16).to(tl.float32)
@@ -160,6 +164,26 @@ def _c2t_scatter_1d(base, n0, s0, i0, value, mask, CHECK: tl.constexpr):
 
 
 @triton.constexpr_function
+def _c2t_binary_message(x, y, op):
+    """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
+    in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
+    have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    vals = []
+    for v in (x, y):
+        if hasattr(v, "dtype"):
+            v = names[v.dtype.name] if v.dtype.name in names else v.dtype.name
+            if _c2t_rule_kind(v) is None:
+                return ""
+        elif not isinstance(v, (bool, int, float)):
+            return ""
+        vals.append(v)
+    err = _c2t_rule_binary_error(op, vals[0], vals[1])
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.constexpr_function
 def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
@@ -191,6 +215,8 @@ def _c2t_promote(x, y):
     """cuTile's promotion of two runtime operands: as Triton's, except that bf16 with an integer
     or bool operand stays bf16 (Triton computes in fp32). Scalars may be Python numbers or
     constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
+    msg: tl.constexpr = _c2t_binary_message(x, y, "promote")
+    tl.static_assert(msg == "", msg)
     zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
     if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
         return x, tl.where(True, y, zy).to(tl.bfloat16)

@@ -25,6 +25,8 @@ import triton.language as tl
 def _c2t_truediv(a, b):
     """cuTile `/`: IEEE round-to-nearest; int/int gives float32; fp16/bf16 stay narrow (bf16 with
     an integer too: Triton's promotion gives float32 there)."""
+    msg: tl.constexpr = _c2t_binary_message(a, b, "/")
+    tl.static_assert(msg == "", msg)
     za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     z = a * 0 + b * 0                          # only its dtype and shape are used
     x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
@@ -116,6 +118,26 @@ def _c2t_max(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
 
 
 # translator/dtype_rules.py's rule block, left out of golden files (tests/golden_form.py)
+
+
+@triton.constexpr_function
+def _c2t_binary_message(x, y, op):
+    """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
+    in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
+    have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    vals = []
+    for v in (x, y):
+        if hasattr(v, "dtype"):
+            v = names[v.dtype.name] if v.dtype.name in names else v.dtype.name
+            if _c2t_rule_kind(v) is None:
+                return ""
+        elif not isinstance(v, (bool, int, float)):
+            return ""
+        vals.append(v)
+    err = _c2t_rule_binary_error(op, vals[0], vals[1])
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
 
 
 @triton.constexpr_function

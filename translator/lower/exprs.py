@@ -18,7 +18,7 @@ from .ops_memory import array_attr
 from .types import V, paren
 
 _UNKNOWN = object()     # ExpressionLowering._known_value: no value at translation time
-
+_BUILTINS = ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod", "tuple")
 
 
 def imported_helper(info, name: str) -> bool:
@@ -57,13 +57,15 @@ class ExpressionLowering:
             return self.ct_object(path, e)
         if nm in info.functions and nm not in info.kernels:
             return V(nm, T.HELPER, value=nm)
+        if info.imported.get(nm, "").startswith("builtins.") and info.imported[nm][9:] in _BUILTINS:
+            return V(info.imported[nm][9:], T.MODULE, value=info.imported[nm])  # `from builtins import divmod as f`
         if imported_helper(info, nm):
             return V(nm, T.HELPER, value=("imported", nm))
         if nm in info.other_modules:
             return V(nm, T.MODULE, value=info.other_modules[nm])
         if nm in ("True", "False", "None"):
             return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
-        if nm in ("range", "min", "max", "len", "int", "float", "abs", "bool", "print", "divmod", "tuple"):
+        if nm in _BUILTINS:
             return V(nm, T.MODULE, value="builtins." + nm)
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
                             "(module globals must be literals, cuTile objects or functions)", e)

@@ -15,7 +15,7 @@ from . import types as T
 from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _req, _result_kind, _static,
                       _static_tuple, bind)
 from .ops_debug import print_call
-from .ops_math import astype_value, pow_value, promoted_binary, rounding_mode_value
+from .ops_math import _ftz, astype_value, pow_value, promoted_binary, rd_checked, rounding_mode_value
 from .registry import op
 from .types import V, paren
 
@@ -63,6 +63,10 @@ def _binary(cx, op: str, a: V, b: V, node) -> V:
         v = promoted_binary(cx, op, a, b)
         if v is not None:
             return v
+    if op in ("&", "|", "^", "<<", ">>") and not (a.is_static or b.is_static or (a.isint and b.isint)
+                                                  or dtype_facts.same_family(a, b)):
+        # two runtime values whose dtypes may differ: cuTile's rules (one dtype for `&|^`, integers)
+        return V(f'{cx.use("_c2t_bitwise")}({a.code}, {b.code}, "{op}")', kind, rank=rank)
     if op == "**":
         if b.known and b.value == 2 and not isinstance(b.value, bool):
             return V(f"{paren(a, 13)} * {paren(a, 13)}", kind, prec=13, rank=rank)   # exact, as cuTile's powi
@@ -402,7 +406,10 @@ def _minmax(cx, name, call, args):
         pn = cx.expr(args["propagate_nan"])
         if pn.known and pn.value is True:
             prop = "tl.PropagateNan.ALL"
-    return minmax(cx, name, x, y, prop)
+    v = minmax(cx, name, x, y, prop)
+    if _ftz(cx, args, name, call, True):       # (cuTile takes it for float32 only)
+        return rd_checked(cx, v, name, None, True, call)
+    return v
 
 
 def minmax(cx, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
@@ -426,7 +433,17 @@ def minmax(cx, name, x: V, y: V, prop: str = "tl.PropagateNan.NONE") -> V:
 @op("divmod")
 def op_divmod(cx, call, args):
     x, y = _req(cx, "divmod", args, "x", call), _req(cx, "divmod", args, "y", call)
-    q, r = binary(cx, "//", x, y, call), binary(cx, "%", x, y, call)
+    return divmod_value(cx, x, y, call)
+
+
+def divmod_value(cx, x: V, y: V, node) -> V:
+    """ct.divmod and Python's divmod: (x // y, x % y)."""
+    q, r = binary(cx, "//", x, y, node), binary(cx, "%", x, y, node)
+    if q.kind != T.STATIC and not (x.isint and y.isint):
+        # operands that may be floats: cuTile's divmod takes integers only (_c2t_divmod_q checks)
+        cx.use("_c2t_floordiv")
+        q = dtype_facts.set_facts(V(f"{cx.use('_c2t_divmod_q')}({x.code}, {y.code})", q.kind, rank=q.rank),
+                                  dtype_facts.facts_of(q))
     return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
 
 
@@ -525,19 +542,33 @@ def binary_func(cx, name, call, args):
         return v
     x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     op = rules.BINARY_FUNCS[name]
+    mode, checked = None, name in ("add", "sub", "mul", "truediv")
     if "rounding_mode" in args:
         rm = cx.expr(args["rounding_mode"])
         mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
         if op == "/" and mode in ("APPROX", "FULL"):
             cx.note("C2T203", f"ct.{name}(rounding_mode={mode}): Triton's fast division is used", call)
-            return V(f"{cx.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
-                     rank=_rank(x, y))
-        if mode not in ("RN", None) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
+            v = V(f"{cx.use('_c2t_truediv_approx')}({x.code}, {y.code})", _result_kind(x, y),
+                  rank=_rank(x, y))
+            return rd_checked(cx, v, name, mode, _ftz_value(cx, args), call)
+        if (mode not in ("RN", None) and not checked) or not (rm.kind == T.ENUM or (rm.known and rm.value is None)):
             cx.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
     v = binary(cx, op, x, y, call)
     if v.kind == T.TILE and v.shape is None:
         v.shape = T.same_shape(x, y)
+    ftz = _ftz_value(cx, args)
+    if checked and (mode is not None or ftz):
+        # (RN: cuTile checks the dtype; modes it does not take for the operation fail as there)
+        return rd_checked(cx, v, name, mode, ftz, call)
     return v
+
+
+def _ftz_value(cx, args) -> bool:
+    """flush_to_zero=True given (a constant: ops_math._ftz has checked it)."""
+    if "flush_to_zero" not in args:
+        return False
+    v = cx.expr(args["flush_to_zero"])
+    return v.known and v.value is True
 
 
 def compare_func(cx, name, call, args):
@@ -826,8 +857,7 @@ def builtin_call(cx, name: str, e: N.Call) -> V:
         if name == "abs":
             return V(f"tl.abs({x.code})", x.kind, rank=x.rank)
     if name == "divmod" and len(args) == 2:
-        q, r = binary(cx, "//", *args, e), binary(cx, "%", *args, e)
-        return V(f"({q.code}, {r.code})", T.TUPLE, elts=[q, r])
+        return divmod_value(cx, *args, e)
     cx.fail("C2T103", f"`{name}(...)` is not supported in kernel code here", e)
 
 

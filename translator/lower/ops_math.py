@@ -11,6 +11,7 @@ not registered here: ops.py calls `pow_value`, `rounding_mode_value`, `astype_va
 """
 from __future__ import annotations
 
+from .. import dtype_rules as R
 from ..ir import nodes as N
 from . import types as T
 from .context import _rank, _req, _result_kind
@@ -33,9 +34,10 @@ def _mode(cx, args, name, call):
 
 
 def _ftz(cx, args, name, call, allowed: bool):
-    """flush_to_zero=True only changes subnormal results: dropped with an info note."""
+    """flush_to_zero=True only changes subnormal results: dropped with an info note. Returns its
+    value (False when absent)."""
     if "flush_to_zero" not in args:
-        return
+        return False
     v = cx.expr(args["flush_to_zero"])
     if not v.known:
         cx.fail("C2T105", f"ct.{name}: flush_to_zero must be a constant bool", call)
@@ -45,6 +47,7 @@ def _ftz(cx, args, name, call, allowed: bool):
                 "results differ only where cuTile would flush a subnormal to zero")
     elif v.value:
         cx.fail("C2T106", f"ct.{name} has no flush_to_zero option in cuTile", call)
+    return bool(v.value)
 
 
 def _as_runtime(v: V) -> str:
@@ -141,11 +144,12 @@ def rounding_mode_value(cx, name: str, call, args):
     """add/sub/mul/truediv/sqrt with a rounding_mode or flush_to_zero argument.
 
     Returns None when the default lowering applies (no mode, RN, or the FULL/APPROX forms ops.py
-    already handles), after dropping flush_to_zero=True with an info note; returns the lowered V
-    for RZ/RM/RP; refuses RA and modes cuTile rejects for the operation with C2T106."""
+    already handles; for add/sub/mul/truediv also modes cuTile rejects, which ops.binary_func
+    checks as cuTile does: `rd_checked`), after dropping flush_to_zero=True with an info note;
+    returns the lowered V for RZ/RM/RP; for sqrt refuses RA and modes cuTile rejects with C2T106."""
     mode = _mode(cx, args, name, call)
-    _ftz(cx, args, name, call, name in _FTZ_OPS)
-    if mode in (None, "RN"):
+    ftz = _ftz(cx, args, name, call, name in _FTZ_OPS)
+    if mode in (None, "RN") or (name in _RD_CHECKED and mode not in _DIRECTED):
         return None
     if mode in ("FULL", "APPROX"):
         if name == "truediv" or (name == "sqrt" and mode == "APPROX"):
@@ -161,8 +165,32 @@ def rounding_mode_value(cx, name: str, call, args):
         xc = _as_runtime(x)
         return V(f'{fn}({xc}, {xc}, "{op_}", "{_DIRECTED[mode]}")', _runtime_kind(x), rank=x.rank)
     x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
-    return V(f'{fn}({_static_beside(x, y)}, {_static_beside(y, x)}, "{op_}", "{_DIRECTED[mode]}")',
-             _runtime_kind(x, y), rank=_rank(x, y))
+    v = V(f'{fn}({_static_beside(x, y)}, {_static_beside(y, x)}, "{op_}", "{_DIRECTED[mode]}")',
+          _runtime_kind(x, y), rank=_rank(x, y))
+    return rd_checked(cx, v, name, mode, ftz, call) if ftz else v
+
+
+_RD_CHECKED = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "maximum": "max",
+               "minimum": "min"}        # cuTile's names of the operations whose modes are checked
+
+
+def rd_checked(cx, v: V, name: str, mode, ftz: bool, node) -> V:
+    """`v`, the result of ct.<name> with rounding_mode=`mode` (a RoundingMode member's name or
+    None) and flush_to_zero=`ftz`, checked as cuTile checks them against the operands' common
+    dtype (the result's) when Triton compiles the kernel: a mode cuTile does not take for the
+    operation, a mode on integers, FULL/APPROX or flush_to_zero off float32 fail with cuTile's
+    TileTypeError (_c2t_rd_checked). Two constants (folded) are not checked."""
+    if v.kind == T.STATIC:
+        return v
+    refused = R.rounding_error(_RD_CHECKED[name], mode, False, "float32") if mode is not None else None
+    if refused:         # (for any dtype)
+        cx.note("C2T218", f"ct.{name}: cuTile does not take rounding_mode={mode} (TileTypeError: {refused[1]})",
+                node)
+    m = f'"{mode}"' if mode is not None else "None"
+    out = V(f'{cx.use("_c2t_rd_checked")}({v.code}, "{_RD_CHECKED[name]}", {m}, {ftz})', v.kind, rank=v.rank,
+            shape=v.shape, tf32=v.tf32)
+    out.dsrc, out.mbf, out.isfloat = v.dsrc, v.mbf, v.isfloat
+    return out
 
 
 def astype_value(cx, x: V, dt: V, call, args):

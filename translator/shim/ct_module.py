@@ -474,6 +474,7 @@ def module():
     ct.tune = tune_modules["cuda.tile.tune"]
     exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
     exc.__dict__.update(_EXCEPTIONS)
+    exc.TypeCheckingError = TileTypeError       # (cuTile's TileTypeError is this class's other name)
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")

@@ -70,6 +70,26 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
 
 
 @triton.constexpr_function
+def _c2t_binary_message(x, y, op):
+    """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
+    in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
+    have are not checked."""
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
+    vals = []
+    for v in (x, y):
+        if hasattr(v, "dtype"):
+            v = names[v.dtype.name] if v.dtype.name in names else v.dtype.name
+            if _c2t_rule_kind(v) is None:
+                return ""
+        elif not isinstance(v, (bool, int, float)):
+            return ""
+        vals.append(v)
+    err = _c2t_rule_binary_error(op, vals[0], vals[1])
+    return "" if err is None else f"cuTile {err[0]}: {err[1]}"
+
+
+@triton.constexpr_function
 def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
@@ -101,6 +121,8 @@ def _c2t_promote(x, y):
     """cuTile's promotion of two runtime operands: as Triton's, except that bf16 with an integer
     or bool operand stays bf16 (Triton computes in fp32). Scalars may be Python numbers or
     constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
+    msg: tl.constexpr = _c2t_binary_message(x, y, "promote")
+    tl.static_assert(msg == "", msg)
     zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
     if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
         return x, tl.where(True, y, zy).to(tl.bfloat16)

@@ -117,3 +117,38 @@ def test_view_atomic_with_a_loose_constant(views):
     x = torch.zeros(12, dtype=torch.int16)
     assert _launch(views.run, views.add_const, x, x, (8,)) == \
         "cuTile TileTypeError: Unsupported tiled view dtype: int16"
+
+
+SHAPES = """
+@ct.kernel
+def store_wide(x, y, T: ConstInt):
+    y.tiled_view(T).store(0, ct.load(x, 0, (T * 2,)))
+
+@ct.kernel
+def add_rows(x, y, TM: ConstInt, TN: ConstInt, UM: ConstInt):
+    x.tiled_view((TM, TN)).atomic_store_add((0, 0), ct.load(y, (0, 0), (UM, TN)))
+
+@ct.kernel
+def store_rows(x, y, TM: ConstInt, TN: ConstInt, UM: ConstInt):
+    x.tiled_view((TM, TN)).store((0, 0), ct.load(y, (0, 0), (UM, TN)))
+
+def run(kernel, x, y, *consts):
+    ct.launch(torch.cuda.current_stream(), (1,), kernel, (x, y, *consts))
+"""
+
+
+def test_view_operand_shapes_known_only_at_compile_time(tmp_path):
+    """Shapes from Constants: broadcast as cuTile broadcasts them, or cuTile's TileTypeError when
+    Triton compiles the kernel (shapes known when translating are refused there, C2T109)."""
+    m = build(SHAPES, tmp_path)
+    x, y = torch.arange(8.0), torch.zeros(8)
+    assert _launch(m.run, m.store_wide, x, y, 4) == ("cuTile TileTypeError: Tile shape (8,) is not broadcastable "
+                                                     "to the tiled view's tile shape (4,)")
+    x2, y2 = torch.zeros(8, 4, dtype=torch.int32), torch.arange(32, dtype=torch.int32).reshape(8, 4)
+    assert _launch(m.run, m.add_rows, x2, y2, 8, 4, 1) is None          # (1, 4) rows onto (8, 4)
+    assert torch.equal(x2, y2[:1].expand(8, 4))
+    assert _launch(m.run, m.add_rows, x2, y2, 4, 4, 8) == ("cuTile TileTypeError: Update shape (8, 4) is not "
+                                                           "broadcastable to the tiled view's tile shape (4, 4)")
+    assert _launch(m.run, m.store_rows, x2, y2, 8, 4, 2) == ("cuTile TileTypeError: Tile shape (2, 4) is not "
+                                                             "broadcastable to the tiled view's tile shape (8, 4)")
+    assert _launch(m.run, m.store_rows, x2, y2, 8, 4, 8) is None and torch.equal(x2, y2)

@@ -173,6 +173,20 @@ def _c2t_rule_rounding_error(fn, mode, ftz, dtype):
 # ----
 
 
+# ---- copied into translated modules with tiled views (stores into them or their atomics)
+def _c2t_rule_view_error(what, value, dst):
+    """As `_c2t_rule_operand_error`, for the operand `value` of a TiledView of dtype `dst`: its
+    store ("store") or an atomic_store_<op> (`what` the op), in cuTile's words for views: a dtype
+    the atomic does not take is the view's, a stored tile is cast to the view's dtype."""
+    if what == "store":
+        err = _c2t_rule_cast_error(value, dst)
+        return None if err is None else (err[0], f"Stored tile is incompatible with tiled view's dtype: {err[1]}")
+    if _c2t_rule_operand_error(what, dst, dst) is not None:    # refused whatever the update
+        return "TileTypeError", f"Unsupported tiled view dtype: {dst}"
+    return _c2t_rule_operand_error(what, value, dst)
+# ----
+
+
 DTYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
           "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e5m3fnu",
           "float8_e8m0fnu", "float4_e2m1fn")         # every cuTile dtype (_c2t_rule_kind's)
@@ -203,15 +217,23 @@ def rounding_error(fn: str, mode, ftz: bool, dtype: str):
     return _c2t_rule_rounding_error(fn, mode, ftz, dtype)
 
 
-def device_source() -> str:
-    """The rule block as it goes into translated modules: the lines between the `# ----` marks, each
+def view_operand_error(what: str, value, dst: str):
+    """See `_c2t_rule_view_error`."""
+    return _c2t_rule_view_error(what, value, dst)
+
+
+def device_source(views: bool = False) -> str:
+    """A rule block as it goes into translated modules: the lines between its `# ---- copied` mark
+    and the next `# ----` (the rules every store and atomic uses; with `views`, the block that words
+    them for tiled views, in modules whose views store or update atomically), each
     function a `@triton.constexpr_function` there (Triton then runs it when it compiles a kernel, and
     hashes its source into the kernel's cache key; it refuses functions that name other globals'
     methods, and checks global data they read at each launch: the block's tables are locals)."""
     import inspect
     import sys
     lines = inspect.getsource(sys.modules[__name__]).split("\n")
-    start = next(i for i, ln in enumerate(lines) if ln.startswith("# ---- copied"))
+    mark = "# ---- copied into translated modules " + ("with tiled views" if views else "(")
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(mark))
     end = next(i for i in range(start + 1, len(lines)) if lines[i] == "# ----")
     out = []
     for ln in lines[start + 1:end]:

@@ -28,11 +28,12 @@ def env() -> jinja2.Environment:
     return e
 
 
-@functools.lru_cache(maxsize=1)
-def dtype_rules_source() -> str:
-    """translator/dtype_rules.py's rule block, which templates/prelude_casts.py.j2 copies into modules."""
+@functools.lru_cache(maxsize=2)
+def dtype_rules_source(views: bool = False) -> str:
+    """translator/dtype_rules.py's rule block (with `views`: its tiled views' block), which
+    templates/prelude_casts.py.j2 copies into modules."""
     from .dtype_rules import device_source
-    return device_source()
+    return device_source(views)
 
 
 @functools.lru_cache(maxsize=None)

@@ -497,6 +497,53 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if v.load_of and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) and self.fd_is_kernel \
                 and self.loop_depth:    # (in loops, where a reused tile saves a load per iteration)
             v = self._reuse_aliased_load(st.targets[0].id, v, depth)
+        if self._unpacks_dtype(st, v):
+            return self._assign_dtypes_apart(st, v, depth)
+        self._assign_value(st, v, depth)
+
+    @staticmethod
+    def _unpacks_dtype(st, v: V) -> bool:
+        """`d, s = tv.dtype, tv.tile_shape`: a tuple holding a dtype unpacked into names. Triton's
+        compiler cannot assign a tuple with a dtype in it (it types each element; a dtype has no
+        type), though its interpreter can."""
+        return (len(st.targets) == 1 and isinstance(st.targets[0], (N.TupleExpr, N.ListExpr))
+                and v.kind == T.TUPLE and v.elts is not None and len(v.elts) == len(st.targets[0].elts)
+                and all(isinstance(t, N.Name) for t in st.targets[0].elts)
+                and any(e.kind == T.DTYPE for e in v.elts))
+
+    def _assign_dtypes_apart(self, st, v: V, depth):
+        """`_unpacks_dtype`'s assignment as one per element, in order (a compile-time tuple as a
+        constexpr, as Triton's compiler needs it to index it at compile time). Where an element's
+        code names an assigned name (Python evaluates the whole right side first), the dtypes are
+        held in temporaries and the other elements assigned together."""
+        names = [t.id for t in st.targets[0].elts]
+        pairs = list(zip(st.targets[0].elts, v.elts))
+
+        def one(t, e, static_tuples=True):
+            self._assign_value(N.Assign(span=st.span, targets=[t], value=st.value), e, depth, static_tuples)
+        if not any(re.search(rf"\b{re.escape(n)}\b", e.code) for e in v.elts for n in names):
+            for t, e in pairs:
+                one(t, e)
+            return
+        dts = []
+        for t, e in pairs:
+            if e.kind == T.DTYPE:
+                tmp = self.cx.fresh_temp("_c2t_dtype")
+                self.emit(depth, f"{tmp} = {e.code}")
+                dts.append((t, dataclasses.replace(e, code=tmp)))
+        rest = [(t, e) for t, e in pairs if e.kind != T.DTYPE]
+        if len(rest) == 1:
+            one(*rest[0], static_tuples=False)
+        elif rest:
+            tgt = N.TupleExpr(span=st.targets[0].span, elts=[t for t, _ in rest])
+            self._assign_value(N.Assign(span=st.span, targets=[tgt], value=st.value),
+                               self.make_tuple([e for _, e in rest]), depth)
+        for t, e in dts:
+            one(t, e)
+
+    def _assign_value(self, st, v: V, depth, static_tuples: bool = False):
+        """Bind and emit `targets = v` (the lowered right side); with `static_tuples`, a tuple of
+        compile-time values assigned once is a constexpr, as such a value is (below)."""
         nested = []
         names = [self._bind(t, v, st, nested) for t in st.targets]
         # the bound names now refer to variables
@@ -506,8 +553,8 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                                    elts=self._tuple_vars(t.id, v), tf32=v.tf32,
                                    value=v.value, known=v.known, shape=v.shape, isint=v.isint,
                                    nonneg=v.nonneg, **facts_of(v))
-        if v.kind == T.STATIC and len(names) == 1 and names[0].isidentifier() and v.code != names[0] \
-                and self._assign_count(names[0]) == 1:
+        if (v.kind == T.STATIC or static_tuples and _static_tuple_value(v)) and len(names) == 1 \
+                and names[0].isidentifier() and v.code != names[0] and self._assign_count(names[0]) == 1:
             # a compile-time value (from Constant parameters and literals): Triton keeps it a
             # constexpr only when annotated; unannotated it becomes a runtime value, which breaks
             # constexpr parameters it is passed to (e.g. check_bounds) on the GPU compiler
@@ -1220,3 +1267,9 @@ def walk_names(target):
     elif isinstance(target, (N.TupleExpr, N.ListExpr)):
         for t in target.elts:
             yield from walk_names(t)
+
+
+def _static_tuple_value(v: V) -> bool:
+    """Whether `v` is a tuple of compile-time values (nested tuples included)."""
+    return v.kind == T.TUPLE and v.elts is not None and all(
+        e.kind == T.STATIC or _static_tuple_value(e) for e in v.elts)

@@ -350,8 +350,9 @@ def tiledview_store(cx, base: V, call):
     _check_broadcast(cx, tile, base, name, "tile", call)
     arr = base.array
     cx.mark_written(arr)
+    cx.use("_c2t_tv_cast")
     if arr.rank == 0:
-        return V(f"tl.store({arr.ptr}, tl.cast({tile.code}, {arr.ptr}.dtype.element_ty))", T.STATIC)
+        return V(f'tl.store({arr.ptr}, _c2t_tv_cast({tile.code}, {arr.ptr}, "store"))', T.STATIC)
     fn = cx.use_rank("tv_store", arr.rank)
     return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {tile.code}, "
              f"{_tv_shape_args(base)}, {check})", T.STATIC)
@@ -380,6 +381,7 @@ def _tv_atomic(opname):
         cx.before_read(arr)
         cx.mark_written(arr)
         cx.use("_c2t_rmw")
+        cx.use("_c2t_tv_cast")
         fn = cx.use_rank("tv_atomic", arr.rank)
         return V(f"{fn}({', '.join(arr.flat())}, {', '.join(i.code for i in idx)}, {upd.code}, "
                  f'{_tv_shape_args(base)}, "{opname}")', T.STATIC)

@@ -370,6 +370,22 @@ def static_dims(info: ModuleInfo, ann) -> dict:
     return out
 
 
+def indexed_with_int64(info: ModuleInfo, ann) -> bool:
+    """Whether a parameter's hint makes it an array indexed with 64 bits: `ct.IndexedWithInt64`
+    (bare or subscripted, written there or through an alias) or
+    `Annotated[..., ct.ArrayAnnotation(index_dtype=ct.int64)]`."""
+    if isinstance(ann, N.Name) and ann.id in info.hint_aliases:
+        ann = info.hint_aliases[ann.id]
+    if isinstance(ann, N.Subscript) and info.ct_path(ann.value) == "IndexedWithInt64":
+        return True
+    if ann is not None and info.ct_path(ann) == "IndexedWithInt64":
+        return True
+    if not _annotated_metadata(info, ann):
+        return False
+    return any(info.ct_path(m.func) == "ArrayAnnotation" and k.name == "index_dtype"
+               and info.ct_path(k.value) == "int64" for m in ann.index.elts[1:] for k in m.keywords)
+
+
 def _host_made_kernels(info: ModuleInfo):
     """`ct.kernel(f, **hints)` in host code, of a plain module-level function `f` (cuTile's
     tests build kernels so): `f` is a kernel."""

@@ -12,6 +12,7 @@ kernel.py nor helpers.py: calls of functions and nested lowerings go through the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from types import MappingProxyType
 
@@ -282,12 +283,24 @@ def _order(cx, args, rank, node):
     cx.fail("C2T105", "order must be \"C\", \"F\" or a constant tuple", node)
 
 
-def _index(cx, args, key, name, call, rank) -> list:
+def _index(cx, args, key, name, call, rank, arr=None) -> list:
     v = _req(cx, name, args, key, call)
     elts = v.elts if v.kind == T.TUPLE else [v]
     if len(elts) != rank:
         cx.fail("C2T109", f"ct.{name}: `{key}` has {len(elts)} entries for a {rank}-D array", call)
-    return elts
+    return wide_indices(elts, arr)
+
+
+def wide_indices(elts: list, arr) -> list:
+    """The indices of an access to `arr`, as int64 where it is indexed with 64 bits (a
+    `ct.IndexedWithInt64` parameter: its extents may pass 2**31, and so may the element offsets the
+    helpers compute from the indices, which Triton computes in the indices' width); others as given.
+    Literal ints are left alone (Triton widens constants that need it)."""
+    if arr is None or not getattr(arr, "int64", False):
+        return elts
+    return [e if e.known else dataclasses.replace(
+        e, code=f"tl.cast({e.code}, tl.int64)", prec=100, kind=T.SCALAR if e.kind == T.STATIC else e.kind,
+        value=None, nonneg=None) for e in elts]
 
 
 def _dtype(cx, args, key, name, call) -> V:
@@ -297,9 +310,9 @@ def _dtype(cx, args, key, name, call) -> V:
     return v
 
 
-def _gather_indices(cx, args, key, name, call, rank):
+def _gather_indices(cx, args, key, name, call, rank, arr=None):
     v = _req(cx, name, args, key, call)
     elts = v.elts if v.kind == T.TUPLE else [v]
     if len(elts) != rank:
         cx.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {rank}-D array", call)
-    return elts
+    return wide_indices(elts, arr)

@@ -25,7 +25,7 @@ def imported_helper(info, name: str) -> bool:
     """Whether `name` is a function imported from another (cuTile) module, not a library's: kernel
     code calls it as that module's translation (ops.imported_call)."""
     return name in info.imported and name not in info.ct_names and info.imported[name].split(".")[0] not in (
-        "math", "torch", "numpy", "operator", "functools", "typing", "dataclasses", "enum")
+        "math", "torch", "numpy", "cupy", "operator", "functools", "typing", "dataclasses", "enum")
 
 class ExpressionLowering:
     node_values: dict = None    # id(node) -> V: nodes lowered already, returned as they are (prefetch.py)
@@ -112,10 +112,11 @@ class ExpressionLowering:
             return self.ct_object(path, e)
         if base.kind == T.MODULE:
             mod = str(base.value)
-            if mod in ("math", "numpy", "np") and e.attr in rules.MATH_CONSTANTS:
+            # (cupy exports numpy's dtypes and constants: cp.float32 is np.float32)
+            if mod in ("math", "numpy", "np", "cupy") and e.attr in rules.MATH_CONSTANTS:
                 code = rules.MATH_CONSTANTS[e.attr]
                 return V(code, T.STATIC, value=e.attr)
-            if mod.split(".")[0] in ("torch", "numpy", "np") and e.attr in rules.FOREIGN_DTYPES:
+            if mod.split(".")[0] in ("torch", "numpy", "np", "cupy") and e.attr in rules.FOREIGN_DTYPES:
                 return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
         if base.kind == T.ARRAY:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
-from ..analysis import static_dims
+from ..analysis import indexed_with_int64, static_dims
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
@@ -42,6 +42,7 @@ class Param:
     # `Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...)]` hint):
     # constexpr parameters, so Triton compiles the kernel for each of their values, as cuTile does
     constexprs: frozenset = frozenset()
+    int64: bool = False         # arrays: indexed with 64 bits (`ct.IndexedWithInt64`)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -348,7 +349,8 @@ def _signature(shared: Shared, fd: N.FunctionDef, arrays: dict, lists: dict) -> 
             kp = Param(p.name, "list", lists[p.name], comment=comment)
         elif p.name in arrays:
             kp = Param(p.name, "array", arrays[p.name], comment=comment,
-                       constexprs=_static_dims(shared, p, arrays[p.name]))
+                       constexprs=_static_dims(shared, p, arrays[p.name]),
+                       int64=indexed_with_int64(info, p.annotation))
         else:
             # `x: float` is an fp32 argument (lower/dtype_facts.py: never combined as bf16 with an int)
             kp = Param(p.name, "scalar", comment=comment,
@@ -392,6 +394,7 @@ def _param_env(params) -> dict:
             ref = ArrayRef.for_param(kp.name, kp.rank or 0)
             ref.rank_unknown = kp.rank is None
             ref.constexprs = kp.constexprs
+            ref.int64 = kp.int64
             env[kp.name] = V(kp.name, T.ARRAY, array=ref)
         elif kp.kind == "list":
             env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
@@ -536,7 +539,8 @@ def _lower(shared: Shared, fd: N.FunctionDef, env: dict, params: list, docstring
     lw.rank_choice = rank_choice
     lw.coarsen = coarsen
     consts = {p.name for p in params if p.kind == "constexpr"}
-    cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in params if p.kind == "array"})
+    # (not arrays indexed with 64 bits: a descriptor's coordinates are 32-bit)
+    cands = tma_candidates(fd, shared.info, {p.name: p.rank for p in params if p.kind == "array" and not p.int64})
     lw.tma = TmaPlan(cands, consts) if cands else None
     # parameter comments are re-attached to the parameter lines, not the body
     for c in shared.comments:

@@ -732,9 +732,25 @@ def call(cx, e: N.Call) -> V:
             cx.fail("C2T109", f"`{f.code}(...)`: {err}", e)
         return cx.static_value(val, e)
     if f.kind == T.DTYPE:   # ct.int16(5): a strictly typed constant / cast
+        if not e.args and not e.keywords:       # ct.float32(), np.int8(): zero of that dtype (as Python's)
+            return V(f"tl.full([], 0, {f.code})", T.SCALAR)
         if len(e.args) != 1 or e.keywords:
             cx.fail("C2T109", "a dtype call takes one argument", e)
         x = cx.expr(e.args[0])
+        if x.known and isinstance(x.value, str):     # ct.float32("-inf"): the number it spells, as Python's
+            try:
+                num = float(x.value)
+            except ValueError:
+                num = None
+            if num is not None:
+                code = repr(num) if math.isfinite(num) else f'float("{num}")'
+                return V(f"tl.full([], {code}, {f.code})", T.SCALAR)
+        if x.kind == T.TUPLE or (x.known and isinstance(x.value, str)):
+            # cuTile's TileTypeError when Triton compiles the kernel (a tuple or a string is no
+            # scalar of any dtype; the shim raises it from ct.launch: shim/kernel.py cutile_error)
+            what = x.code if x.kind == T.TUPLE else repr(x.value)
+            msg = f"cuTile TileTypeError: cannot convert {what} to a scalar of {f.value or f.code}"
+            return V(f"tl.static_assert(False, {msg!r})", T.SCALAR)
         if x.is_static:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
         return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)

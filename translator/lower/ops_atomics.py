@@ -74,7 +74,7 @@ _CAS_SIG = ["array", "indices", "expected", "desired", "/", "*", "check_bounds",
 def _atomic_rmw(opname, cx, call, args):
     name = f"atomic_{opname}"
     arr = _array(cx, args, "array", name, call)
-    idx = _gather_indices(cx, args, "indices", name, call, arr.rank)
+    idx = _gather_indices(cx, args, "indices", name, call, arr.rank, arr)
     upd = _req(cx, name, args, "update", call)
     check = _bool_arg(cx, args, "check_bounds", True, call)
     sem, scope = sem_scope(cx, args, f"ct.{name}", call)
@@ -94,7 +94,7 @@ for _o in _RMW:
 @op("atomic_cas", _CAS_SIG)
 def op_atomic_cas(cx, call, args):
     arr = _array(cx, args, "array", "atomic_cas", call)
-    idx = _gather_indices(cx, args, "indices", "atomic_cas", call, arr.rank)
+    idx = _gather_indices(cx, args, "indices", "atomic_cas", call, arr.rank, arr)
     cmp = _req(cx, "atomic_cas", args, "expected", call)
     val = _req(cx, "atomic_cas", args, "desired", call)
     check = _bool_arg(cx, args, "check_bounds", True, call)

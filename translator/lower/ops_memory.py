@@ -30,12 +30,12 @@ def _tile_load(cx, call, args, arr):
     shape = _static_tuple(cx, _req(cx, "load", args, "shape", call), "load `shape`", call)
     rank = arr.rank
     if len(shape) == 0:
-        idx = _index(cx, args, "index", "load", call, rank)
+        idx = _index(cx, args, "index", "load", call, rank, arr)
         off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"
         return V(f"tl.load({arr.ptr} + {off})", T.SCALAR)
     if len(shape) != rank:
         cx.fail("C2T109", f"ct.load: `shape` has {len(shape)} entries for a {rank}-D array", call)
-    idx = _index(cx, args, "index", "load", call, rank)
+    idx = _index(cx, args, "index", "load", call, rank, arr)
     order = _order(cx, args, rank, call)
     pad = _padding(cx, args, call)
     cx.before_read(arr, region=_region([x.code for x in shape], order))
@@ -175,7 +175,7 @@ def store_operands(cx, args, arr, call):
     """What ct.store (plain or ordered) writes: (tile V, indices in array-axis order, tile code
     shaped and permuted for the array, check_bounds, `order` or None)."""
     rank = arr.rank
-    idx = _index(cx, args, "index", "store", call, rank)
+    idx = _index(cx, args, "index", "store", call, rank, arr)
     tile = _req(cx, "store", args, "tile", call)
     check = _bool_arg(cx, args, "check_bounds", True, call)
     order = _order(cx, args, rank, call)
@@ -213,7 +213,7 @@ def _offsets(idx: list, shape: list) -> str:
 def op_gather(cx, call, args):
     arr = _array(cx, args, "array", "gather", call)
     _hints(cx, "gather", args, call)
-    idx = _gather_indices(cx, args, "indices", "gather", call, arr.rank)
+    idx = _gather_indices(cx, args, "indices", "gather", call, arr.rank, arr)
     mask = cx.expr(args["mask"]).code if "mask" in args else "None"
     other = cx.expr(args["padding_value"]).code if "padding_value" in args else "0"
     check = _bool_arg(cx, args, "check_bounds", True, call)
@@ -245,7 +245,7 @@ def _broadcast_shape(tiles) -> list | None:
 def op_scatter(cx, call, args):
     arr = _array(cx, args, "array", "scatter", call)
     _hints(cx, "scatter", args, call)
-    idx = _gather_indices(cx, args, "indices", "scatter", call, arr.rank)
+    idx = _gather_indices(cx, args, "indices", "scatter", call, arr.rank, arr)
     value = _req(cx, "scatter", args, "value", call)
     mask = cx.expr(args["mask"]).code if "mask" in args else "None"
     check = _bool_arg(cx, args, "check_bounds", True, call)
@@ -299,7 +299,7 @@ def ordered_load(cx, call, args):
                            default_order="WEAK", default_scope="NONE")
     shape = _static_tuple(cx, _req(cx, "load", args, "shape", call), "load `shape`", call)
     rank = arr.rank
-    idx = _index(cx, args, "index", "load", call, rank)
+    idx = _index(cx, args, "index", "load", call, rank, arr)
     cx.before_read(arr)
     if len(shape) == 0:
         off = " + ".join(f"{paren(i, 13)} * {s}" for i, s in zip(idx, arr.strides)) or "0"

@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from . import types as T
-from .context import _array, _bool_arg, _hints, _padding, _req, _static, _static_tuple, bind
+from .context import _array, _bool_arg, _hints, _padding, _req, _static, _static_tuple, bind, wide_indices
 from .registry import method, op
 from .types import ArrayRef, V, paren
 
@@ -76,13 +76,14 @@ def array_slice(cx, base: V, call):
                 hint="use the array (or the slice) with an op that shows its rank: an index tuple, a load shape")
     ax = _axis_of(cx, axis, arr.rank, "Array.slice axis", call)
     start, stop = _pin(cx, start), _pin(cx, stop)
-    ptr = f"({arr.ptr} + {paren(start, 13)} * {arr.strides[ax]})"
+    wide = wide_indices([start], arr)[0]
+    ptr = f"({arr.ptr} + {paren(wide, 13)} * {arr.strides[ax]})"
     shapes = list(arr.shapes)
     if start.known and stop.known:      # constant bounds: a compile-time extent, as in cuTile
         shapes[ax] = str(stop.value - start.value)
     else:
         shapes[ax] = f"({paren(stop, 12)} - {paren(start, 13)})"
-    return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides)))
+    return V(ptr, T.ARRAY, array=ArrayRef(ptr, arr.rank, shapes, list(arr.strides), int64=arr.int64))
 
 
 # ---------------------------------------------------------------- foreign pointers
@@ -202,7 +203,8 @@ def choose_views(cx, test: V, a: V, b: V, node, typed: bool = True) -> V:
     roots = [T.array_root(ra), *ra.also]
     also = tuple(dict.fromkeys(r for r in [T.array_root(rb), *rb.also, *ra.also] if r != roots[0]))
     ref = ArrayRef(pick(ra.ptr, rb.ptr), ra.rank, [pick(x, y) for x, y in zip(ra.shapes, rb.shapes)],
-                   [pick(x, y) for x, y in zip(ra.strides, rb.strides)], root=roots[0], also=also)
+                   [pick(x, y) for x, y in zip(ra.strides, rb.strides)], root=roots[0], also=also,
+                   int64=ra.int64 or rb.int64)
     if a.kind != TILEDVIEW:
         return V(ref.ptr, T.ARRAY, array=ref)
 
@@ -295,7 +297,7 @@ def _tv_index(cx, args, base: V, name: str, call) -> list:
     if len(elts) != base.array.rank:
         cx.fail("C2T109", f"{name}: `index` has {len(elts)} entries for a {base.array.rank}-D view "
                           f"(cuTile: index size {len(elts)} does not match the tiled view rank {base.array.rank})", call)
-    return elts
+    return wide_indices(elts, base.array)
 
 
 def _tv_shape_args(base: V) -> str:

@@ -46,6 +46,9 @@ class ArrayRef:
     also: tuple = ()        # the other arrays it may be (a choice `x if c else y`): memory ordering
     # extents and strides that are constexprs (ct.ArrayAnnotation static_shape_dims/static_stride_dims)
     constexprs: frozenset = frozenset()
+    # indexed with 64 bits (a `ct.IndexedWithInt64` parameter, or a view of one): its accesses'
+    # indices are cast to int64 (lower/context.py wide_indices)
+    int64: bool = False
 
     @classmethod
     def for_param(cls, name: str, rank: int) -> "ArrayRef":

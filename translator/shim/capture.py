@@ -197,7 +197,9 @@ class Builder:
                 return f"ct.{cls.__name__}.{value.name}"
             self.add_class(cls.__name__, cls)
             return f"{cls.__name__}.{value.name}"
-        src = getattr(value, "_c2t_src", None)     # the shim's annotations, ByTarget
+        # the shim's annotations, ByTarget (not an `Annotated[ct.Array, ...]` alias, which would
+        # answer for the ct.Array it wraps: typing forwards attribute reads to its origin)
+        src = getattr(value, "_c2t_src", None) if typing.get_origin(value) is not typing.Annotated else None
         if isinstance(src, str):
             return src
         attr = ct._public_name(value) if callable(value) and not isinstance(value, type) else None

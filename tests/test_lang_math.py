@@ -283,7 +283,10 @@ def test_astype_rounding_and_float_to_bool(tmp_path, monkeypatch):
         t = ct.load(x, index=(0,), shape=(T,))
         ct.store(x, index=(0,), tile=ct.astype(t, ct.float16, rounding_mode=ct.RoundingMode.{m}))
     """
-    assert codes(src.format(m="RM")) == ["C2T106"]
+    # cuTile rejects RM from float32 to float16: the source's dtype is known when Triton compiles,
+    # which fails there with cuTile's TileTypeError (tests/test_astype_rounding.py runs it)
+    assert codes(src.format(m="RM")) == []
+    assert codes(src.format(m="RZI")) == ["C2T106"]             # not a rounding mode of casts
 
 
 @pytest.fixture

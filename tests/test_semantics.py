@@ -362,7 +362,7 @@ def test_tile_cast_to_tfloat32_in_one_branch_keeps_the_tf32_product():
     assert res.ok
     body = res.code.split("def k(")[1]
     assert '"tf32" if (x.dtype == tl.float32) else "ieee"' in body
-    assert "_c2t_to_tf32(x.to(tl.float32), True) if x.dtype == tl.float32 else x" in body
+    assert '_c2t_to_tf32(x.to(tl.float32), True, "RN") if x.dtype == tl.float32 else x' in body
 
 
 def test_astype_tfloat32_compiles_for_sm90(tmp_path):

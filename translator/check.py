@@ -21,6 +21,7 @@ a loop), cuTile rejects them too, and the finding is an info (C2T217).
 from __future__ import annotations
 
 import ast
+import copy
 import contextlib
 import hashlib
 import json
@@ -134,9 +135,20 @@ _SWITCHES = {"_C2T_NARROW_ALL": "tl.constexpr(False)", "_C2T_NARROW_PAD": "tl.co
 # judge the arrays' dtypes, and the check's typings give every array one dtype where the host may
 # pass others (a float32 `mean` next to float16 data); what the check asks is whether Triton
 # compiles the translation, so it checks with the rules off
-_STUBS = {"_c2t_cast_message": '@triton.constexpr_function\ndef _c2t_cast_message(value, ety, what):\n    return ""\n',
-          "_c2t_binary_message": '@triton.constexpr_function\ndef _c2t_binary_message(x, y, op):\n    return ""\n',
-          "_c2t_rd_message": '@triton.constexpr_function\ndef _c2t_rd_message(v, fn, mode, ftz):\n    return ""\n'}
+def _stub(fd: ast.FunctionDef) -> ast.FunctionDef:
+    """`fd` (a `_c2t_<rule>_message` constexpr function: cuTile's dtype rules, which judge the
+    arrays' dtypes) as one that accepts everything: `return ""` with the same parameters."""
+    stub = copy.deepcopy(fd)
+    stub.body = [ast.Return(ast.Constant(""))]
+    return stub
+
+
+_STUBBED = {"_c2t_cast_message", "_c2t_binary_message", "_c2t_rd_message", "_c2t_astype_message",
+            "_c2t_bitcast_message"}
+
+
+def _is_rule_message(st) -> bool:
+    return isinstance(st, ast.FunctionDef) and st.name in _STUBBED
 
 
 def _is_jit(fd) -> bool:
@@ -237,8 +249,7 @@ def _jit_module(tree):
     switches = [st for n, st in safe.items() if n in _SWITCHES]
     body = imports + switches + [st for st in _module_statements(tree.body) if any(st is v for v in safe.values())
                                  or (isinstance(st, ast.FunctionDef) and jits.get(st.name) is st)]
-    body = [ast.parse(_STUBS[st.name]).body[0] if isinstance(st, ast.FunctionDef) and st.name in _STUBS else st
-            for st in body]
+    body = [_stub(st) if _is_rule_message(st) else st for st in body]
     mod = ast.Module(body=body, type_ignores=[])
     return ast.unparse(mod) + "\n", {k: v for k, v in reads.items() if v}
 

@@ -280,7 +280,8 @@ def op_astype(cx, call, args):
 def op_bitcast(cx, call, args):
     x = _req(cx, "bitcast", args, "x", call)
     dt = _dtype(cx, args, "dtype", "bitcast", call)
-    return V(f"{paren(x, 100)}.to({dt.code}, bitcast=True)", x.kind, rank=x.rank)
+    # (_c2t_bitcast: cuTile's rule, widths equal and no bool, checked when Triton compiles)
+    return V(f"{cx.use('_c2t_bitcast')}({_as_runtime(x) if x.is_static else x.code}, {dt.code})", x.kind, rank=x.rank)
 
 
 @op("where")

@@ -197,25 +197,34 @@ def astype_value(cx, x: V, dt: V, call, args):
     """ct.astype details ops.op_astype delegates: rounding modes on float -> float casts and
     float -> bool as `x != 0` (_c2t_to_bool). Returns the lowered V."""
     mode = _mode(cx, args, "astype", call)
-    if dt.value == "bool_" or dt.code == "tl.int1":
-        if mode is not None:
-            cx.fail("C2T106", "ct.astype: rounding_mode is only valid for float -> float casts", call)
+    if mode is not None and mode not in _ASTYPE_MODES:
+        cx.fail("C2T106", f"ct.astype: rounding_mode={mode} is not valid for a cast", call,
+                "use RN, RZ, RM, RP or RA (cuTile's casts take those)")
+    if mode is not None and (dt.value == "bool_" or dt.code == "tl.int1" or _int_target(dt)):
+        # cuTile rejects it whatever the source: translated, failing to compile with cuTile's error
+        cx.note("C2T218", f"ct.astype: rounding_mode={mode} on a cast to {dt.value or dt.code}: cuTile rejects "
+                          "it (rounding_mode is only valid for float to float conversions)", call)
+    elif dt.value == "bool_" or dt.code == "tl.int1":
         return V(f"{cx.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
-    if mode in (None, "RN"):
+    if mode is None:
         out = f"{code}.to({dt.code})"
         if dt.tf32:     # True, or the condition under which a conditional dtype is tfloat32
-            out = f"{cx.use('_c2t_to_tf32')}({out}, {'True' if dt.tf32 is True else dt.tf32})"
+            out = f"{cx.use('_c2t_to_tf32')}({out}, {'True' if dt.tf32 is True else dt.tf32}, \"RN\")"
         return V(out, _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)
-    if mode == "RZ" and dt.tf32:
-        return V(f'{code}.to({dt.code}, fp_downcast_rounding="rtz")', _runtime_kind(x), rank=x.rank, tf32=dt.tf32,
-                 shape=x.shape)
-    if mode == "RZ" or (mode in ("RM", "RP") and dt.code in ("tl.float32", "tl.float64") and not dt.tf32):
-        # (cuTile takes RM/RP for fp16 targets only from fp8/bf16 and never for bf16/fp8 targets)
-        return V(f'{cx.use("_c2t_astype_rounded")}({code}, {dt.code}, "{_DIRECTED[mode]}")', _runtime_kind(x),
-                 rank=x.rank, shape=x.shape)
-    cx.fail("C2T106", f"ct.astype: rounding_mode={mode} is not supported (Triton casts round to nearest, "
-                      "toward zero, or, fp64 -> fp32, down or up)", call)
+    # a mode given: cuTile's table of conversions decides when Triton compiles (the source's dtype
+    # may be known only then); _c2t_astype_rounded computes what it takes, or fails saying so
+    tf = "" if not dt.tf32 else ", True" if dt.tf32 is True else f", {dt.tf32}"
+    return V(f'{cx.use("_c2t_astype_rounded")}({code}, {dt.code}, "{mode}"{tf})', _runtime_kind(x),
+             rank=x.rank, tf32=dt.tf32, shape=x.shape)
+
+
+_ASTYPE_MODES = ("RN", "RZ", "RM", "RP", "RA")
+
+
+def _int_target(dt: V) -> bool:
+    return dt.code in ("tl.int8", "tl.int16", "tl.int32", "tl.int64", "tl.uint8", "tl.uint16", "tl.uint32",
+                       "tl.uint64")
 
 
 # ---------------------------------------------------------------- promotion (called by ops.py)

@@ -122,7 +122,7 @@ def main(argv=None) -> int:
             print("cutile2triton: `-` (standard input) is a single input; give it alone", file=sys.stderr)
             return 2
         if not args.output:
-            print("cutile2triton: a folder, or several inputs, need -o OUTDIR", file=sys.stderr)
+            print("cutile2triton: a folder needs -o OUTDIR (so do several inputs)", file=sys.stderr)
             return 2
         missing = [i for i in args.inputs if not Path(i).exists()]
         if missing:

@@ -3,8 +3,11 @@
 - `--select` / `--ignore` (codes or prefixes: `C2T2` is every C2T2xx) choose the notes and
   warnings reported; errors are always reported (they say what the output lacks).
 - One line per code per site: the messages of one code at one place are joined on one line.
-- A note or warning repeated with the same message in one file is one line at its first site,
-  with the count and the other lines (`(12 sites: lines 112, 148, ...)`).
+- A note or warning repeated with the same message is one line at its first site, with the count
+  and the other lines (`(12 sites; also lines 112, 148, ...)`) or files.
+- Notes ask for nothing: they are printed after the errors and warnings of the run, one line per
+  code per file (its first note, counting the others); the JSON report has each.
+- Messages longer than MESSAGE_CAP characters are cut on the terminal (not in the JSON report).
 - A hint is printed the first time it is met in a run; `cutile2triton --explain CODE` says more.
 - A closing summary counts the diagnostics by code (and, for several files, names the files with
   errors or warnings).
@@ -21,7 +24,6 @@ SCHEMA_VERSION = 1          # of the --json report: bump when a key changes mean
 _ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 _WORD = {ERROR: "error", WARNING: "warning", INFO: "note"}
 MESSAGE_CAP = 300           # characters of a message on the terminal (the JSON report has it all)
-NOTES_PER_CODE = 3          # lines of one note code in one file
 
 
 def parse_codes(values) -> tuple:
@@ -119,10 +121,10 @@ class Printer:
             folded.append(e)
         folded = _cap_notes(folded)
         out = []
-        for fn, line, col, code, sev, msg, hints, more in folded:
+        for fn, line, col, code, sev, msg, hints, more, suffix in folded:
             if len(msg) > MESSAGE_CAP:
                 msg = msg[:MESSAGE_CAP].rstrip() + " ... (--json REPORT has the whole message)"
-            text = f"{fn}:{line}:{col}: {sev} {code}: {msg}"
+            text = f"{fn}:{line}:{col}: {sev} {code}: {msg}{suffix}"
             if more:
                 files = list(dict.fromkeys(m[0] for m in more if m[0] != fn))
                 if files:
@@ -182,31 +184,28 @@ class Printer:
 
 
 def _cap_notes(entries: list) -> list:
-    """At most NOTES_PER_CODE lines of one note code in one file: the rest are one line that counts
-    them (notes ask for nothing; --json has each)."""
-    seen: dict = {}
+    """One line per note code per file: its first note, and a count of the others with their lines
+    (notes ask for nothing; the JSON report has each). Entries: (..., suffix) appended."""
+    groups: dict = {}
+    for e in entries:
+        if e[4] == INFO:
+            groups.setdefault((e[0], e[3]), []).append(e)
     out = []
     for e in entries:
-        fn, line, col, code, sev = e[:5]
-        if sev != INFO:
-            out.append(e)
+        if e[4] != INFO:
+            out.append(e + ("",))
             continue
-        k = (fn, code)
-        seen.setdefault(k, []).append(e)
-        n = len(seen[k])
-        if n <= NOTES_PER_CODE:
-            out.append(e)
-        elif n == NOTES_PER_CODE + 1:
-            out.append(k)       # (the counting line goes here; filled in below)
-    for i, e in enumerate(out):
-        if isinstance(e, tuple) and len(e) == 2:
-            rest = seen[e][NOTES_PER_CODE:]
-            sites = sum(1 + len(r[7]) for r in rest)
+        group = groups[(e[0], e[3])]
+        if group[0] is not e:
+            continue
+        rest = group[1:]
+        suffix = ""
+        if rest:
             lines = sorted({r[1] for r in rest} | {m[1] for r in rest for m in r[7] if m[0] == e[0]})
-            first = rest[0]
-            out[i] = (first[0], first[1], first[2], first[3], first[4],
-                      f"{_plural(sites, 'more note')} of this code here (lines {short_list(map(str, lines), 8)})",
-                      (), [])
+            sites = sum(1 + sum(m[0] == e[0] for m in r[7]) for r in rest)
+            suffix = f" (and {_plural(sites, 'other note')} {e[3]} here: line{'s' if len(lines) > 1 else ''} " \
+                     f"{short_list(map(str, lines), 8)})"
+        out.append(e + (suffix,))
     return out
 
 

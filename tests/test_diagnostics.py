@@ -49,7 +49,9 @@ def test_unsupported_constructs_are_refused_with_location(body, code, line):
     assert hits[0].line == line and hits[0].hint and hits[0].severity == "error"
 
 
-def test_dropped_hints_are_warnings():
+def test_dropped_hints_are_notes():
+    """A hint without a Triton equivalent changes no result: a note (nothing to do), which --strict
+    passes (issue 36: warnings only for what needs an action)."""
     res = translate("""
     @ct.kernel(occupancy=4, num_ctas=2)
     def k(x, T: ConstInt):
@@ -59,7 +61,8 @@ def test_dropped_hints_are_warnings():
     got = sorted(d.code for d in res.diagnostics)
     assert got == ["C2T201", "C2T202"]       # occupancy dropped; num_ctas is a launch option (test_hints)
     assert "occupancy=4" in next(d.message for d in res.diagnostics if d.code == "C2T201")
-    assert res.exit_code(strict=True) == 1 and res.exit_code() == 0
+    assert all(d.severity == "info" for d in res.diagnostics)
+    assert res.exit_code(strict=True) == 0 and res.exit_code() == 0
 
 
 def test_unknown_host_use_of_cuda_tile_is_an_error():

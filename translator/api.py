@@ -58,6 +58,7 @@ class Result:
     kernels: list
     filename: str = "<string>"
     stubs: list = field(default_factory=list)    # kernels written as stand-ins (partial translation)
+    suppressed: list = field(default_factory=list)   # diagnostics silenced by `# c2t: ignore[...]`
 
     @property
     def ok(self) -> bool:
@@ -80,14 +81,23 @@ class Result:
     def as_dict(self) -> dict:
         return {"file": self.filename, "ok": self.ok, "partial": self.partial, "stubs": self.stubs,
                 "diagnostics": [d.as_dict() for d in self.diagnostics],
+                "suppressed": [d.as_dict() for d in self.suppressed],
                 "kernels": [k.as_dict() for k in self.kernels]}
+
+
+def read_source(path) -> str:
+    """A Python source file's text, decoded as Python decodes it: UTF-8 (a BOM dropped), or the
+    encoding its PEP 263 `# -*- coding: NAME -*-` line names."""
+    import tokenize
+    with tokenize.open(path) as f:      # (detect_encoding: the BOM, the coding line, else UTF-8)
+        return f.read()
 
 
 def translate_file(path, options: Optional[Options] = None) -> Result:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_source(path)
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as e:
         rep = Reporter(str(path))
         rep.add("C2T004", f"cannot read {path}: {e}")
         return Result(None, rep.sorted(), [], str(path))
@@ -95,6 +105,15 @@ def translate_file(path, options: Optional[Options] = None) -> Result:
 
 
 def translate_source(text: str, filename: str = "<string>", options: Optional[Options] = None) -> Result:
+    """Translate one module's text. Notes and warnings whose line carries `# c2t: ignore[CODE]`
+    are moved to Result.suppressed (translator/suppress.py)."""
+    from .suppress import inline_ignores, split
+    res = _translate_source(text, filename, options)
+    res.diagnostics, res.suppressed = split(res.diagnostics, inline_ignores(text))
+    return res
+
+
+def _translate_source(text: str, filename: str, options: Optional[Options]) -> Result:
     options = options or Options()
     rep = Reporter(filename)
     try:

@@ -1,15 +1,22 @@
 """The `cutile2triton` command.
 
     cutile2triton IN.py [-o OUT.py] [--check | --diff] [--strict] [--json REPORT]
-    cutile2triton DIR -o OUTDIR [-j N] [--check] [--strict] [--json REPORT]   (a whole package, package.py)
+    cutile2triton - [-o OUT.py]             (the module on standard input)
+    cutile2triton DIR -o OUTDIR [-j N] [--check | --diff] [--strict] [--json REPORT]   (a whole package, package.py)
+    cutile2triton IN.py DIR ... -o OUTDIR   (several inputs: each goes into OUTDIR under its own name)
+    cutile2triton --explain C2T202          (what a diagnostic code means and what to do; docs/diagnostics.md)
     cutile2triton verify FILE.py [...]     (GPU harness; see `cutile2triton verify --help`)
     cutile2triton survey PATH... [--md OUT] [--json OUT]   (what translates in a corpus, and why not)
     cutile2triton bench SUITE.py [--tilegym DIR] [--out DIR]  (verify + time a suite on the GPU, one table)
     cutile2triton run (SCRIPT.py | -m MODULE) [ARGS...]   (an unmodified cuTile program on Triton: translator/shim)
 
+Diagnostics: --select/--ignore CODE[,CODE] (or a prefix: C2T2) choose the notes and warnings
+reported, as does `# c2t: ignore[CODE]` on the line of the site; errors are always reported.
+Notes ask for nothing and are printed folded after the warnings (translator/report.py).
+
 Exit status: 0 translated; 1 translated with warnings under --strict, or --check/--diff found a
-difference, or (a folder) a package written with parts not translated; 2 refused, a partial
-translation of a file (written: what was not translated raises when used), or bad input.
+difference, or (a folder, or several inputs) a package written with parts not translated; 2 refused,
+a partial translation of a file (written: what was not translated raises when used), or bad input.
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .api import Options, translate_file
+from .api import Options, translate_file, translate_source
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,25 +38,41 @@ def _parser() -> argparse.ArgumentParser:
                "on a GPU; `cutile2triton bench SUITE.py` does that for a suite and merges the timings; "
                "`cutile2triton survey PATH...` reports what translates in a corpus; `cutile2triton run SCRIPT.py` "
                "(or `run -m pytest ...`) runs a cuTile program unmodified on Triton (docs/shim.md). Exit status: 0 translated; "
-               "1 warnings under --strict, a --check/--diff difference, or a folder written with parts not "
-               "translated; 2 a file refused or translated partly (written: what was not translated raises "
-               "when used), or bad input.")
-    p.add_argument("input", help="cuTile Python file to translate, or a folder (a package: every .py "
-                                 "file under it is translated into the folder -o names)")
+               "1 warnings under --strict, a --check/--diff difference, or a folder (or several inputs) written "
+               "with parts not translated; 2 a file refused or translated partly (written: what was not "
+               "translated raises when used), or bad input.")
+    p.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="cuTile Python file to translate (`-`: standard input), or a folder (a package: every "
+                        ".py file under it is translated into the folder -o names); several inputs go into "
+                        "the folder -o names, each under its own name")
     p.add_argument("-o", "--output", help="write the Triton module here (default: standard output)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true",
-                   help="do not write; exit 1 if OUTPUT differs from a fresh translation")
+                   help="do not write; exit 1 if OUTPUT differs from a fresh translation (the input path "
+                        "recorded in the header, relative or absolute, does not count)")
     g.add_argument("--diff", action="store_true",
                    help="do not write; print a unified diff of OUTPUT against a fresh translation")
-    p.add_argument("--strict", action="store_true", help="exit 1 when there are warnings")
+    g.add_argument("--lint", action="store_true",
+                   help="write nothing: translate each input (files, folders) and report; exit 2 where one "
+                        "is not translated whole, 1 for warnings under --strict (the pre-commit hook)")
+    p.add_argument("--strict", action="store_true", help="exit 1 when there are warnings (those reported: "
+                                                         "--select/--ignore and `# c2t: ignore[...]` apply)")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="report only these notes and warnings (codes or prefixes, comma-separated; errors "
+                        "are always reported)")
+    p.add_argument("--ignore", action="append", metavar="CODES",
+                   help="do not report these notes and warnings (codes or prefixes, comma-separated); on one "
+                        "line, `# c2t: ignore[CODE]` does this for that line")
+    p.add_argument("--explain", metavar="CODE",
+                   help="say what a diagnostic code means, why, what to do, with an example (a prefix: list codes)")
     c = p.add_mutually_exclusive_group()
     c.add_argument("--no-compile-check", dest="compile_check", action="store_const", const=False, default=None,
                    help="do not check the translation with Triton's front end (by default every kernel is "
                         "compiled to TTIR for sm_90 where triton is installed; C2T110 when Triton rejects one)")
     c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
                    help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
-    p.add_argument("--json", metavar="REPORT", help="write diagnostics and the per-kernel summary as JSON")
+    p.add_argument("--json", metavar="REPORT", help="write diagnostics, the per-kernel summary and totals as JSON "
+                                                    "(key `schema`: the report's version)")
     p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                    help="a folder: translate its files in N processes (0: one per CPU; default 1); the "
                         "output and the messages are the same, in the same order, as with one")
@@ -72,40 +95,70 @@ def main(argv=None) -> int:
     if argv and argv[0] == "survey":
         from .survey import main as survey_main
         return survey_main(argv[1:])
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.explain:
+        from .explain import explain
+        text = explain(args.explain)
+        print(text or f"cutile2triton: no diagnostic code {args.explain!r} (C2T001 ... C2T217)",
+              file=sys.stdout if text else sys.stderr)
+        return 0 if text else 2
+    if not args.inputs:
+        parser.error("the following arguments are required: INPUT")
+    from .report import Printer, json_report, parse_codes
+    try:
+        printer = Printer(select=parse_codes(args.select), ignore=parse_codes(args.ignore), quiet=args.quiet)
+    except ValueError as e:
+        print(f"cutile2triton: {e}", file=sys.stderr)
+        return 2
     if (args.check or args.diff) and not args.output:
         print("cutile2triton: --check and --diff need -o OUTPUT (the file to compare with)", file=sys.stderr)
         return 2
-    if Path(args.input).is_dir():
-        if not args.output or args.diff:
-            print("cutile2triton: a folder needs -o OUTDIR (and takes --check, not --diff)", file=sys.stderr)
+    if args.lint:
+        return _lint(args, printer)
+    several = len(args.inputs) > 1 or Path(args.inputs[0]).is_dir()
+    if several:
+        if "-" in args.inputs:
+            print("cutile2triton: `-` (standard input) is a single input; give it alone", file=sys.stderr)
             return 2
-        from .package import translate_tree
-        return translate_tree(Path(args.input), Path(args.output), strict=args.strict, quiet=args.quiet,
-                              check=args.check, report=args.json, compile_check=args.compile_check,
-                              jobs=args.jobs)
-    res = translate_file(args.input, Options(strict=args.strict, source_name=args.input, check=args.compile_check))
-    for d in res.diagnostics:
-        if not args.quiet or d.severity == "error":
-            print(d.format(), file=sys.stderr)
+        if not args.output:
+            print("cutile2triton: a folder needs -o OUTDIR (so do several inputs)", file=sys.stderr)
+            return 2
+        missing = [i for i in args.inputs if not Path(i).exists()]
+        if missing:
+            print(f"cutile2triton: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        from .package import translate_paths
+        return translate_paths(args.inputs, Path(args.output), strict=args.strict, quiet=args.quiet,
+                               check=args.check, diff=args.diff, report=args.json,
+                               compile_check=args.compile_check, jobs=args.jobs, printer=printer)
+    name = args.inputs[0]
+    if name == "-":
+        res = _translate_stdin(Options(strict=args.strict, source_name="<stdin>", check=args.compile_check))
+    else:
+        res = translate_file(name, Options(strict=args.strict, source_name=name, check=args.compile_check))
+    printer.file(res)
+    printer.finish(several=False)
     if args.json:
-        _write(Path(args.json), json.dumps(res.as_dict(), indent=2) + "\n")
+        _write(Path(args.json), json.dumps(json_report([res], printer), indent=2) + "\n")
     if res.code is None:
-        print(f"cutile2triton: {args.input}: not translated "
+        print(f"cutile2triton: {res.filename}: not translated "
               f"({sum(d.severity == 'error' for d in res.diagnostics)} error(s))", file=sys.stderr)
         return 2
+    status = 2 if not res.ok else 1 if args.strict and printer.warnings(res) else 0
     if args.check or args.diff:
+        from .package import same_translation
         out = Path(args.output)
-        old = out.read_text() if out.exists() else ""
-        if old == res.code:
-            return res.exit_code(args.strict)
+        old = out.read_text(encoding="utf-8") if out.is_file() else ""
+        if out.is_file() and same_translation(old, res.code):
+            return status
         if args.diff:
             sys.stdout.writelines(difflib.unified_diff(
                 old.splitlines(keepends=True), res.code.splitlines(keepends=True),
                 fromfile=str(out), tofile=f"{out} (fresh translation)"))
         else:
             print(f"cutile2triton: {out} {'is out of date' if out.exists() else 'does not exist'}; "
-                  f"{'regenerate' if out.exists() else 'generate'} it with `cutile2triton {args.input} -o {out}`",
+                  f"{'regenerate' if out.exists() else 'generate'} it with `cutile2triton {name} -o {out}`",
                   file=sys.stderr)
         return 1
     if args.output:
@@ -117,8 +170,41 @@ def main(argv=None) -> int:
     else:
         sys.stdout.write(res.code)
         if res.partial:
-            print(f"cutile2triton: {args.input}: {_partial_summary(res)}", file=sys.stderr)
-    return res.exit_code(args.strict)
+            print(f"cutile2triton: {res.filename}: {_partial_summary(res)}", file=sys.stderr)
+    return status
+
+
+def _lint(args, printer) -> int:
+    """--lint: translate every input, print the diagnostics, write nothing."""
+    from .package import python_files
+    files = []
+    for i in args.inputs:
+        files += python_files(Path(i)) if Path(i).is_dir() else [i]
+    status = 0
+    for f in files:
+        opts = Options(strict=args.strict, source_name=str(f), check=args.compile_check)
+        res = _translate_stdin(opts) if f == "-" else translate_file(f, opts)
+        printer.file(res)
+        status = max(status, 2 if not res.ok else 1 if args.strict and printer.warnings(res) else 0)
+    printer.finish(several=len(files) > 1)
+    return status
+
+
+def _translate_stdin(options: Options):
+    """The module on standard input, decoded as Python decodes a file (PEP 263)."""
+    import io
+    import tokenize
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(enc).replace("\r\n", "\n").replace("\r", "\n")
+    except (SyntaxError, LookupError, UnicodeDecodeError) as e:
+        from .api import Result
+        from .diagnostics import Reporter
+        rep = Reporter("<stdin>")
+        rep.add("C2T004", f"cannot read standard input: {e}")
+        return Result(None, rep.sorted(), [], "<stdin>")
+    return translate_source(text, "<stdin>", options)
 
 
 def _jobs(value: str) -> int:
@@ -136,7 +222,8 @@ def _jobs(value: str) -> int:
 def _partial_summary(res) -> str:
     """What a partial translation left out (exit status 2): its stand-in kernels, and errors."""
     n = sum(d.severity == "error" for d in res.diagnostics)
-    stubs = f"kernel(s) {', '.join(res.stubs)} not translated (stand-ins whose launch raises); " if res.stubs else ""
+    from .report import short_list
+    stubs = f"kernel(s) {short_list(res.stubs)} not translated (stand-ins whose launch raises); " if res.stubs else ""
     return (f"PARTIAL translation: {stubs}{n} error(s); what was not translated raises "
             "NotImplementedError when used")
 
@@ -144,7 +231,7 @@ def _partial_summary(res) -> str:
 def _write(path: Path, text: str):
     """Write an output file, making the folders it is in (an -o path into a folder not made yet)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def member_status(kind: str, member: str) -> str:
     return REFUSED
 
 
-HINT_STATUS = "accepted; no Triton equivalent: dropped with warning C2T201 (`ct.ByTarget` resolved for sm_90)"
+HINT_STATUS = "accepted; no Triton equivalent: dropped with note C2T201 (`ct.ByTarget` resolved for sm_90)"
 HINT_STATUSES = {"num_ctas": "translated: Triton's `num_ctas` launch option (a CTA cluster, sm_90+), also from "
                              "`replace_hints` and exhaustive_search hints; dropped with C2T201 for kernels with "
                              "rank-3+ tiles or arrays, or lists of arrays, which Triton 3.6 miscompiles with clusters "

@@ -13,13 +13,16 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 
 # code -> (severity, title, default hint)
 CATALOG: dict[str, tuple[str, str, str]] = {
-    "C2T001": (WARNING, "no cuda.tile import: nothing to translate",
-               "the file is returned unchanged; import cuda.tile to translate kernels"),
+    "C2T001": (INFO, "no cuda.tile import: nothing to translate",
+               "nothing to do: the file is returned (in a folder: copied) unchanged; import cuda.tile "
+               "in it to translate kernels"),
     "C2T002": (ERROR, "syntax error",
                "fix the Python syntax; cutile2triton parses Python 3 modules"),
     "C2T003": (ERROR, "internal translator error",
                "please report this with the input file; no output was produced"),
-    "C2T004": (ERROR, "cannot read input", "check the path and that the file is UTF-8 text"),
+    "C2T004": (ERROR, "cannot read input",
+               "check the path, and that the file is text in UTF-8 or in the encoding its PEP 263 "
+               "`# -*- coding: ... -*-` line names"),
     "C2T005": (ERROR, "the translation is not valid Python",
                "a translator bug: please report it with the input file"),
     "C2T110": (ERROR, "Triton rejects a translated kernel",
@@ -42,7 +45,7 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                "only ct.launch, ct.cdiv, kernels and dtypes are translated on the host"),
     "C2T109": (ERROR, "wrong number of arguments",
                "check the call against the cuTile signature"),
-    "C2T201": (WARNING, "kernel hint has no Triton equivalent and was dropped",
+    "C2T201": (INFO, "kernel hint has no Triton equivalent and was dropped",
                "nothing to change for correctness; the launcher picks num_warps from the tile sizes, "
                "num_stages from shared memory and register spills, and caps the registers of a kernel "
                "without dots where that fits two programs per SM without spilling (edit them in the "
@@ -168,12 +171,18 @@ class Reporter:
         self.items: list[Diagnostic] = []
         self._seen: set[tuple] = set()
 
-    def make(self, code: str, message: str, span: Optional[Span] = None, hint: str = "") -> Diagnostic:
-        line, col = (span.line, span.col) if span else (0, 0)
-        return Diagnostic(code, message, self.filename, line, col, hint)
+    def make(self, code: str, message: str, span: Optional[Span] = None, hint: str = "",
+             severity: str = "") -> Diagnostic:
+        # (a diagnostic about the whole file is located at its first line, as editors and
+        # `file:line:col` parsers expect, not at 0:0)
+        line, col = (span.line, span.col) if span and span.line else (1, 1)
+        return Diagnostic(code, message, self.filename, line, col, hint, severity)
 
-    def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "") -> Diagnostic:
-        d = self.make(code, message, span, hint)
+    def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "",
+            severity: str = "") -> Diagnostic:
+        """Report a diagnostic (once per code, message and site). `severity`: where this case of
+        the code needs an action its catalog severity does not ask for (a warning among notes)."""
+        d = self.make(code, message, span, hint, severity)
         key = (d.code, d.message, d.line, d.col)
         if key not in self._seen:
             self._seen.add(key)

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="DIR", help="record the ORIGINAL's outputs on the small cases as goldens")
     p.add_argument("--goldens", metavar="DIR", help="compare the translation with goldens recorded by --record (under the "
                         "interpreter on the CPU, unless --device cuda is given)")
-    p.add_argument("--quiet", action="store_true", help="no per-case progress lines on stderr")
+    p.add_argument("-q", "--quiet", action="store_true", help="no per-case progress lines on stderr")
     return p
 
 
@@ -106,6 +106,10 @@ def main(argv=None) -> int:
         print("cutile2triton verify: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:                        # noqa: BLE001 - a harness bug: say so, no traceback
+        from ..extras import missing_stack
+        if missing_stack(exc):
+            print(f"cutile2triton verify: error: {missing_stack(exc)}", file=sys.stderr)
+            return 2
         if os.environ.get("C2T_DEBUG"):
             raise
         print(f"cutile2triton verify: internal error: {type(exc).__name__}: {exc} "

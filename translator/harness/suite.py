@@ -418,6 +418,7 @@ def build_parser():
     p.add_argument("--timeout", type=int, default=None,
                    help="seconds per entry (default: the entry's own 'timeout', else 300; given here, it wins)")
     p.add_argument("--no-bench", action="store_true", help="correctness only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no per-entry progress lines on stderr")
     p.add_argument("--merge", nargs="+", metavar="DIR",
                    help="run nothing: merge the per-entry reports of earlier --out folders (a later folder wins "
                         "for an entry, except for rows of dtypes it did not time) into one table in --out")
@@ -463,11 +464,13 @@ def main(argv=None) -> int:
     cmd = "cutile2triton bench " + " ".join(argv if argv is not None else sys.argv[1:])
     md = ""
     for i, e in enumerate(entries, 1):
-        print(f"[{i}/{len(entries)}] {e['name']} ...", file=sys.stderr, flush=True)
+        if not args.quiet:
+            print(f"[{i}/{len(entries)}] {e['name']} ...", file=sys.stderr, flush=True)
         rep = run_entry(e, out, args, env)
         reports.append(rep)
-        print(f"[{i}/{len(entries)}] {e['name']}: {rep['status'].upper()} {rep.get('why', '')}"
-              f" ({rep.get('seconds', '-')} s)", file=sys.stderr, flush=True)
+        if not args.quiet:
+            print(f"[{i}/{len(entries)}] {e['name']}: {rep['status'].upper()} {rep.get('why', '')}"
+                  f" ({rep.get('seconds', '-')} s)", file=sys.stderr, flush=True)
         md = write_reports(out, reports, cmd, done=i == len(entries))   # a cut-short run keeps its table
     print(md)
     skipped = [r["name"] for r in reports if r["status"] == "skipped"]

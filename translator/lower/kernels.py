@@ -216,7 +216,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                 rep.add("C2T201", f"kernel `{fd.name}`: hints passed as `**{shared.text[value.span.start:value.span.end]}` "
                                   "are not read at translation time and were dropped (a num_ctas among them does "
                                   "not reach the Triton launch)", kw.span,
-                        "name the hints in the decorator, e.g. @ct.kernel(num_ctas=...)")
+                        "name the hints in the decorator, e.g. @ct.kernel(num_ctas=...)", severity="warning")
                 continue
             if is_by_target(info, value):
                 # ct.ByTarget(sm_90=..., default=...): the translation targets sm_90
@@ -237,7 +237,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                 # (the launcher would run this text on the host, where cuda.tile is gone)
                 rep.add("C2T201", f"kernel `{fd.name}`: hint `num_ctas={shared.text[s.start:s.end]}` uses cuda.tile "
                                   "names, which the launcher cannot evaluate: dropped", kw.span,
-                        "give num_ctas as a number or a module constant")
+                        "give num_ctas as a number or a module constant", severity="warning")
                 continue
             hints[kw.name] = shared.text[s.start:s.end]
             if kw.name == "num_ctas":
@@ -252,7 +252,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
             e = d.expr.func if isinstance(d.expr, N.Call) else d.expr
             name = shared.text[e.span.start:e.span.end]
             rep.add("C2T201", f"decorator `@{name}` on kernel `{fd.name}` was dropped", d.span,
-                    "re-apply it to the generated kernel if it matters")
+                    "re-apply it to the generated kernel if it matters", severity="warning")
     names = {p.name for p in fd.params if p.kind == "normal"}
     for p in fd.params:
         if p.kind != "normal":

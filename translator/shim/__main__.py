@@ -24,10 +24,17 @@ def main(argv=None) -> int:
     if not argv:
         print(USAGE, file=sys.stderr)
         return 2
-    from . import install
     if cpu:
         os.environ.setdefault("TRITON_INTERPRET", "1")      # (no GPU: Triton's CPU interpreter)
-    install(cpu=cpu)
+    try:
+        from . import install
+        install(cpu=cpu)
+    except ImportError as e:
+        from ..extras import missing_stack
+        if not missing_stack(e):
+            raise
+        print(f"cutile2triton run: error: {missing_stack(e)}", file=sys.stderr)
+        return 2
     try:
         if argv[0] == "-m":
             if len(argv) < 2:

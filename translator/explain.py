@@ -113,6 +113,10 @@ EXPLAIN: dict[str, tuple[str, str]] = {
     "C2T217": ("The compile check found argument types the translated kernel does not take, and cuTile "
                "does not take them either.",
                "# reported with the types; nothing to do if the host passes what cuTile accepts"),
+    "C2T218": ("The kernel uses an operation in a way cuTile's compiler rejects (a rounding mode an "
+               "operation or cast does not take, a mode on an integer cast). The translation keeps it and "
+               "fails to compile with cuTile's TileTypeError, as the original does.",
+               "x = ct.astype(t, ct.int32, rounding_mode=ct.RoundingMode.RZ)   # C2T218: only float casts take a mode"),
 }
 
 _WORD = {ERROR: "error", WARNING: "warning", INFO: "note"}

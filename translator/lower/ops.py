@@ -14,6 +14,7 @@ from ..ir import nodes as N
 from . import dtype_facts
 from . import registry
 from . import types as T
+from .context import cutile_rejects
 from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _req, _result_kind, _static,
                       _static_tuple, bind)
 from .ops_debug import print_call
@@ -773,14 +774,6 @@ def call(cx, e: N.Call) -> V:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
         return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
     cx.fail("C2T103", "this call is not supported in kernel code", e)
-
-
-def cutile_rejects(cx, what: str, message: str, node, error: str = "TileTypeError") -> V:
-    """An operation cuTile refuses to compile (`message`, its `error`): C2T218, and a value whose
-    code fails the translation's compilation with cuTile's error (the shim raises it from ct.launch:
-    shim/kernel.py cutile_error)."""
-    cx.note("C2T218", f"{what}: cuTile refuses it ({error}: {message})", node)
-    return V(f"tl.static_assert(False, {f'cuTile {error}: {message}'!r})", T.SCALAR)
 
 
 def imported_call(cx, name: str, e: N.Call) -> V:

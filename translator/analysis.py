@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import const_fold
+from . import const_fold, dataclass_rules
 from .coverage import EXPORTS
 from .ir import nodes as N
 from .ir.nodes import walk
@@ -43,6 +43,10 @@ class ModuleInfo:
     # methods of those frozen dataclasses: rebuilt class -> {method name: FunctionDef}; a call in a
     # kernel is a helper call with the (constant) instance as `self`
     class_methods: dict = field(default_factory=dict)
+    # module-level dataclasses (and their subclasses): class name -> dataclass_rules.Facts; those
+    # cuTile refuses to create in kernels: class name -> dataclass_rules.Refused
+    dataclass_facts: dict = field(default_factory=dict)
+    refused_classes: dict = field(default_factory=dict)
     imports_ct: bool = False
     ct_import_stmts: list = field(default_factory=list)
     # plain functions that host code makes kernels of, `ct.kernel(f)` / `ct.kernel(f, occupancy=2)`:
@@ -211,6 +215,7 @@ def analyze(mod: N.Module) -> ModuleInfo:
                 info.classes[st.name] = cls
             else:
                 info.classes.pop(st.name, None)
+            _dataclass_facts(info, st, cls)
             info.constants.pop(st.name, None)
         elif isinstance(st, N.FunctionDef):
             info.functions[st.name] = st
@@ -518,10 +523,31 @@ def _enum_class(info: ModuleInfo, st: N.Other):
         return None
 
 
+def _dataclass_facts(info: ModuleInfo, st: N.Other, cls):
+    """Record what cuTile's dataclass rules see of class statement `st` (dataclass_rules.py), and
+    the class as refused where cuTile refuses its instances and it was not rebuilt (`cls` None)."""
+    info.refused_classes.pop(st.name, None)
+    fx = dataclass_rules.facts(st, lambda e: _qualified(info, e), info.dataclass_facts)
+    if fx is None:
+        info.dataclass_facts.pop(st.name, None)
+        return
+    info.dataclass_facts[st.name] = fx
+    msg = dataclass_rules.refusal(fx)
+    if msg is not None and cls is None:
+        info.refused_classes[st.name] = dataclass_rules.Refused(st.name, msg)
+
+
 def _frozen_dataclass(info: ModuleInfo, st: N.Other):
-    """A module-level `@dataclass(frozen=True)` class with literal defaults, rebuilt, else None."""
-    if st.bases or len(st.decorators) != 1:
+    """A module-level `@dataclass(frozen=True)` class with literal defaults, rebuilt, else None
+    (a subclass of one rebuilt earlier: rebuilt on it)."""
+    if len(st.bases) > 1 or len(st.decorators) != 1:
         return None
+    base = None
+    if st.bases:
+        b = st.bases[0]
+        base = info.classes.get(b.id) if isinstance(b, N.Name) else None
+        if not (isinstance(base, type) and _is_frozen_dataclass(base)) or base in info.class_methods:
+            return None     # (methods of a base: not looked up through the subclass)
     d = st.decorators[0].expr
     if not (isinstance(d, N.Call) and _qualified(info, d.func) == "dataclasses.dataclass" and not d.args):
         return None
@@ -556,7 +582,7 @@ def _frozen_dataclass(info: ModuleInfo, st: N.Other):
         else:
             return None  # methods, class attributes...: not rebuilt
     try:
-        cls = dataclasses.make_dataclass(st.name, fields, **opts)
+        cls = dataclasses.make_dataclass(st.name, fields, bases=(base,) if base else (), **opts)
     except (TypeError, ValueError):
         return None
     if methods:

@@ -316,3 +316,11 @@ def _gather_indices(cx, args, key, name, call, rank, arr=None):
     if len(elts) != rank:
         cx.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {rank}-D array", call)
     return wide_indices(elts, arr)
+
+
+def cutile_rejects(cx, what: str, message: str, node, error: str = "TileTypeError") -> V:
+    """An operation cuTile refuses to compile (`message`, its `error`): C2T218, and a value whose
+    code fails the translation's compilation with cuTile's error (the shim raises it from ct.launch:
+    shim/kernel.py cutile_error)."""
+    cx.note("C2T218", f"{what}: cuTile refuses it ({error}: {message})", node)
+    return V(f"tl.static_assert(False, {f'cuTile {error}: {message}'!r})", T.SCALAR)

@@ -52,6 +52,8 @@ class ExpressionLowering:
             return self.static_value(info.constants[nm], e, name=nm)
         if nm in info.classes:      # a module-level enum class or frozen dataclass
             return V(nm, T.CONSTOBJ, value=info.classes[nm], known=True)
+        if nm in info.refused_classes:      # a dataclass cuTile refuses to create (ops.call)
+            return V(nm, T.CONSTOBJ, value=info.refused_classes[nm], known=True)
         path = info.ct_path(e)
         if path is not None:
             return self.ct_object(path, e)
@@ -395,7 +397,10 @@ class ExpressionLowering:
         try:
             for op, a, b in zip(e.ops, vals, vals[1:]):
                 result = result and bool(fns[op](a.value, b.value))
-        except (TypeError, KeyError) as err:
+        except TypeError as err:
+            # (`Color.RED < Color.GREEN`: an operator the values' types lack, a type error in cuTile)
+            return ops.cutile_rejects(self.cx, "this comparison", str(err), e)
+        except KeyError as err:
             self.fail("C2T105", f"this comparison fails in Python ({err})", e)
         return V(str(result), T.STATIC, value=result, known=True)
 

@@ -2,16 +2,19 @@
 LoweringContext `cx`, lower/context.py)."""
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from typing import Optional
 
 from .. import rules
+from ..dataclass_rules import Refused
 from ..coverage import is_exported, refusal
 from ..ir import nodes as N
 from . import dtype_facts
 from . import registry
 from . import types as T
+from .context import cutile_rejects
 from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _req, _result_kind, _static,
                       _static_tuple, bind)
 from .ops_debug import print_call
@@ -721,9 +724,25 @@ def call(cx, e: N.Call) -> V:
         return cx.call_function(f, e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):
         return builtin_call(cx, str(f.value)[9:], e)
+    if f.kind == T.CONSTOBJ and isinstance(f.value, Refused):
+        return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e)
     if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
         args = [cx.expr(a) for a in e.args]
         kws = {k.name: cx.expr(k.value) for k in e.keywords}
+        if isinstance(f.value, type) and issubclass(f.value, enum.Enum) and all(
+                v.known or v.is_runtime for v in [*args, *kws.values()]):
+            # (a Constant parameter's value, not known here: C2T105 below)
+            # cuTile's rules for an enum made from a value: one positional constant, a member's value
+            what = f"`{f.code}(...)`"
+            if len(args) != 1 or kws or isinstance(e.args[0], N.Starred):
+                return cutile_rejects(cx, what, "Enum constructor takes exactly one positional argument", e)
+            if args[0].is_runtime:
+                return cutile_rejects(cx, what, "Enum constructor argument must be a constant", e)
+            try:
+                return cx.static_value(f.value(args[0].value), e)
+            except ValueError:
+                return cutile_rejects(cx, what, f"{args[0].value!r} is not a valid {f.value.__name__}", e,
+                                      error="TileValueError")
         if not isinstance(f.value, type) or None in kws or any(isinstance(a, N.Starred) for a in e.args) \
                 or not all(v.known for v in [*args, *kws.values()]):
             cx.fail("C2T105", f"`{f.code}(...)` needs arguments known at translation time", e)

@@ -7,7 +7,7 @@ Tile shapes stay static: the Triton helpers (templates/prelude_shape.py.j2) read
 from __future__ import annotations
 
 from . import types as T
-from .context import _dtype, _req, _static, bind
+from .context import _dtype, _req, _static, bind, cutile_rejects
 from .registry import method, op
 from .types import V
 
@@ -33,20 +33,23 @@ def op_cat(cx, call, args):
     elts = tiles.elts
     if len(elts) == 1:
         return elts[0]
+    if len(elts) > 2:       # (as cuTile: nest the calls)
+        return cutile_rejects(cx, "ct.cat", f"cat() supports at most 2 tiles, got {len(elts)}", call)
     if len(elts) != 2:
-        cx.fail("C2T106", f"ct.cat concatenates exactly 2 tiles, got {len(elts)}", call,
-                "nest the calls: ct.cat((ct.cat((a, b), ax), ct.cat((c, d), ax)), ax)")
+        cx.fail("C2T106", f"ct.cat concatenates exactly 2 tiles, got {len(elts)}", call)
     a, b = (_tile(cx, "cat", e, call) for e in elts)
     ax = _static(cx, _req(cx, "cat", args, "axis", call), "ct.cat axis", call)
-    if not (ax.known and isinstance(ax.value, int)):
+    known = ax.known and isinstance(ax.value, int)
+    if not (known or (ax.kind == T.STATIC and not ax.known)):
         cx.fail("C2T105", "ct.cat: `axis` must be an integer literal or constant", call)
     rank = a.rank if a.rank is not None else b.rank
     if a.rank is not None and b.rank is not None and a.rank != b.rank:
-        cx.fail("C2T106", f"ct.cat: tiles of rank {a.rank} and {b.rank}", call)
+        return cutile_rejects(cx, f"ct.cat of tiles of rank {a.rank} and {b.rank}",
+                                  "Expected tiles to have the same rank", call)
     if rank == 0:
         cx.fail("C2T106", "ct.cat: 0-d tiles cannot be concatenated", call)
     if rank is not None:
-        if not -rank <= ax.value < rank:
+        if known and not -rank <= ax.value < rank:     # (a Constant parameter's: the helper checks it)
             cx.fail("C2T106", f"ct.cat: axis {ax.value} is out of range for {rank}-D tiles", call)
         fn = cx.use_rank("cat", rank)
     else:   # rank known only to Triton: dispatch on len(a.shape) at compile time

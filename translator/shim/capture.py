@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import enum
 import inspect
 import re
@@ -151,6 +152,7 @@ class Builder:
         self.defs = []                  # (name, text, filename, def line, indent) in output order
         self.bound = {}                 # bound name -> (kind, identity) for conflict checks
         self.done = set()               # (id, bound name) of functions, ids of classes, already written
+        self.classes = set()            # names of the classes in defs (written before the functions)
         self.tuple_key = None           # (kernel function, nesting of its tuple arguments): tuple_args.py
 
     # ---------------------------------------------------------------- binding names
@@ -197,6 +199,14 @@ class Builder:
                 return f"ct.{cls.__name__}.{value.name}"
             self.add_class(cls.__name__, cls)
             return f"{cls.__name__}.{value.name}"
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            # a dataclass instance (`fb = FooBar(2, 7)` read from a closure): its class's source and
+            # a call with its fields' values, as keywords (fields without init=: cuTile refuses them)
+            cls = type(value)
+            self.add_class(cls.__name__, cls)
+            args = ", ".join(f"{f.name}={self.value_src(name, getattr(value, f.name))}"
+                             for f in dataclasses.fields(value) if f.init)
+            return f"{cls.__name__}({args})"
         # the shim's annotations, ByTarget (not an `Annotated[ct.Array, ...]` alias, which would
         # answer for the ct.Array it wraps: typing forwards attribute reads to its origin)
         src = getattr(value, "_c2t_src", None) if typing.get_origin(value) is not typing.Annotated else None
@@ -268,6 +278,9 @@ class Builder:
             self.add_function(name, value)
             return
         if isinstance(value, type) and issubclass(value, enum.Enum) and getattr(ct, value.__name__, None) is not value:
+            self.add_class(name, value)
+            return
+        if isinstance(value, type) and dataclasses.is_dataclass(value):
             self.add_class(name, value)
             return
         if _typing_name(value) == name:     # (Annotated, ...: the typing module's own objects)
@@ -357,18 +370,33 @@ class Builder:
         if not text.endswith("\n"):
             text += "\n"
         glb = getattr(sys.modules.get(cls.__module__), "__dict__", {})
+        # the names it reads from outside: its decorators' and bases' (the module's scope), its
+        # body's and its methods' (`x: int = dataclasses.field(...)`); its base classes of its own
+        # module (globals or defined next to it in a function) are written before it (the
+        # translator reads classes in order)
+        top = symtable.symtable(text, "<class>", "exec")
+        read, tables = [], [top]
+        while tables:
+            t = tables.pop()
+            tables.extend(t.get_children())
+            read += [s.get_name() for s in t.get_symbols() if s.is_referenced()
+                     and (t is top or s.is_global()) and s.get_name() not in read]
+        bases = {n: b for n in read for b in cls.__mro__[1:] if b.__name__ == n
+                 and glb.get(n, b) is b and b.__module__ == cls.__module__}
+        for n, b in bases.items():
+            self.add_class(n, b)
         slot = len(self.defs)
         self.defs.append(None)
-        top = symtable.symtable(text, "<class>", "exec")
-        for s in top.get_symbols():
-            n = s.get_name()
-            if s.is_referenced() and n != name:
-                if n in glb:
-                    self.capture(n, glb[n])
-                elif not hasattr(builtins, n):
-                    raise ShimCaptureError(f"kernel `{self.kernel}`: the class `{cls.__qualname__}` reads `{n}`, "
-                                           "which is not a global of its module")
+        for n in read:
+            if n == name or n in bases:
+                continue
+            if n in glb:
+                self.capture(n, glb[n])
+            elif not hasattr(builtins, n):
+                raise ShimCaptureError(f"kernel `{self.kernel}`: the class `{cls.__qualname__}` reads `{n}`, "
+                                       "which is not a global of its module")
         self.defs[slot] = (name, text, inspect.getsourcefile(cls) or "<class>", start, indent, 0)
+        self.classes.add(name)
 
     # ---------------------------------------------------------------- the module
     def module(self, filename, line) -> Built:
@@ -379,7 +407,7 @@ class Builder:
         out += [ln + "\n" for n, ln in self.imports.items() if ln != "import cuda.tile as ct"]
         # constants naming a class written here (`enum_value = Color.BLUE`) after the classes, and
         # the classes before the functions: the translator reads module-level names in order
-        classes = {d[0] for d in self.defs if d[1].startswith("class ")}
+        classes = self.classes
         functions = {d[0] for d in self.defs if d[0] not in classes}
         # tables holding functions (`{Op.ADD: add_func}`) after every definition
         last = {n for n, src in self.consts.items() if any(re.search(rf"\b{re.escape(f)}\b", src) for f in functions)}
@@ -404,10 +432,11 @@ class Builder:
 
 def _stdlib_import(name: str, value):
     """`from enum import IntEnum` for a class or function of the standard library found under
-    its own module path (sys.stdlib_module_names), else None."""
+    its own module path (sys.stdlib_module_names), else None (`dataclass`: imported, not written
+    as its source)."""
     mod = getattr(value, "__module__", None)
     qual = getattr(value, "__qualname__", None)
-    if not (isinstance(value, type) or isinstance(value, types.BuiltinFunctionType)) or not mod or not qual \
+    if not isinstance(value, (type, types.BuiltinFunctionType, types.FunctionType)) or not mod or not qual \
             or "." in qual or mod.split(".")[0] not in sys.stdlib_module_names or mod.startswith("_"):
         return None
     if getattr(sys.modules.get(mod), qual, None) is not value:

@@ -249,16 +249,16 @@ def test_a_file_with_a_refused_kernel_is_written_with_a_stand_in_and_exits_2(tmp
     assert "bad_kernel.c2t_launch(" not in code       # (launched through `tuned`: _c2t_launch)
 
 
-def test_every_switch_the_generated_code_reads_is_in_the_readme_table():
-    """The README's table of C2T_* switches lists each environment variable a template reads, and so
-    does ARCHITECTURE.md's section on them."""
+def test_every_switch_the_generated_code_reads_is_in_the_switches_table():
+    """docs/switches.md's table of C2T_* switches lists each environment variable a template reads,
+    and so does ARCHITECTURE.md's section on them."""
     import re
     from conftest import ROOT
     read = set()
     for t in (ROOT / "templates").glob("*.j2"):
         read |= set(re.findall(r'environ\.get\("(C2T_[A-Z_]+)"', t.read_text()))
-    readme = (ROOT / "README.md").read_text()
-    rows = set(re.findall(r"^\| `(C2T_[A-Z_]+)` \|", readme, re.M))
+    table = (ROOT / "docs" / "switches.md").read_text()
+    rows = set(re.findall(r"^\| `(C2T_[A-Z_]+)` \|", table, re.M))
     assert read and read == rows, (sorted(read - rows), sorted(rows - read))
     # ... and ARCHITECTURE.md's section on them, which says how each works
     arch = (ROOT / "docs" / "ARCHITECTURE.md").read_text().split("## Switches in generated modules")[1]
@@ -312,3 +312,11 @@ def helper():
     with pytest.raises(NotImplementedError, match="not translated"):
         mod.helper()
     assert "c2tstub.hostile.TILE" in repr(mod.TILE)
+
+
+def test_translated_kernels_have_cutiles_pyfunc(tmp_path):
+    """Host code (cutile-python's test_code_motion, at import) reads `kernel._pyfunc.__name__`."""
+    out = tmp_path / "va_pyfunc.py"
+    assert cli(EX / "vector_add.py", "-o", out).returncode == 0
+    mod = _import(out, "va_pyfunc")
+    assert mod.vector_add_kernel._pyfunc.__name__ == "vector_add_kernel"

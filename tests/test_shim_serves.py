@@ -115,6 +115,8 @@ uses("isinstance", lambda: [op for op in iter(CASES[0][0])])
 assert not hasattr(LoadPointer, "_pytestfixturefunction")
 conv = ct.compilation.CallingConvention
 assert conv.cutile_python_v2() == conv.cutile_python_v2() != conv.cutile_python_v1()
+from cuda.tile._compiler_options import CompilerOptions     # (test_print reads its defaults at import)
+assert CompilerOptions.__dataclass_fields__["opt_level"].default == 3 and CompilerOptions().occupancy is None
 print("RESULT OK")
 ct.compilation.export_kernel(None, [])      # (a script's own call raises at once)
 """

@@ -234,7 +234,7 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 96ae40e9ba744516),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 cdcc7c0c01de6a2a),
 # left out of golden files (tests/golden_form.py)
 
 

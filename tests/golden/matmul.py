@@ -235,7 +235,7 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 9a24ca1ac58e413d),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 935bbdca13b19f84),
 # left out of golden files (tests/golden_form.py)
 
 

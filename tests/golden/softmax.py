@@ -167,7 +167,7 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 330e82e5ed00f307),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 193ee32b072d7511),
 # left out of golden files (tests/golden_form.py)
 
 

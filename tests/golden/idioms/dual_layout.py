@@ -107,7 +107,7 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 2b437742dd95cd78),
+# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 c3c0fd2a96aebf0d),
 # left out of golden files (tests/golden_form.py)
 
 

@@ -17,3 +17,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "__init__.py")
+
+
+def _slow_ids():
+    lines = (ROOT / "tests" / "slow_tests.txt").read_text().splitlines()
+    return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests tests/slow_tests.txt lists `slow` (the fast subset: -m "not slow and not gpu")."""
+    import pytest
+    slow = _slow_ids()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)

@@ -185,7 +185,7 @@ def test_products_mode_keeps_warpgroup_mma_outside_chains(tmp_path, monkeypatch)
 def test_pad_mode_widens_chained_narrow_products_to_64_columns(tmp_path, monkeypatch, G):
     """C2T_NARROW=pad: the decode chain's narrow products (N = G) are computed with B widened to 64
     columns by zeros (a warpgroup MMA of N = 64 on sm_90, no mma.sync) and give the same results
-    (interpreter); products mode computes them transposed (mma.sync). (Its speed: opt-in, README.)"""
+    (interpreter); products mode computes them transposed (mma.sync). (Its speed: opt-in, docs/switches.md.)"""
     monkeypatch.setenv("C2T_NARROW", "pad")
     mod = build(DECODE, tmp_path)
     g = torch.Generator().manual_seed(G)

@@ -271,3 +271,62 @@ def test_constant_axes_keepdims_and_directed_roundings_compile_for_sm90(tmp_path
     out = compile_sm90(src, "run", "(torch.rand(4, 8, 16), torch.rand(8, 16), torch.zeros(4), torch.zeros(1, 1, 1), torch.zeros(8, 16))",
                        tmp_path)
     assert out.count("OK k ") == 1, out
+
+
+# ------------------------------------------------------------------ combine bodies cuTile refuses
+BODY_SRC = """
+@ct.kernel
+def k(x, y, FLAG: ct.Constant[bool]):
+    def f(a, b):
+        BODY
+    t = ct.load(x, index=(0, 0), shape=(8, 16))
+    ct.store(y, index=OUT0, tile=ct.OP(t, 1, f, 0))
+"""
+
+
+@pytest.mark.parametrize("op", ["reduce", "scan"])
+@pytest.mark.parametrize("body, message", [
+    ("for i in range(ct.bid(0) + 1):\n            a = a + b\n        return a", "Loops inside {kind} body are not supported"),
+    ("if ct.bid(0) == 0:\n            return a + b\n        return a - b",
+     "Branching inside {kind} body is not supported. Consider ct.where() as a workaround."),
+    ("return a + b if a > b else a - b",
+     "Branching inside {kind} body is not supported. Consider ct.where() as a workaround."),
+    ("ct.printf('%d', a)\n        return a + b", "Operations with memory effects are not supported inside {kind} body"),
+    ("return a + ct.load(x, (0, 0), (1, 1)).item()", "Operations with memory effects are not supported inside {kind} body"),
+    ("return a + b + ct.cumsum(ct.full((2,), 1, dtype=ct.int32), 0).item()", "Nested scan/reduction is not supported"),
+])
+def test_combine_bodies_cutile_refuses_fail_as_cutile(tmp_path, op, body, message):
+    src = BODY_SRC.replace("BODY", body).replace("OP", op).replace("OUT0", "(0,)" if op == "reduce" else "(0, 0)")
+    m = build(src, tmp_path)
+    x = torch.arange(128, dtype=torch.int32).reshape(8, 16)
+    y = torch.zeros(8 if op == "reduce" else (8, 16), dtype=torch.int32)
+    kind = "reduction" if op == "reduce" else "scan"
+    assert _fails_with(m.launch_k, (1,), x, y, True) == "cuTile TileSyntaxError: " + message.format(kind=kind)
+
+
+@pytest.mark.parametrize("op", ["reduce", "scan"])
+def test_a_combine_body_branching_on_a_constant_is_translated(tmp_path, op):
+    body = "if FLAG:\n            return a + b\n        return ct.maximum(a, b)"
+    src = BODY_SRC.replace("BODY", body).replace("OP", op).replace("OUT0", "(0,)" if op == "reduce" else "(0, 0)")
+    m = build(src, tmp_path)
+    x = torch.arange(128, dtype=torch.int32).reshape(8, 16)
+    for flag in (True, False):
+        y = torch.zeros(8 if op == "reduce" else (8, 16), dtype=torch.int32)
+        m.launch_k((1,), x, y, flag)
+        if op == "reduce":
+            ref = x.sum(1, dtype=torch.int32) if flag else x.amax(1)
+        else:
+            ref = x.cumsum(1, dtype=torch.int32) if flag else x.cummax(1).values
+        assert torch.equal(y, ref), (flag, y, ref)
+
+
+def test_scan_over_axis_none_fails_as_cutile(tmp_path):
+    m = build("""
+    @ct.kernel
+    def k(x, y):
+        t = ct.load(x, index=(0, 0), shape=(8, 16))
+        ct.store(y, index=(0, 0), tile=ct.scan(t, axis=None, func=lambda a, b: a + b, identity=0))
+    """, tmp_path)
+    x = torch.ones(8, 16, dtype=torch.int32)
+    assert _fails_with(m.launch_k, (1,), x, torch.zeros_like(x)) == \
+        "cuTile TileTypeError: Expected an integer constant, but given value has type None"

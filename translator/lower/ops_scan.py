@@ -203,6 +203,9 @@ def _custom(cx, name, call, args):
     n = len(xs)
     ranks = [e.rank for e in xs if e.kind == T.TILE]
     rank = max(ranks) if ranks and all(r is not None for r in ranks) else None
+    if "axis" in args and cx.expr(args["axis"]).known and cx.expr(args["axis"]).value is None:
+        return _cutile_error(cx, name, xs, tuple_mode, "TileTypeError",
+                             "Expected an integer constant, but given value has type None", call, rank)
     axis = _int_axis(cx, name, args, call, rank=rank)
     # the identity: checked (constant scalars, one per input) and dropped
     if "identity" not in args:
@@ -218,6 +221,9 @@ def _custom(cx, name, call, args):
     flag = _bool_arg(cx, args, flag_key, False, call)
 
     comb, captures = _combine_function(cx, name, args["func"], n, call)
+    if isinstance(comb, _Refusal):
+        out_rank = None if rank is None or name == "scan" else (rank if flag == "True" else rank - 1)
+        return _cutile_error(cx, name, xs, tuple_mode, "TileSyntaxError", comb.message, call, out_rank)
     fname = _driver(cx, name, n, len(captures), comb)
     code = f"{fname}({', '.join([e.code for e in xs] + [c.code for c in captures])}, {axis}, {flag})"
     if name == "reduce":
@@ -258,6 +264,67 @@ def _driver(cx, name, n, m, comb) -> str:
             lines.append(f"    return {', '.join(f'r[{i}]' for i in range(n))}")
         return "\n".join(lines) + "\n"
     return cx.add_def(f"_c2t_{name}_fn", make)
+
+
+# ---------------------------------------------------------------- what cuTile refuses in a body
+@dataclasses.dataclass
+class _Refusal:
+    message: str
+
+
+_MEMORY = {"load", "store", "printf", "print", "gather", "scatter", "atomic_add", "atomic_and", "atomic_or",
+           "atomic_xor", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "assert_"}
+_NESTED = {"reduce", "scan", "cumsum", "cumprod"}
+
+
+def _body_refusal(cx, name, fd):
+    """cuTile's TileSyntaxError for a combine function body it does not take (a loop, a branch on a
+    run-time value, an operation with memory effects, a nested scan or reduction), the first in
+    source order, else None."""
+    kind = "reduction" if name == "reduce" else "scan"
+    params = {p.name for p in fd.params}
+    stack = list(reversed(fd.body))
+    while stack:
+        nd = stack.pop()
+        if isinstance(nd, (N.For, N.While)):
+            return _Refusal(f"Loops inside {kind} body are not supported")
+        if isinstance(nd, (N.If, N.IfExp)) and not _static_test(cx, nd.test, params):
+            return _Refusal(f"Branching inside {kind} body is not supported. Consider ct.where() as a workaround.")
+        if isinstance(nd, N.Call):
+            path = cx.info.ct_path(nd.func)
+            if path in _MEMORY or (isinstance(nd.func, N.Name) and nd.func.id == "print"
+                                   and nd.func.id not in cx.env):
+                return _Refusal(f"Operations with memory effects are not supported inside {kind} body")
+            if path in _NESTED:
+                return _Refusal("Nested scan/reduction is not supported")
+        stack.extend(reversed(list(_children(nd))))
+    return None
+
+
+def _static_test(cx, test, params) -> bool:
+    """Whether an `if` condition in a combine function is a constant (cuTile folds the branch):
+    no calls, and only names of constants (Constant parameters, module constants)."""
+    stack = [test]
+    while stack:
+        nd = stack.pop()
+        if isinstance(nd, N.Call):
+            return False
+        if isinstance(nd, N.Name):
+            v = cx.env.get(nd.id)
+            if nd.id in params or (v is None and nd.id not in cx.info.constants) or (v is not None and not v.is_static):
+                return False
+        stack.extend(_children(nd))
+    return True
+
+
+def _cutile_error(cx, name, xs, tuple_mode, cls, message, call, rank):
+    """A ct.reduce / ct.scan cuTile refuses: the kernel fails with cuTile's error when it compiles."""
+    cx.note("C2T218", f"ct.{name}: cuTile refuses this ({cls}: {message})", call)
+    fn = cx.use("_c2t_cutile_error")
+    out = [V(f'{fn}({e.code}, "cuTile {cls}: {message}")', T.TILE, rank=rank) for e in xs]
+    if tuple_mode:
+        return V("(" + ", ".join(v.code for v in out) + ",)", T.TUPLE, elts=out)
+    return out[0]
 
 
 # ---------------------------------------------------------------- combine functions
@@ -317,6 +384,9 @@ def _combine_function(cx, name, fnode, n, call):
             cx.fail("C2T109", f"ct.{name}: with {n} input tiles `func` must take {2 * n} arguments "
                               "(write a lambda or a def)", fnode)
         fd = N.FunctionDef(span=Span(), name="<func>", params=[pa, pb], body=[N.Return(value=body)])
+    refused = _body_refusal(cx, name, fd)
+    if refused is not None:
+        return refused, []
     params = [p for p in fd.params if p.kind != "posonly_marker"]
     if any(p.kind != "normal" for p in params):
         cx.fail("C2T103", f"ct.{name}: the combine function cannot take *args/**kwargs", fnode)

@@ -19,6 +19,7 @@ from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _re
                       _static_tuple, bind)
 from .ops_debug import print_call
 from .ops_math import _ftz, astype_value, pow_value, promoted_binary, rd_checked, rounding_mode_value
+from .ops_scan import directed_helper, reduce_over_axes, rounding_checked, rounding_ftz
 from .registry import op
 from .types import V, paren
 
@@ -300,6 +301,7 @@ def _reduce(cx, name, call, args):
     x = _req(cx, name, args, "x", call)
     axis = _axis(cx, args, call)
     keep = _bool_arg(cx, args, "keepdims", False, call)
+    mode, ftz = (None, False) if name.startswith("arg") else rounding_ftz(cx, name, args, call)
     nan = ""
     if "propagate_nan" in args:
         pn = cx.expr(args["propagate_nan"])
@@ -311,28 +313,32 @@ def _reduce(cx, name, call, args):
         elif not (pn.known and pn.value is False):
             cx.fail("C2T106", f"ct.{name}: propagate_nan=True is not supported yet"
                     if pn.known else f"ct.{name}: propagate_nan must be a constant", call)
-    fn = cx.use(f"_c2t_{name}{nan}")
+    fn = directed_helper(cx, name, mode) or cx.use(f"_c2t_{name}{nan}")
     if isinstance(axis, list):
         if name in ("argmax", "argmin"):
             cx.fail("C2T106", f"ct.{name}: axis must be an integer", call)
-        code = x.code
-        for ax in sorted(axis, key=lambda a: -(a.value if a.known else 0)):
-            code = f"{fn}({code}, {ax.code}, {keep})"
-        return V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep), shape=_reduced_shape(x, axis, keep),
-                 **dtype_facts.kept(x))
-    if axis is None:
+        code = reduce_over_axes(cx, name, x, axis, lambda c, a: f"{fn}({c}, {a}, {keep})", call)
+        v = V(code, T.TILE, rank=_reduced_rank(x, len(axis), keep), shape=_reduced_shape(x, axis, keep),
+              **dtype_facts.kept(x))
+    elif axis is None:
         if name in ("argmax", "argmin"):
             flat = f"tl.reshape({x.code}, [{x.code}.numel])"
-            if keep == "True" and x.rank is not None:
+            if keep != "False" and x.rank is not None:
                 # cuTile keeps every dimension (size 1): the flattened index, reshaped to rank x.rank
                 ones = ", ".join(["1"] * x.rank)
-                return V(f"tl.reshape({fn}({flat}, 0, True), [{ones}])", T.TILE, rank=x.rank,
-                         shape=["1"] * x.rank, **dtype_facts.of_dtype("tl.int32"))
+                kept = f"tl.reshape({fn}({flat}, 0, True), [{ones}])"
+                if keep == "True":
+                    return V(kept, T.TILE, rank=x.rank, shape=["1"] * x.rank, **dtype_facts.of_dtype("tl.int32"))
+                # (a Constant parameter: Triton picks the form when it compiles the kernel)
+                return V(f"({kept} if {keep} else {fn}({flat}, 0, False))", T.TILE, rank=x.rank,
+                         **dtype_facts.of_dtype("tl.int32"))
             return V(f"{fn}({flat}, 0, {keep})", T.SCALAR)
-        return V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
-                 rank=0 if keep == "False" else x.rank, **_reduced_facts(name, x))
-    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep),
-             shape=_reduced_shape(x, [axis], keep), **_reduced_facts(name, x))
+        v = V(f"{fn}({x.code}, None, {keep})", T.SCALAR if keep == "False" else T.TILE,
+              rank=0 if keep == "False" else x.rank, **_reduced_facts(name, x))
+    else:
+        v = V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE, rank=_reduced_rank(x, 1, keep),
+              shape=_reduced_shape(x, [axis], keep), **_reduced_facts(name, x))
+    return rounding_checked(cx, name, v, mode, ftz, call)
 
 
 def _reduced_facts(name, x) -> dict:

@@ -26,6 +26,7 @@ from ..diagnostics import Span
 from ..ir import nodes as N
 from . import types as T
 from .context import _axis, _bool_arg, _req, _static
+from .ops_math import _mode, rd_checked
 from .registry import op
 from .types import V
 
@@ -38,21 +39,80 @@ _OPERATOR = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//
 
 
 # ---------------------------------------------------------------- shared checks
-def _rounding_ftz(cx, name, args, call):
-    """Only the default rounding (RN) is translated; flush_to_zero=True is refused (it changes
-    subnormal results, which Triton cannot reproduce)."""
-    if "rounding_mode" in args:
-        rm = cx.expr(args["rounding_mode"])
-        ok = (rm.known and rm.value is None) or (rm.kind == T.ENUM and str(rm.value).endswith(".RN"))
-        if not ok:
-            cx.fail("C2T106", f"ct.{name}: rounding modes other than RN are not supported yet", call,
-                    "drop rounding_mode (the default is round-to-nearest-even)")
+# the cuTile operation of each reduction's / scan's steps (ops_math.rd_checked's names)
+_STEP_OP = {"sum": "add", "prod": "mul", "cumsum": "add", "cumprod": "mul", "max": "maximum", "min": "minimum"}
+_DIRECTED = {"RZ": "rz", "RM": "rd", "RP": "ru"}
+
+
+def rounding_ftz(cx, name, args, call):
+    """(rounding mode, flush_to_zero) of ct.<name> (sum, prod, max, min, cumsum, cumprod): the
+    RoundingMode member's name, None for none or RN (the default lowering), and a bool; both must
+    be constants."""
+    mode = _mode(cx, args, name, call)
+    ftz = False
     if "flush_to_zero" in args:
-        ftz = cx.expr(args["flush_to_zero"])
-        _static(cx, ftz, "`flush_to_zero`", call)
-        if not (ftz.known and ftz.value is False):
-            cx.fail("C2T106", f"ct.{name}: flush_to_zero=True is not supported", call,
-                    "Triton keeps subnormals; drop flush_to_zero if that is acceptable")
+        v = cx.expr(args["flush_to_zero"])
+        _static(cx, v, "`flush_to_zero`", call)
+        if not (v.known and isinstance(v.value, bool)):
+            cx.fail("C2T105", f"ct.{name}: flush_to_zero must be a constant bool", call)
+        ftz = v.value
+    return (None if mode == "RN" else mode), ftz
+
+
+def directed_helper(cx, name, mode):
+    """The helper computing ct.<name> with every step rounded in `mode` (RZ, RM, RP), else None."""
+    if mode not in _DIRECTED:
+        return None
+    cx.use("_c2t_rounded")
+    cx.use(f"_c2t_{_STEP_OP[name]}_{_DIRECTED[mode]}")
+    return cx.use(f"_c2t_{name}_{_DIRECTED[mode]}")
+
+
+def rounding_checked(cx, name, v: V, mode, ftz: bool, call) -> V:
+    """`v`, the lowered ct.<name>, checked as cuTile checks its rounding_mode and flush_to_zero
+    against the input dtype when Triton compiles the kernel (a mode other than RN/RZ/RM/RP, a mode
+    on integers, flush_to_zero off float32: cuTile's TileTypeError). flush_to_zero=True on float32
+    is dropped with a note (only subnormals differ), as for cuTile's elementwise operations."""
+    if mode is None and not ftz:
+        return v
+    if ftz:
+        cx.note("C2T203", f"ct.{name}(flush_to_zero=True): subnormals are kept (Triton has no per-op "
+                          "flush-to-zero); only subnormal inputs/results differ", call,
+                "results differ only where cuTile would flush a subnormal to zero")
+    return rd_checked(cx, v, _STEP_OP[name], mode, ftz, call)
+
+
+def reduce_over_axes(cx, name, x: V, axes: list, step, call) -> str:
+    """The code of a reduction of `x` over the tuple `axes` (values), one axis at a time:
+    `step(code, axis code)` lowers one. Axes known here (and the rank) go highest first, normalized;
+    others (Constant parameters) are ordered and checked when Triton compiles the kernel
+    (_c2t_red_axis: cuTile's TileTypeError for a repeated or out-of-range axis)."""
+    vals = [a.value if a.known and type(a.value) is int else None for a in axes]
+    if x.rank is not None and None not in vals:
+        for v in vals:
+            if not -x.rank <= v < x.rank:
+                cx.fail("C2T106", f"ct.{name}: axis {v} is out of range for a {x.rank}-D tile", call)
+        norm = [v % x.rank for v in vals]
+        if len(set(norm)) == len(norm):
+            code = x.code
+            for n in sorted(norm, reverse=True):
+                a = axes[norm.index(n)]
+                code = step(code, a.code if a.value == n else str(n))
+            return code
+        cx.note("C2T218", f"ct.{name}: repeated reduction axis (cuTile's TileTypeError when compiled)", call)
+    elif None not in vals and len(set(vals)) == len(vals) and (min(vals) >= 0 or max(vals) < 0):
+        # (a rank not known here: non-negative axes highest first, negative ones lowest first)
+        code = x.code
+        for a in sorted(axes, key=lambda a: -a.value if min(vals) >= 0 else a.value):
+            code = step(code, a.code)
+        return code
+    rank = str(x.rank) if x.rank is not None else f"len({x.code}.shape)"
+    fn = cx.use("_c2t_red_axis")
+    listed = ", ".join(a.code for a in axes)
+    code = x.code
+    for k in range(len(axes)):
+        code = step(code, f"{fn}({rank}, {k}, {listed})")
+    return code
 
 
 def _int_axis(cx, name, args, call, default=None, rank=None):
@@ -72,59 +132,38 @@ def _int_axis(cx, name, args, call, default=None, rank=None):
     return v.code
 
 
-def _axes(cx, name, x: V, axis, call):
-    """The axes of a tuple `axis` in an order in which each stays valid while the earlier ones are
-    removed: non-negative axes highest first; with an unknown rank, negative axes leftmost first."""
-    vals = []
-    for a in axis:
-        if not (a.known and isinstance(a.value, int)):
-            cx.fail("C2T105", f"ct.{name}: a tuple `axis` must hold integer literals", call)
-        v = a.value
-        if x.rank is not None:
-            if not -x.rank <= v < x.rank:
-                cx.fail("C2T106", f"ct.{name}: axis {v} is out of range for a {x.rank}-D tile", call)
-            v %= x.rank
-        vals.append(v)
-    if len(set(vals)) != len(vals):
-        cx.fail("C2T106", f"ct.{name}: repeated reduction axis", call)
-    if all(v >= 0 for v in vals):
-        return sorted(vals, reverse=True)
-    if all(v < 0 for v in vals):
-        return sorted(vals)
-    cx.fail("C2T106", f"ct.{name}: a tuple `axis` mixing negative and non-negative axes needs a tile "
-                      "of known rank", call, "write every axis as a non-negative number")
-
-
 # ---------------------------------------------------------------- prod, cumsum, cumprod
 @op("prod", _RED_SIG)
 def op_prod(cx, call, args):
-    _rounding_ftz(cx, "prod", args, call)
+    mode, ftz = rounding_ftz(cx, "prod", args, call)
     x = _req(cx, "prod", args, "x", call)
     axis = _axis(cx, args, call)
     keep = _bool_arg(cx, args, "keepdims", False, call)
-    fn = cx.use("_c2t_prod")
+    fn = directed_helper(cx, "prod", mode) or cx.use("_c2t_prod")
     if isinstance(axis, list):
-        code = x.code
-        for ax in _axes(cx, "prod", x, axis, call):
-            code = f"{fn}({code}, {ax}, {keep})"
+        code = reduce_over_axes(cx, "prod", x, axis, lambda c, a: f"{fn}({c}, {a}, {keep})", call)
         rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - len(axis))
-        return V(code, T.TILE if rank != 0 else T.SCALAR, rank=rank)
-    if axis is None:
-        if keep == "True":
-            return V(f"{fn}({x.code}, None, True)", T.TILE, rank=x.rank)
-        return V(f"{fn}({x.code}, None, False)", T.SCALAR, rank=0)
-    if axis.known and x.rank is not None and not -x.rank <= axis.value < x.rank:
-        cx.fail("C2T106", f"ct.prod: axis {axis.value} is out of range for a {x.rank}-D tile", call)
-    rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - 1)
-    return V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE if rank != 0 else T.SCALAR, rank=rank)
+        v = V(code, T.TILE if rank != 0 else T.SCALAR, rank=rank)
+    elif axis is None:
+        if keep == "False":
+            v = V(f"{fn}({x.code}, None, False)", T.SCALAR, rank=0)
+        else:           # (True, or a Constant parameter: Triton keeps the axes where it is True)
+            v = V(f"{fn}({x.code}, None, {keep})", T.TILE, rank=x.rank)
+    else:
+        if axis.known and x.rank is not None and not -x.rank <= axis.value < x.rank:
+            cx.fail("C2T106", f"ct.prod: axis {axis.value} is out of range for a {x.rank}-D tile", call)
+        rank = None if x.rank is None else (x.rank if keep == "True" else x.rank - 1)
+        v = V(f"{fn}({x.code}, {axis.code}, {keep})", T.TILE if rank != 0 else T.SCALAR, rank=rank)
+    return rounding_checked(cx, "prod", v, mode, ftz, call)
 
 
 def _cum(cx, name, call, args):
-    _rounding_ftz(cx, name, args, call)
+    mode, ftz = rounding_ftz(cx, name, args, call)
     x = _req(cx, name, args, "x", call)
     axis = _int_axis(cx, name, args, call, default=0, rank=x.rank)
     rev = _bool_arg(cx, args, "reverse", False, call)
-    return V(f"{cx.use('_c2t_' + name)}({x.code}, {axis}, {rev})", T.TILE, rank=x.rank)
+    fn = directed_helper(cx, name, mode) or cx.use('_c2t_' + name)
+    return rounding_checked(cx, name, V(f"{fn}({x.code}, {axis}, {rev})", T.TILE, rank=x.rank), mode, ftz, call)
 
 
 @op("cumsum", _SCAN_SIG)
@@ -164,6 +203,9 @@ def _custom(cx, name, call, args):
     n = len(xs)
     ranks = [e.rank for e in xs if e.kind == T.TILE]
     rank = max(ranks) if ranks and all(r is not None for r in ranks) else None
+    if "axis" in args and cx.expr(args["axis"]).known and cx.expr(args["axis"]).value is None:
+        return _cutile_error(cx, name, xs, tuple_mode, "TileTypeError",
+                             "Expected an integer constant, but given value has type None", call, rank)
     axis = _int_axis(cx, name, args, call, rank=rank)
     # the identity: checked (constant scalars, one per input) and dropped
     if "identity" not in args:
@@ -179,6 +221,9 @@ def _custom(cx, name, call, args):
     flag = _bool_arg(cx, args, flag_key, False, call)
 
     comb, captures = _combine_function(cx, name, args["func"], n, call)
+    if isinstance(comb, _Refusal):
+        out_rank = None if rank is None or name == "scan" else (rank if flag == "True" else rank - 1)
+        return _cutile_error(cx, name, xs, tuple_mode, "TileSyntaxError", comb.message, call, out_rank)
     fname = _driver(cx, name, n, len(captures), comb)
     code = f"{fname}({', '.join([e.code for e in xs] + [c.code for c in captures])}, {axis}, {flag})"
     if name == "reduce":
@@ -219,6 +264,67 @@ def _driver(cx, name, n, m, comb) -> str:
             lines.append(f"    return {', '.join(f'r[{i}]' for i in range(n))}")
         return "\n".join(lines) + "\n"
     return cx.add_def(f"_c2t_{name}_fn", make)
+
+
+# ---------------------------------------------------------------- what cuTile refuses in a body
+@dataclasses.dataclass
+class _Refusal:
+    message: str
+
+
+_MEMORY = {"load", "store", "printf", "print", "gather", "scatter", "atomic_add", "atomic_and", "atomic_or",
+           "atomic_xor", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "assert_"}
+_NESTED = {"reduce", "scan", "cumsum", "cumprod"}
+
+
+def _body_refusal(cx, name, fd):
+    """cuTile's TileSyntaxError for a combine function body it does not take (a loop, a branch on a
+    run-time value, an operation with memory effects, a nested scan or reduction), the first in
+    source order, else None."""
+    kind = "reduction" if name == "reduce" else "scan"
+    params = {p.name for p in fd.params}
+    stack = list(reversed(fd.body))
+    while stack:
+        nd = stack.pop()
+        if isinstance(nd, (N.For, N.While)):
+            return _Refusal(f"Loops inside {kind} body are not supported")
+        if isinstance(nd, (N.If, N.IfExp)) and not _static_test(cx, nd.test, params):
+            return _Refusal(f"Branching inside {kind} body is not supported. Consider ct.where() as a workaround.")
+        if isinstance(nd, N.Call):
+            path = cx.info.ct_path(nd.func)
+            if path in _MEMORY or (isinstance(nd.func, N.Name) and nd.func.id == "print"
+                                   and nd.func.id not in cx.env):
+                return _Refusal(f"Operations with memory effects are not supported inside {kind} body")
+            if path in _NESTED:
+                return _Refusal("Nested scan/reduction is not supported")
+        stack.extend(reversed(list(_children(nd))))
+    return None
+
+
+def _static_test(cx, test, params) -> bool:
+    """Whether an `if` condition in a combine function is a constant (cuTile folds the branch):
+    no calls, and only names of constants (Constant parameters, module constants)."""
+    stack = [test]
+    while stack:
+        nd = stack.pop()
+        if isinstance(nd, N.Call):
+            return False
+        if isinstance(nd, N.Name):
+            v = cx.env.get(nd.id)
+            if nd.id in params or (v is None and nd.id not in cx.info.constants) or (v is not None and not v.is_static):
+                return False
+        stack.extend(_children(nd))
+    return True
+
+
+def _cutile_error(cx, name, xs, tuple_mode, cls, message, call, rank):
+    """A ct.reduce / ct.scan cuTile refuses: the kernel fails with cuTile's error when it compiles."""
+    cx.note("C2T218", f"ct.{name}: cuTile refuses this ({cls}: {message})", call)
+    fn = cx.use("_c2t_cutile_error")
+    out = [V(f'{fn}({e.code}, "cuTile {cls}: {message}")', T.TILE, rank=rank) for e in xs]
+    if tuple_mode:
+        return V("(" + ", ".join(v.code for v in out) + ",)", T.TUPLE, elts=out)
+    return out[0]
 
 
 # ---------------------------------------------------------------- combine functions
@@ -278,6 +384,9 @@ def _combine_function(cx, name, fnode, n, call):
             cx.fail("C2T109", f"ct.{name}: with {n} input tiles `func` must take {2 * n} arguments "
                               "(write a lambda or a def)", fnode)
         fd = N.FunctionDef(span=Span(), name="<func>", params=[pa, pb], body=[N.Return(value=body)])
+    refused = _body_refusal(cx, name, fd)
+    if refused is not None:
+        return refused, []
     params = [p for p in fd.params if p.kind != "posonly_marker"]
     if any(p.kind != "normal" for p in params):
         cx.fail("C2T103", f"ct.{name}: the combine function cannot take *args/**kwargs", fnode)

@@ -1,0 +1,150 @@
+"""cuTile's checks that the shim applies where a translated kernel would otherwise run differently:
+the nesting limit of helper calls (TileRecursionError, triton_fixes.py) and ct.launch's own
+argument checks (ct_module._check_launch). Our own programs, run under the shim on the CPU."""
+import os
+import subprocess
+import sys
+import textwrap
+
+from test_shim import ROOT, _run, _script
+
+RECURSION = """
+import torch
+import cuda.tile as ct
+
+def down(t, N):
+    if N > 0:
+        r = down(t, N - 1) * 1 + 1
+    else:
+        r = t
+    return r
+
+def twice(t, N):                      # a helper calling another: both levels count
+    return down(t, N) + 0
+
+@ct.kernel
+def k(x, out, N: ct.Constant[int], TWICE: ct.Constant[int]):
+    t = ct.gather(x, ())
+    if TWICE:
+        ct.scatter(out, (), twice(t, N))
+    else:
+        ct.scatter(out, (), down(t, N))
+
+x = torch.tensor(5.0, device="cuda")
+out = torch.zeros_like(x)
+ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, 998, 0))    # 999 nested calls: cuTile's most
+assert out.item() == 1003.0, out
+for n, twice in ((999, 0), (998, 1), (100000, 0)):
+    try:
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, out, n, twice))
+    except ct.TileRecursionError as e:
+        assert "Maximum recursion depth (1000) reached" in str(e), e
+    else:
+        raise AssertionError(f"{n} {twice}: no TileRecursionError")
+print("RESULT OK")
+"""
+
+
+def test_helper_nesting_limit_is_cutiles_under_the_interpreter(tmp_path):
+    r = _run([str(_script(tmp_path, "rec.py", RECURSION))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+COMPILED = """
+import sys
+from translator.api import Options, translate_source
+from translator.shim import triton_fixes
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+src = '''
+import cuda.tile as ct
+
+def down(t, N):
+    if N > 0:
+        r = down(t, N - 1) + 1
+    else:
+        r = t
+    return r
+
+@ct.kernel
+def k(x, out, N: ct.Constant[int]):
+    ct.scatter(out, (), down(ct.gather(x, ()), N))
+'''
+res = translate_source(src, "rec.py", Options(check=False, partial=False))
+ns = {}
+open("rec_t.py", "w").write(res.code)
+import importlib.util
+spec = importlib.util.spec_from_file_location("rec_t", "rec_t.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+assert triton_fixes.install_compiler()
+
+def compile(n):
+    a = ASTSource(m.k, {"x": "*fp32", "out": "*fp32", "N": "constexpr"}, {(2,): n})
+    return triton.compile(a, target=GPUTarget("cuda", 90, 32))
+
+compile(40)
+for n in (999, 100000):
+    try:
+        compile(n)
+    except Exception as e:
+        while e.__cause__ or e.__context__:
+            e = e.__cause__ or e.__context__
+        assert "cuTile TileRecursionError: Maximum recursion depth (1000)" in str(e), repr(e)[:500]
+    else:
+        raise AssertionError(n)
+print("RESULT OK")
+"""
+
+
+def test_helper_nesting_limit_when_compiled_for_sm90(tmp_path):
+    p = _script(tmp_path, "compiled.py", COMPILED)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=str(ROOT), C2T_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, str(p)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                       timeout=600)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+LAUNCH = """
+import torch
+import cuda.tile as ct
+
+@ct.kernel
+def inc(x, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(x, index=(ct.bid(0),), tile=t + 1)
+
+@ct.kernel
+def none():
+    pass
+
+x = torch.zeros(16, device="cuda")
+s = torch.cuda.current_stream()
+ct.launch(s, (), inc, (x, 16))                      # a 0-D grid is one block
+ct.launch(s, [1, 1], inc, (x, 16))
+assert torch.equal(x, torch.full((16,), 2.0)), x
+ct.launch(s, (1,), none, ())
+def raises(exc, text, *args):
+    try:
+        ct.launch(*args)
+    except exc as e:
+        assert str(e) == text, str(e)
+    else:
+        raise AssertionError(text)
+big = "exceeds 24-bit limit: max=16777215, got=16777216. Use multiple kernel launches for larger workloads."
+raises(ValueError, "Grid[0] " + big, s, (2 ** 24,), inc, (x, 16))
+raises(ValueError, "Grid[2] " + big, s, (1, 1, 2 ** 24), inc, (x, 16))
+raises(TypeError, "Kernel expects 2 arguments but 1 was given", s, (1,), inc, (x,))
+raises(TypeError, "Kernel expects 2 arguments but 3 were given", s, (1,), inc, (x, 16, 3))
+raises(TypeError, "Kernel expects 0 arguments but 1 was given", s, (1,), none, (x,))
+assert torch.equal(x, torch.full((16,), 2.0)), x
+print("RESULT OK")
+"""
+
+
+def test_launch_checks_grid_and_argument_count(tmp_path):
+    r = _run([str(_script(tmp_path, "launch.py", LAUNCH))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

@@ -148,3 +148,67 @@ print("RESULT OK")
 def test_launch_checks_grid_and_argument_count(tmp_path):
     r = _run([str(_script(tmp_path, "launch.py", LAUNCH))], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+BYTES = """
+import torch
+import cuda.tile as ct
+
+@ct.kernel
+def roundtrip0(x, y):                       # a 0-D tile packs to its element's bytes
+    p = ct.pack_to_bytes(ct.gather(x, ()))
+    ct.scatter(y, (), ct.unpack_from_bytes(p, x.dtype).reshape(()))
+
+@ct.kernel
+def bytes0(x, b):
+    ct.store(b, index=(0,), tile=ct.pack_to_bytes(ct.gather(x, ())))
+
+for dt in (torch.float16, torch.int32, torch.int64, torch.int8, torch.float64):
+    x = torch.tensor(-3, dtype=dt)
+    y = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), roundtrip0, (x, y))
+    assert torch.equal(x, y), (dt, x, y)
+    b = torch.zeros(x.element_size(), dtype=torch.uint8)
+    ct.launch(torch.cuda.current_stream(), (1,), bytes0, (x, b))
+    assert torch.equal(b, x.reshape(1).view(torch.uint8)), (dt, b)
+
+@ct.kernel
+def unpack(x, y, N: ct.Constant[int]):
+    ct.unpack_from_bytes(ct.load(x, index=(0,), shape=(N,)), y.dtype)
+
+@ct.kernel
+def unpack2(x, y, N: ct.Constant[int]):
+    ct.unpack_from_bytes(ct.load(x, index=(0, 0), shape=(N, N)), y.dtype)
+
+@ct.kernel
+def pack(x, N: ct.Constant[int]):
+    ct.pack_to_bytes(ct.load(x, index=(0,), shape=(N,)))
+
+def fails(text, kernel, args):
+    try:
+        ct.launch(torch.cuda.current_stream(), (1,), kernel, args)
+    except ct.TileTypeError as e:
+        assert str(e) == text, str(e)
+    else:
+        raise AssertionError(text)
+
+u8, i32 = torch.ones(8, dtype=torch.uint8), torch.zeros(4, dtype=torch.int32)
+fails("Cannot unpack tile Tile[uint8,(2)] to int32: total bits (2 * 8) not divisible by 32", unpack, (u8, i32, 2))
+fails("Cannot unpack tile Tile[uint8,(4)] to int64: total bits (4 * 8) not divisible by 64", unpack,
+      (u8, i32.to(torch.int64), 4))
+fails("unpack_from_bytes requires uint8 tile, got int32 tile", unpack, (i32, i32, 4))
+fails("unpack_from_bytes requires uint8 tile, got float16 tile", unpack, (i32.half(), i32, 4))
+fails("unpack_from_bytes to a bool_ tile is not supported", unpack, (u8, i32.bool(), 4))
+fails("unpack_from_bytes requires a 1D tile, got 2D tile with shape (2, 2)", unpack2,
+      (u8.reshape(2, 4), i32, 2))
+fails("pack_to_bytes from a bool_ tile is not supported", pack, (u8.bool(), 4))
+ct.launch(torch.cuda.current_stream(), (1,), unpack, (u8, i32, 8))         # (these are fine)
+ct.launch(torch.cuda.current_stream(), (1,), unpack, (u8, i32.half(), 2))
+ct.launch(torch.cuda.current_stream(), (1,), pack, (i32, 4))
+print("RESULT OK")
+"""
+
+
+def test_pack_bytes_of_0d_tiles_and_cutiles_errors(tmp_path):
+    r = _run([str(_script(tmp_path, "bytes.py", BYTES))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

@@ -212,3 +212,50 @@ print("RESULT OK")
 def test_pack_bytes_of_0d_tiles_and_cutiles_errors(tmp_path):
     r = _run([str(_script(tmp_path, "bytes.py", BYTES))], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+HINTS = """
+import torch
+import cuda.tile as ct
+from cuda.tile._compiler_options import CompilerOptions
+
+def raises(text, f, *a, **k):
+    try:
+        f(*a, **k)
+    except ValueError as e:
+        assert str(e) == text, str(e)
+    else:
+        raise AssertionError(text)
+
+raises("Invalid GPU architecture name: sm90, expected sm_<major><minor>", ct.ByTarget, sm90=2)
+raises("Invalid GPU architecture name: sm_x, expected sm_<major><minor>", ct.ByTarget, sm_x=2, default=1)
+
+def body(x):
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)) + 1)
+
+raises("num_ctas should be power of 2, got 3", ct.kernel, body, num_ctas=3)
+raises("num_ctas should be [1, 16], got 32", ct.kernel, body, num_ctas=ct.ByTarget(sm_100=32))
+raises("occupancy should be [1, 32], got 0", ct.kernel, body, occupancy=ct.ByTarget(default=0))
+raises("opt_level should be [0, 3], got 4", ct.kernel, body, opt_level=4)
+raises("num_worker_warps should be a power of 2 in [1, 32], got 6", ct.kernel, body, num_worker_warps=6)
+raises("num_ctas should be power of 2, got 6", ct.kernel(body).replace_hints, num_ctas=6)
+
+k = ct.kernel(body, num_ctas=ct.ByTarget(sm_100=2, default=1), occupancy=2, opt_level=ct.ByTarget(sm_90=2))
+x = torch.zeros(4, device="cuda")
+ct.launch(torch.cuda.current_stream(), (1,), k, (x,))
+assert x.tolist() == [1.0] * 4, x
+
+o = CompilerOptions(num_ctas=ct.ByTarget(sm_100=8), occupancy=4, opt_level=ct.ByTarget(sm_90=1, default=2))
+assert o.hints_by_target() == {"sm_100": {"num_ctas": 8}, "sm_90": {"opt_level": 1},
+    "default": {"num_ctas": None, "occupancy": 4, "opt_level": 2, "num_worker_warps": None}}, o.hints_by_target()
+assert (o.opt_level_for_target("sm_90"), o.opt_level_for_target("sm_120")) == (1, 2)
+assert CompilerOptions(opt_level=ct.ByTarget(sm_90=1)).opt_level_for_target("sm_100") == 3
+assert CompilerOptions().opt_level_for_target("sm_90") == 3
+raises("occupancy should be [1, 32], got 33", CompilerOptions, occupancy=33)
+print("RESULT OK")
+"""
+
+
+def test_hint_ranges_by_target_and_compiler_options(tmp_path):
+    r = _run([str(_script(tmp_path, "hints.py", HINTS))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

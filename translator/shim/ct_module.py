@@ -178,18 +178,7 @@ def _annotation(name):
 
 
 # ---------------------------------------------------------------- ByTarget, enums, exceptions
-class ByTarget:
-    """ct.ByTarget(sm_100=..., default=...): a hint value per target; written back into kernels."""
-
-    def __init__(self, *, default=None, **value_by_target):
-        self.default, self.value_by_target = default, dict(value_by_target)
-        parts = [f"{k}={v!r}" for k, v in self.value_by_target.items()]
-        if default is not None:
-            parts.append(f"default={default!r}")
-        self._c2t_src = f"ct.ByTarget({', '.join(parts)})"
-
-    def __repr__(self):
-        return self._c2t_src
+from .compiler_options import ByTarget  # noqa: E402  (ct.ByTarget; its checks are cuTile's)
 
 
 class PaddingMode(enum.Enum):

@@ -63,6 +63,9 @@ class _CompilerBin:
     path = "(none: kernels run on Triton, cutile2triton shim)"
 
 
+from .compiler_options import UNSPECIFIED, ByTarget, CompilerOptions  # noqa: E402
+
+
 def served(to_dtype, is_implicit_cast_ok):
     """{module name: {name: value}} of the internals served; the typing helpers are ct_module's
     (they read its dtypes)."""
@@ -80,4 +83,6 @@ def served(to_dtype, is_implicit_cast_ok):
         "cuda.tile.compilation": {"CallingConvention": CallingConvention},
         "cuda.tile._ir.typing_support": {"to_dtype": to_dtype},
         "cuda.tile._ir.cast_ops": {"_is_implicit_cast_ok": is_implicit_cast_ok},
+        "cuda.tile._compiler_options": {"CompilerOptions": CompilerOptions},
+        "cuda.tile._by_target": {"ByTarget": ByTarget, "UNSPECIFIED": UNSPECIFIED},
     }

@@ -205,6 +205,8 @@ class ShimKernel:
     def __init__(self, pyfunc, /, **hints):
         if isinstance(pyfunc, ShimKernel):
             return          # (__new__ gave back a kernel with these hints)
+        from .compiler_options import check_hints
+        check_hints(hints)          # (cuTile's ValueError for a hint out of range, at ct.kernel)
         self._pyfunc = pyfunc
         self.hints = dict(hints)
         self.__name__ = getattr(pyfunc, "__name__", "kernel")

@@ -259,3 +259,65 @@ print("RESULT OK")
 def test_hint_ranges_by_target_and_compiler_options(tmp_path):
     r = _run([str(_script(tmp_path, "hints.py", HINTS))], tmp_path)
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+REFUSED = """
+import torch
+import cuda.tile as ct
+
+@ct.kernel
+def neg_start(A):
+    A.slice(axis=0, start=-1, stop=5)
+
+@ct.kernel
+def backwards(A):
+    A.slice(axis=0, start=5, stop=3)
+
+@ct.kernel
+def float_stop(A):
+    A.slice(axis=0, start=0, stop=2.0)
+
+@ct.kernel
+def twice(x):
+    ct.store(x, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(4, 4), order=(0, 0)))
+
+@ct.kernel
+def short(x):
+    ct.store(x, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(4, 4), order=(0,)))
+
+@ct.kernel
+def beyond(x):
+    ct.store(x, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(4, 4), order=(0, 2)))
+
+@ct.kernel
+def from_end(x, y):                      # (-1, 0) is (1, 0): a transposed load
+    ct.store(y, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(4, 4), order=(-1, 0)))
+
+def fails(text, kernel, args):
+    for _ in range(2):                   # (a refusal is cached: the second launch raises it too)
+        try:
+            ct.launch(torch.cuda.current_stream(), (1,), kernel, args)
+        except ct.TileTypeError as e:
+            assert str(e) == text, str(e)
+            assert "C2T10" in str(e.__cause__), e.__cause__      # the translator's diagnostic
+        else:
+            raise AssertionError(text)
+
+a = torch.zeros(10)
+fails("Slice start must be non-negative", neg_start, (a,))
+fails("Slice stop must be greater than or equal to start", backwards, (a,))
+fails("Expected a signed integer scalar", float_stop, (a,))
+x = torch.arange(16.0).reshape(4, 4)
+fails("Axis order must be a permutation, but axis 0 is used at least twice", twice, (x,))
+fails("Expected tuple of length 2, got 1", short, (x,))
+fails("Axis 2 is out of range for rank 2'", beyond, (x,))
+y = torch.zeros(4, 4)
+ct.launch(torch.cuda.current_stream(), (1,), from_end, (x, y))
+assert torch.equal(y, x.t()), y
+print("RESULT OK")
+"""
+
+
+def test_refusals_cutile_makes_too_raise_its_errors(tmp_path):
+    r = _run([str(_script(tmp_path, "refused.py", REFUSED))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

@@ -244,7 +244,6 @@ def test_unpack_bytes_to_other_dtypes(tmp_path):
     ("ct.extract(t, (0,), shape=(4, 4))", "C2T109"),
     ("ct.extract(t, (-1, 0), shape=(4, 4))", "C2T106"),
     ("ct.insert(t, (0,), t)", "C2T109"),
-    ("ct.unpack_from_bytes(t, ct.bool_)", "C2T106"),
     ("ct.astile((1, 2, 3), dtype=ct.int32)", "C2T106"),
     ("ct.astile(((1, 2), (3,)), dtype=ct.int32)", "C2T106"),
     ("ct.astile((t, t), dtype=ct.int32)", "C2T106"),

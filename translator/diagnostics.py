@@ -132,6 +132,9 @@ class Diagnostic:
     # an error that refuses the whole module, not only the kernel it is in (partial translation
     # stops): the input tried what translating must never do (the constant folder's refusals)
     module: bool = field(default=False, compare=False)
+    # where cuTile itself refuses the construct at compile time: (its error class, its message),
+    # e.g. ("TileTypeError", "Slice start must be non-negative"); the shim raises that error
+    cutile: Optional[tuple] = field(default=None, compare=False)
 
     def __post_init__(self):
         sev, _title, hint = CATALOG[self.code]
@@ -205,9 +208,10 @@ class Reporter:
         self._seen.difference_update((d.code, d.message, d.line, d.col) for d in taken)
         return taken
 
-    def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = "", module: bool = False):
+    def fail(self, code: str, message: str, span: Optional[Span] = None, hint: str = "", module: bool = False,
+             cutile: Optional[tuple] = None):
         d = self.make(code, message, span, hint)
-        d.module = module
+        d.module, d.cutile = module, cutile
         raise TranslationError(d)
 
     @property

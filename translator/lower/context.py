@@ -277,10 +277,31 @@ def _order(cx, args, rank, node):
         return list(reversed(range(rank)))
     if v.kind == T.TUPLE and v.known:
         order = list(v.value)
-        if sorted(order) != list(range(rank)):
-            cx.fail("C2T106", "order must be a permutation of the array axes", node)
+        why = _order_error(order, rank)
+        if why:
+            cx.fail("C2T106", "order must be a permutation of the array axes", node,
+                    cutile=("TileTypeError", why))
+        order = [a + rank if type(a) is int and a < 0 else a for a in order]     # (cuTile's axes from the end)
         return None if order == list(range(rank)) else order
     cx.fail("C2T105", "order must be \"C\", \"F\" or a constant tuple", node)
+
+
+def _order_error(order, rank):
+    """cuTile's reason for refusing `order` (a tuple of axes, negative ones from the end) for an
+    array of this rank, or None."""
+    if len(order) != rank:
+        return f"Expected tuple of length {rank}, got {len(order)}"
+    seen = []
+    for a in order:
+        if type(a) is not int:
+            return "Expected a constant string or integer tuple"
+        if not -rank <= a < rank:
+            return f"Axis {a} is out of range for rank {rank}'"
+        seen.append(a % rank)
+    for a in seen:
+        if seen.count(a) > 1:
+            return f"Axis order must be a permutation, but axis {a} is used at least twice"
+    return None
 
 
 def _index(cx, args, key, name, call, rank, arr=None) -> list:

@@ -192,8 +192,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         return sub.lower_body(), sub.returns
 
     # ----------------------------------------------------------------- diagnostics
-    def fail(self, code: str, msg: str, node=None, hint: str = "", module: bool = False):
-        self.s.reporter.fail(code, msg, node.span if node is not None else self.fd.span, hint, module)
+    def fail(self, code: str, msg: str, node=None, hint: str = "", module: bool = False, cutile=None):
+        """Refuse with a located diagnostic; `cutile`: (error class, message) where cuTile refuses it too."""
+        self.s.reporter.fail(code, msg, node.span if node is not None else self.fd.span, hint, module, cutile)
 
     def note(self, code: str, msg: str, node=None, hint: str = ""):
         self.s.reporter.add(code, msg, node.span if node is not None else self.fd.span, hint)

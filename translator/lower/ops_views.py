@@ -64,12 +64,15 @@ def array_slice(cx, base: V, call):
         if v.kind in (T.TILE,) and v.rank not in (0, None) or v.kind in (T.ARRAY, T.TUPLE, T.DTYPE, T.ENUM) \
                 or v.known and type(v.value) is not int or (v.dsrc or "").startswith(("dt:tl.uint", "dt:tl.float")):
             cx.fail("C2T109", f"Array.slice: `{what}` must be an integer scalar (cuTile: expected a signed "
-                              "integer scalar)", call)
+                              "integer scalar)", call,
+                    cutile=("TileTypeError", "Expected a signed integer scalar"))
         if v.known and v.value < 0:
-            cx.fail("C2T109", f"Array.slice: `{what}` is negative (cuTile: slice {what} must be non-negative)", call)
+            cx.fail("C2T109", f"Array.slice: `{what}` is negative (cuTile: slice {what} must be non-negative)", call,
+                    cutile=("TileTypeError", f"Slice {what} must be non-negative"))
     if start.known and stop.known and stop.value < start.value:
         cx.fail("C2T109", "Array.slice: `stop` is less than `start` (cuTile: slice stop must be greater than "
-                          "or equal to start)", call)
+                          "or equal to start)", call,
+                cutile=("TileTypeError", "Slice stop must be greater than or equal to start"))
     axis = _req(cx, "Array.slice", args, "axis", call)
     if arr.rank_unknown and axis.known and type(axis.value) is int:
         cx.fail("C2T104", f"Array.slice: the rank of array `{arr.ptr}` is not known from the kernel's text", call,

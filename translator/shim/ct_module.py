@@ -178,18 +178,7 @@ def _annotation(name):
 
 
 # ---------------------------------------------------------------- ByTarget, enums, exceptions
-class ByTarget:
-    """ct.ByTarget(sm_100=..., default=...): a hint value per target; written back into kernels."""
-
-    def __init__(self, *, default=None, **value_by_target):
-        self.default, self.value_by_target = default, dict(value_by_target)
-        parts = [f"{k}={v!r}" for k, v in self.value_by_target.items()]
-        if default is not None:
-            parts.append(f"default={default!r}")
-        self._c2t_src = f"ct.ByTarget({', '.join(parts)})"
-
-    def __repr__(self):
-        return self._c2t_src
+from .compiler_options import ByTarget  # noqa: E402  (ct.ByTarget; its checks are cuTile's)
 
 
 class PaddingMode(enum.Enum):
@@ -305,7 +294,28 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         raise TypeError(f"ct.launch: {kernel!r} is not a cuTile kernel (@ct.kernel)")
     if not isinstance(grid, tuple):
         grid = tuple(grid)
+    if grid == ():
+        grid = (1,)         # cuTile's 0-D grid is (1, 1, 1)
+    kernel_args = tuple(kernel_args)
+    _check_launch(grid, kernel, kernel_args)
     return kernel.launch(stream, grid, tuple(kernel_args), programmatic_dependent_launch)
+
+
+GRID_MAX = 2 ** 24 - 1       # cuTile's launch limit on each grid dimension
+
+
+def _check_launch(grid, kernel, args):
+    """cuTile's launch-time checks that need no compilation, with its messages: each grid
+    dimension below 2**24 (ValueError) and as many arguments as the kernel has parameters
+    (TypeError). A grid past the limit would otherwise run (and under the interpreter, take hours)."""
+    for i, n in enumerate(grid):
+        if isinstance(n, int) and n > GRID_MAX:
+            raise ValueError(f"Grid[{i}] exceeds 24-bit limit: max={GRID_MAX}, got={n}. "
+                             "Use multiple kernel launches for larger workloads.")
+    want = len(kernel._tuple_params()[0])
+    if len(args) != want:
+        raise TypeError(f"Kernel expects {want} argument{'' if want == 1 else 's'} but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
 
 
 def cdiv(x, y):

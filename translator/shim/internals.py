@@ -10,7 +10,6 @@ raise NotImplementedError when used.
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
 
 
@@ -60,19 +59,11 @@ class CallingConvention:
         return f"CallingConvention.{self.name}()"
 
 
-@dataclasses.dataclass(frozen=True)
-class CompilerOptions:
-    """cuda.tile._compiler_options.CompilerOptions: the kernel hints and their defaults, which tests
-    read (`CompilerOptions.__dataclass_fields__['opt_level'].default`); the translation takes hints
-    from the kernel's decorator, not from here."""
-    num_ctas: object = None
-    occupancy: object = None
-    opt_level: object = 3
-    num_worker_warps: object = None
-
-
 class _CompilerBin:
     path = "(none: kernels run on Triton, cutile2triton shim)"
+
+
+from .compiler_options import UNSPECIFIED, ByTarget, CompilerOptions  # noqa: E402
 
 
 def served(to_dtype, is_implicit_cast_ok):
@@ -90,7 +81,8 @@ def served(to_dtype, is_implicit_cast_ok):
         "cuda.tile._cext": {"dev_features_enabled": lambda: False, "get_compute_capability": lambda *a: (9, 0),
                             "cconv_v3_enabled": lambda: False, "CallingConvention": CallingConvention},
         "cuda.tile.compilation": {"CallingConvention": CallingConvention},
-        "cuda.tile._compiler_options": {"CompilerOptions": CompilerOptions},
         "cuda.tile._ir.typing_support": {"to_dtype": to_dtype},
         "cuda.tile._ir.cast_ops": {"_is_implicit_cast_ok": is_implicit_cast_ok},
+        "cuda.tile._compiler_options": {"CompilerOptions": CompilerOptions},
+        "cuda.tile._by_target": {"ByTarget": ByTarget, "UNSPECIFIED": UNSPECIFIED},
     }

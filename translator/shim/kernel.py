@@ -28,6 +28,14 @@ _TRANSLATOR_HASH = None
 CT = None               # the shim's cuda.tile module (ct_module.module() sets it)
 
 
+class _Refused(Exception):
+    """A translation refused with cuTile's own compile error (`error`), cached as a refusal."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
 class ShimTranslationError(RuntimeError):
     """A kernel the translator refused (its diagnostics, at the user's lines). Not a cuTile
     TileError: a test expecting cuTile's own compile error does not pass on it."""
@@ -100,7 +108,11 @@ def translated_module(built, kernel_name: str):
                 got = _load(key, built, kernel_name)
             except ShimTranslationError as e:
                 got = e
+            except _Refused as e:
+                got = e
             _MODULES[key] = got
+    if isinstance(got, _Refused):
+        raise got.error.with_traceback(None)
     if isinstance(got, Exception):
         raise got
     return got
@@ -123,7 +135,14 @@ def _load(key, built, kernel_name):
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)
         if not res.ok:
             errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
-            raise ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
+            refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
+            cls = getattr(CT, errors[0].cutile[0], None) if errors[0].cutile else None
+            if isinstance(cls, type) and issubclass(cls, Exception):
+                # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
+                err = cls(errors[0].cutile[1])
+                err.__cause__ = refused
+                raise _Refused(err)
+            raise refused
         code = res.code
         write_private(path, lambda fh: fh.write(code.encode("utf-8")))
         if not path.exists():       # (no private folder: a temporary file of this process)
@@ -205,6 +224,8 @@ class ShimKernel:
     def __init__(self, pyfunc, /, **hints):
         if isinstance(pyfunc, ShimKernel):
             return          # (__new__ gave back a kernel with these hints)
+        from .compiler_options import check_hints
+        check_hints(hints)          # (cuTile's ValueError for a hint out of range, at ct.kernel)
         self._pyfunc = pyfunc
         self.hints = dict(hints)
         self.__name__ = getattr(pyfunc, "__name__", "kernel")

@@ -24,13 +24,50 @@ Under the interpreter (TRITON_INTERPRET=1, `install`):
   running past Python's recursion limit) never finished being raised. An InterpreterError is
   passed up unchanged here, wrapped once.
 
+Both paths also apply cuTile's limit on nested helper calls (its MAX_RECURSION_DEPTH, 1000: cuTile
+inlines each call and refuses deeper chains with TileRecursionError): a user helper (not the
+translation's own `_c2t_*` helpers) called RECURSION_DEPTH - 1 deep still compiles, one deeper fails with "cuTile
+TileRecursionError: ...", which ct.launch raises as the shim's TileRecursionError (kernel.py
+cutile_error). Without it a runaway recursion ran until Python's recursion limit (raised here to
+30000 frames) and failed with Triton's CompilationError, or the interpreter's RecursionError.
+Compiled, the depth counted is that of code generation, which makes each specialization once: a
+lower bound of cuTile's inlining depth, so nothing cuTile accepts is refused.
+
 None changes what a translation computes; on other Triton versions nothing is patched.
 """
 from __future__ import annotations
 
 import sys
+import threading
 
 RECURSION_LIMIT = 30000
+RECURSION_DEPTH = 1000          # cuTile's MAX_RECURSION_DEPTH (_passes/hir2ir.py)
+RECURSION_MESSAGE = (f"cuTile TileRecursionError: Maximum recursion depth ({RECURSION_DEPTH}) reached"
+                     " while inlining a function call")
+_depth = threading.local()
+
+
+class _Depth:
+    """Counts the nesting of user helper calls on this thread; past RECURSION_DEPTH raises cuTile's
+    TileRecursionError text. The translation's own `_c2t_*` helpers are not counted."""
+
+    def __init__(self, name):
+        self.counted = not name.startswith("_c2t_")
+
+    def __enter__(self):
+        if self.counted:
+            n = getattr(_depth, "n", 0) + 1
+            if n + 1 > RECURSION_DEPTH:     # (cuTile counts the kernel as the first level)
+                raise RecursionError(RECURSION_MESSAGE)
+            _depth.n = n
+
+    def __exit__(self, *exc):
+        if self.counted:
+            _depth.n -= 1
+
+
+def _name(fn):
+    return getattr(getattr(fn, "fn", fn), "__name__", "")
 _installed = False
 _compiler_installed = False
 
@@ -63,6 +100,16 @@ def install_compiler() -> bool:
             e.__cause__, e.__context__ = chain
 
     cc.filter_traceback = filter_traceback
+    try:
+        from triton.compiler.code_generator import CodeGenerator
+    except ImportError:
+        CodeGenerator = None
+    gen = getattr(CodeGenerator, "call_JitFunction", None)
+    if gen is not None:
+        def call_JitFunction(self, fn, *args, **kwargs):
+            with _Depth(_name(fn)):
+                return gen(self, fn, *args, **kwargs)
+        CodeGenerator.call_JitFunction = call_JitFunction
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
     _compiler_installed = True
@@ -93,7 +140,8 @@ def install() -> bool:
         interp._patch_lang(self.fn)
         fn = self.rewrite()
         try:
-            return fn(*args, **kwargs)
+            with _Depth(_name(self.fn)):
+                return fn(*args, **kwargs)
         except interp.InterpreterError:
             raise
         except Exception as e:
@@ -101,5 +149,7 @@ def install() -> bool:
 
     interp._implicit_cvt = implicit_cvt
     cls.__call__ = call
+    if sys.getrecursionlimit() < RECURSION_LIMIT:     # (cuTile's 1000 nested calls fit)
+        sys.setrecursionlimit(RECURSION_LIMIT)
     _installed = True
     return True

@@ -449,3 +449,36 @@ def test_implicit_casts_under_the_shim(tmp_path):
     p = _script(tmp_path, "test_casts.py", CAST_TESTS)
     r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", str(p)], tmp_path)
     assert r.returncode == 0 and "18 passed" in r.stdout, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+PARAM_IDS = """
+import pytest
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy_a(x):
+    ct.store(x, (0,), ct.load(x, (0,), (4,)))
+
+
+@ct.kernel
+def copy_b(x):
+    ct.store(x, (0,), ct.load(x, (0,), (4,)))
+
+
+@pytest.mark.parametrize("kernel", [copy_a, copy_b])
+def test_k(kernel):
+    assert not hasattr(kernel, "__name__") and "copy_" in repr(kernel)
+"""
+
+
+def test_kernels_have_no_name_attribute_so_test_ids_are_cutiles(tmp_path):
+    """cuTile's kernel objects have no __name__ (nor __qualname__, __wrapped__); pytest names a
+    parameter by its __name__ where it has one, so a shim kernel with one gave other test ids than
+    cuTile's (`test_k[copy_a]` for `test_k[kernel0]`) and the two sides' tests did not match."""
+    _script(tmp_path, "test_ids.py", PARAM_IDS)
+    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "test_ids.py"], tmp_path)
+    assert "test_ids.py::test_k[kernel0]" in r.stdout and "test_ids.py::test_k[kernel1]" in r.stdout, \
+        r.stdout + r.stderr
+    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_ids.py"], tmp_path)
+    assert "2 passed" in r.stdout, r.stdout + r.stderr

@@ -228,10 +228,11 @@ class ShimKernel:
         check_hints(hints)          # (cuTile's ValueError for a hint out of range, at ct.kernel)
         self._pyfunc = pyfunc
         self.hints = dict(hints)
-        self.__name__ = getattr(pyfunc, "__name__", "kernel")
-        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        # (no __name__, __qualname__ or __wrapped__: cuTile's kernel objects have none, and pytest
+        # names parameters by __name__ where there is one: test ids would differ from cuTile's)
+        self._name = getattr(pyfunc, "__name__", "kernel")
+        self._qualname = getattr(pyfunc, "__qualname__", self._name)
         self.__doc__ = getattr(pyfunc, "__doc__", None)
-        self.__wrapped__ = pyfunc
         self._launcher = None
         self._built = None
         self._params = None         # (positional parameter names, those annotated ct.Constant)
@@ -258,17 +259,17 @@ class ShimKernel:
             try:
                 self._built = build_source(self, CT)
             except ShimCaptureError as e:
-                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
+                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self._qualname}`)") from None
         return self._built
 
     def translation(self):
         """The imported translated module of this kernel."""
-        return translated_module(self._build(), self.__name__)
+        return translated_module(self._build(), self._name)
 
     def launcher(self):
         if self._launcher is None:
             mod = self.translation()
-            self._launcher = getattr(mod, f"launch_{self.__name__}")
+            self._launcher = getattr(mod, f"launch_{self._name}")
         return self._launcher
 
     def _tuple_params(self):
@@ -293,8 +294,8 @@ class ShimKernel:
             try:
                 built = build_source(self, CT, key)
             except ShimCaptureError as e:
-                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self.__qualname__}`)") from None
-            launcher = self._variants[key] = getattr(translated_module(built, self.__name__), f"launch_{self.__name__}")
+                raise type(e)(f"{e} (cutile2triton shim, at the first launch of `{self._qualname}`)") from None
+            launcher = self._variants[key] = getattr(translated_module(built, self._name), f"launch_{self._name}")
         return launcher, tuple_args.flatten(args, key)
 
     def launch(self, stream, grid, args, pdl=False):
@@ -310,7 +311,7 @@ class ShimKernel:
             raise err from e
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"`{self.__name__}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")
+        raise TypeError(f"`{self._name}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -321,4 +322,4 @@ class ShimKernel:
                              "(it serves ct.launch, replace_hints and _pyfunc on kernel objects)")
 
     def __repr__(self):
-        return f"<cuTile kernel {self.__qualname__} (cutile2triton shim)>"
+        return f"<cuTile kernel {self._qualname} (cutile2triton shim)>"

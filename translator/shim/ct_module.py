@@ -39,7 +39,7 @@ class DType:
     cuTile's name, `int32`, and equals ct's, torch's and numpy's dtype of that name)."""
 
     def __init__(self, name):
-        self.name = name
+        self.name = self.__name__ = name         # (cuTile's DType has __name__: pytest names parameters by it)
         self._c2t_src = f"ct.{name}"
 
     def __repr__(self):

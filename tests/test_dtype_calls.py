@@ -66,3 +66,30 @@ def test_cupy_dtypes_and_zero_argument_dtype_calls(tmp_path):
     assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr
     assert "REFUSED: cannot convert 'one' to a scalar of float32" in r.stdout, r.stdout
     assert "REFUSED: cannot convert (1, 2) to a scalar of int32" in r.stdout, r.stdout
+
+
+def test_integer_and_bool_dtype_calls_of_a_float_constant_compile_for_sm90(tmp_path):
+    """`ct.int32(1.5)`, `np.int8(-2.7)`: toward zero, as cuTile, numpy and torch convert (the
+    interpreter took `tl.full([], 1.5, tl.int32)`; Triton's compiler does not: test_full's value
+    calls failed on the H200); `ct.bool_(0.5)` is True."""
+    from kernel_util import build, compile_sm90
+    src = """
+    import numpy as np
+
+    @ct.kernel
+    def k(x, y, z, TILE: ConstInt):
+        ct.store(x, index=(0,), tile=ct.full((TILE,), ct.int32(1.5), ct.int32))
+        ct.store(y, index=(0,), tile=ct.full((TILE,), np.int8(-2.7), np.int8))
+        ct.store(z, index=(0,), tile=ct.full((TILE,), ct.bool_(0.5), ct.bool_))
+
+    def run(x, y, z):
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, z, 8))
+        return x, y, z
+    """
+    import torch
+    mod = build(src, tmp_path)
+    x, y, z = mod.run(torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int8),
+                      torch.zeros(8, dtype=torch.bool))
+    assert x.tolist() == [1] * 8 and y.tolist() == [-2] * 8 and z.tolist() == [True] * 8
+    assert "OK k" in compile_sm90(src, "run", "(torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int8), "
+                                              "torch.zeros(8, dtype=torch.bool))", tmp_path)

@@ -777,10 +777,19 @@ def call(cx, e: N.Call) -> V:
             what = x.code if x.kind == T.TUPLE else repr(x.value)
             msg = f"cuTile TileTypeError: cannot convert {what} to a scalar of {f.value or f.code}"
             return V(f"tl.static_assert(False, {msg!r})", T.SCALAR)
+        if x.known and type(x.value) is float and math.isfinite(x.value) and f.code in _INT_DTYPE_CODES:
+            # ct.int32(1.5), np.int8(-2.7): toward zero, as cuTile (and numpy, torch) convert it
+            # (Triton's tl.full takes no float for an integer dtype)
+            return V(f"tl.full([], {int(x.value)}, {f.code})", T.SCALAR)
+        if x.known and type(x.value) is float and f.code == "tl.int1":
+            return V(f"tl.full([], {bool(x.value)}, {f.code})", T.SCALAR)
         if x.is_static:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
         return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
     cx.fail("C2T103", "this call is not supported in kernel code", e)
+
+
+_INT_DTYPE_CODES = {f"tl.{p}int{n}" for p in ("", "u") for n in (8, 16, 32, 64)}
 
 
 def imported_call(cx, name: str, e: N.Call) -> V:

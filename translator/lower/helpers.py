@@ -259,6 +259,10 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     # its dots and reads count where it is called; a loop with dots inside it is one the
     # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
     lw.count_dot(getattr(plan, "dots", 0))
+    if getattr(plan, "dots", 0):
+        # the kernel calling it has dots: its launcher sizes warps and stages for them (a plan
+        # lowered for an earlier kernel set has_dot on that kernel's tiles only)
+        lw.tiles.has_dot = True
     lw.count_reads(getattr(plan, "reads", 0))
     if getattr(plan, "dot_loops", False):
         lw.other_dot_loops = True

@@ -159,6 +159,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.aliases: dict = {}         # array parameter -> [array parameters its loads may reuse]
         self.fd_is_kernel = False       # set for kernel bodies (helpers take no alias flags)
         self.coarsen = False            # a coarsened kernel body: ct.bid(0) is `c2t_bid0` (coarsen.py)
+        self.static_range_depth = 0     # inside tl.static_range loops (ct.static_iter over a range)
         # it has (or calls a helper with) a product that may be in a chain of products: it takes
         # the constexpr C2T_PAD and passes it on (ops._chain_flag)
         self.pad_products = False
@@ -695,9 +696,48 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.if_path.pop()
             if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
                 self._warn_constants_merged(st, before, after_body)
+        chosen = self._tf32_chosen(st, test, after_body) if test.is_static else {}
         self._merge_env(after_body, runtime=not test.is_static, node=st, test=test)
+        for k, tf32 in chosen.items():
+            self.env[k] = dataclasses.replace(self.env[k], tf32=tf32)
         if frame is not None:
             self._one_branch_per_iteration(frame, start, mid)
+
+    def _tf32_chosen(self, st, test: V, after_body: dict) -> dict:
+        """Names whose tf32-ness differs between the branches of an `if` on a Constant (the body's
+        names `after_body`, the other path's in self.env), as `if a.dtype == ct.float32: a =
+        ct.astype(a, ct.tfloat32)`: name -> the condition under which it is tfloat32 after the `if`
+        (Triton keeps one branch; tf32 and fp32 are both float32 there, so products read it).
+        The condition is the test's code where the branches rebind none of its names, else a
+        constexpr name bound to it before the `if` (not inside a tl.static_range loop, which
+        would bind it again: refused there)."""
+        out = {}
+        for k, v in after_body.items():
+            w = self.env.get(k)
+            if w is None or v.kind not in (T.TILE, T.SCALAR) or w.kind != v.kind or bool(v.tf32) == bool(w.tf32):
+                continue
+            if not (v.tf32 is True or w.tf32 is True) or (v.tf32 and w.tf32):
+                out[k] = None       # both conditional: not told apart (fp32 products stay exact)
+                continue
+            out[k] = "body" if v.tf32 is True else "else"
+        if not any(out.values()):
+            return out
+        read = {n.id for n in N.walk(st.test) if isinstance(n, N.Name)}
+        if read & N.assigned_names(st.body + st.orelse):
+            if self.coarsen or self.static_range_depth:
+                self.fail("C2T103", "a tile cast to ct.tfloat32 in one branch of this `if` on a Constant, whose "
+                                    "branches rebind a name its condition reads, inside a ct.static_iter loop "
+                                    "(or a coarsened kernel) is not supported", st,
+                          "choose with a conditional expression (`a = ct.astype(a, ct.tfloat32) if "
+                          "a.dtype == ct.float32 else a`), or move the `if` into a helper function")
+            temps = self.s.temps
+            n = temps.get("_c2t_tf32_", 0)
+            temps["_c2t_tf32_"] = n + 1
+            cond = f"_c2t_tf32_{n}"
+            self.pre_lines.append(f"{cond}: tl.constexpr = {test.code}")
+        else:
+            cond = f"({test.code})"
+        return {k: None if side is None else cond if side == "body" else f"not {cond}" for k, side in out.items()}
 
     def _warn_constants_merged(self, st, before: dict, after_body: dict):
         """C2T213: a name both branches of a run-time `if` set to compile-time constants is a
@@ -903,7 +943,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                                  f"at most {STATIC_ITER_MAX} iterations (cuTile's limit)\")")
             self.emit(depth, f"for {st.target.id} in tl.static_range({bounds}):")
             self.env[st.target.id] = V(st.target.id, T.STATIC)
-            self.block(st.body, depth + 1)
+            self.static_range_depth += 1
+            try:
+                self.block(st.body, depth + 1)
+            finally:
+                self.static_range_depth -= 1
             return
         items = self._static_items(src)
         if len(items) > STATIC_ITER_MAX:

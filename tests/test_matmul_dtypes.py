@@ -72,3 +72,44 @@ def test_fp8_mma_into_fp16_compiles_for_sm90(tmp_path, dt, k):
     from kernel_util import compile_sm90
     out = compile_sm90(SRC, "run_mma", _args(dt, dt, "float16", 16, 16, k), tmp_path)
     assert "OK" in out, out
+
+
+MMA_DTYPES = """
+import torch
+import cuda.tile as ct
+
+@ct.kernel
+def mma_k(A, B, C):
+    acc = ct.mma(ct.load(A, index=(0, 0), shape=(2, 2)), ct.load(B, index=(0, 0), shape=(2, 2)),
+                 ct.load(C, index=(0, 0), shape=(2, 2)))
+    ct.store(C, index=(0, 0), tile=acc)
+
+@ct.kernel
+def mm_k(A, B, C):
+    ct.store(C, index=(0, 0), tile=ct.load(A, index=(0, 0), shape=(2, 2)) @ ct.load(B, index=(0, 0), shape=(2, 2)))
+
+s = torch.cuda.current_stream()
+t = lambda dt: torch.ones(2, 2, device="cuda").to(dt)
+for k, (x, y, c), msg in ((mma_k, (torch.float16, torch.bfloat16, torch.float32), "x and y must have the same dtype"),
+                          (mma_k, (torch.int16, torch.int16, torch.int32), "Unsupported input dtype int16"),
+                          (mma_k, (torch.bfloat16, torch.bfloat16, torch.float16), "Unsupported acc dtype float16"),
+                          (mma_k, (torch.float32, torch.float32, torch.float64), "Unsupported acc dtype float64"),
+                          (mm_k, (torch.int32, torch.int32, torch.int32), "Unsupported input dtype int32"),
+                          (mma_k, (torch.int8, torch.uint8, torch.int32), None),
+                          (mma_k, (torch.float16, torch.float16, torch.float16), None),
+                          (mm_k, (torch.uint8, torch.uint8, torch.uint8), None)):
+    C = t(c)
+    try:
+        ct.launch(s, (1,), k, (t(x), t(y), C))
+    except ct.TileTypeError as e:
+        assert msg is not None and msg in str(e), (x, y, c, str(e))
+    else:
+        assert msg is None, (x, y, c, "no TileTypeError")
+        assert C.double().tolist() == [[2 + (k is mma_k)] * 2] * 2, (x, y, c, C)
+print("RESULT OK")
+"""
+
+
+def test_mma_dtypes_are_checked_as_cutile_does(tmp_path):
+    r = _run([str(_script(tmp_path, "mmad.py", MMA_DTYPES))], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

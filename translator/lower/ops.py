@@ -18,7 +18,7 @@ from .context import cutile_rejects
 from .context import (Args, _array, _axis, _bool_arg, _dtype, _order, _rank, _req, _result_kind, _static,
                       _static_tuple, bind)
 from .ops_debug import print_call
-from .ops_math import _ftz, astype_value, pow_value, promoted_binary, rd_checked, rounding_mode_value
+from .ops_math import _ftz, astype_value, pow_value, promoted_binary, rd_checked, rounding_mode_value, unary_checked
 from .ops_scan import directed_helper, reduce_over_axes, rounding_checked, rounding_ftz
 from .registry import op
 from .types import V, paren
@@ -529,9 +529,11 @@ def unary_math(cx, name, call, args):
         if v is not None:
             return v
     x = _req(cx, name, args, "x", call)
+    checked = name in ("sqrt", "rsqrt", "exp", "exp2") and not x.is_static   # (cuTile checks modes, ftz)
     if x.is_static:      # the helpers read .dtype: make constants fp32 tensors as cuTile does
         x = V(f"tl.full([], {x.code}, tl.float32)", T.SCALAR)
     helper = rules.UNARY_MATH[name]
+    mode = None
     if "rounding_mode" in args:
         rm = cx.expr(args["rounding_mode"])
         mode = str(rm.value).split(".")[-1] if rm.kind == T.ENUM else None
@@ -540,9 +542,10 @@ def unary_math(cx, name, call, args):
                 cx.note("C2T203", f"ct.{name}(rounding_mode=APPROX): Triton's fast form is used", call)
             if name == "sqrt" and mode == "APPROX":
                 helper = "_c2t_sqrt_approx"
-        elif mode != "RN":
+        elif mode != "RN" and not (checked and rm.kind == T.ENUM):
             cx.fail("C2T106", f"ct.{name}: rounding mode {mode} is not supported yet", call)
-    return V(f"{cx.use(helper)}({x.code})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
+    xc = unary_checked(cx, x, name, mode, _ftz_value(cx, args), call) if checked else x.code
+    return V(f"{cx.use(helper)}({xc})", x.kind if x.kind != T.STATIC else T.SCALAR, rank=x.rank,
              shape=x.shape, **dtype_facts.of_math(x))
 
 
@@ -682,9 +685,21 @@ def op_transpose(cx, call, args):
     x = _req(cx, "transpose", args, "x", call)
     a0 = cx.expr(args["axis0"]) if "axis0" in args else None
     a1 = cx.expr(args["axis1"]) if "axis1" in args else None
+    a0, a1 = (None if a is not None and a.known and a.value is None else a for a in (a0, a1))
+    # cuTile's refusals (TileTypeError at its compile): a tile of rank < 2, no axes on rank > 2,
+    # one axis without the other
+    if x.rank is not None and x.rank < 2:
+        cx.fail("C2T109", "ct.transpose needs a tile of at least 2 dimensions", call,
+                cutile=("TileTypeError", "Cannot transpose a tile with fewer than 2 dimensions"))
+    if (a0 is None) != (a1 is None) and x.rank is not None:
+        given = [str(a.value) if a is not None and a.known else "None" if a is None else a.code for a in (a0, a1)]
+        cx.fail("C2T109", "ct.transpose: give both axes or neither", call,
+                cutile=("TileTypeError", "transpose axes must either both be specified or both be None, "
+                                         f"got axis0={given[0]}, axis1={given[1]}"))
     if a0 is None and a1 is None:
         if x.rank not in (None, 2):
-            cx.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call)
+            cx.fail("C2T109", "ct.transpose without axes needs a 2-D tile", call,
+                    cutile=("TileTypeError", "`axes` must be specified for tile with more than 2 dimensions"))
         cx.note_permute()
         return V(f"tl.trans({x.code})", T.TILE, rank=2, shape=x.shape[::-1] if x.shape and len(x.shape) == 2 else None)
     if x.rank is None or not (a0 and a1 and a0.known and a1.known):

@@ -84,16 +84,17 @@ def op_cosh(cx, call, args):
 @op("tanh", ["x", "/", "*", "rounding_mode"])
 def op_tanh(cx, call, args):
     mode = _mode(cx, args, "tanh", call)
-    if mode in (None, "FULL"):
-        return _unary(cx, "tanh", call, args, "_c2t_tanh")
+    x = _req(cx, "tanh", args, "x", call)
+    xc = _as_runtime(x) if x.is_static else unary_checked(cx, x, "tanh", mode, False, call)
+    kind = x.kind if x.kind != T.STATIC else T.SCALAR
     if mode == "APPROX":
         cx.use("_c2t_tanh")   # the interpreter computes the precise tanh instead
         cx.note("C2T203", "ct.tanh(rounding_mode=APPROX): the tanh.approx.f32 instruction is used "
                           "(the Triton interpreter computes the precise tanh)", call,
                 "cuTile uses the same instruction; about 2^-11 relative error")
-        x = _req(cx, "tanh", args, "x", call)
-        return V(f"{cx.use('_c2t_tanh_approx')}({_as_runtime(x)})", x.kind if x.kind != T.STATIC else T.SCALAR,
-                 rank=x.rank)
+        return V(f"{cx.use('_c2t_tanh_approx')}({xc})", kind, rank=x.rank)
+    if mode in (None, "FULL") or not x.is_static:    # (other modes: cuTile's error, from unary_checked)
+        return V(f"{cx.use('_c2t_tanh')}({xc})", kind, rank=x.rank)
     cx.fail("C2T106", f"ct.tanh: rounding_mode={mode} is not valid (cuTile accepts FULL and APPROX)", call)
 
 
@@ -151,8 +152,10 @@ def rounding_mode_value(cx, name: str, call, args):
     ftz = _ftz(cx, args, name, call, name in _FTZ_OPS)
     if mode in (None, "RN") or (name in _RD_CHECKED and mode not in _DIRECTED):
         return None
+    if name == "sqrt" and mode not in _DIRECTED:
+        return None         # APPROX, or a mode cuTile refuses for sqrt (unary_checked says so)
     if mode in ("FULL", "APPROX"):
-        if name == "truediv" or (name == "sqrt" and mode == "APPROX"):
+        if name == "truediv":
             return None
         cx.fail("C2T106", f"ct.{name}: rounding_mode={mode} is not valid for this operation", call)
     if mode not in _DIRECTED:
@@ -162,12 +165,30 @@ def rounding_mode_value(cx, name: str, call, args):
     op_ = _HELPER_OP[name]
     if name == "sqrt":
         x = _req(cx, name, args, "x", call)
-        xc = _as_runtime(x)
+        xc = unary_checked(cx, x, name, mode, ftz, call) if not x.is_static else _as_runtime(x)
         return V(f'{fn}({xc}, {xc}, "{op_}", "{_DIRECTED[mode]}")', _runtime_kind(x), rank=x.rank)
     x, y = _req(cx, name, args, "x", call), _req(cx, name, args, "y", call)
     v = V(f'{fn}({_static_beside(x, y)}, {_static_beside(y, x)}, "{op_}", "{_DIRECTED[mode]}")',
           _runtime_kind(x, y), rank=_rank(x, y))
     return rd_checked(cx, v, name, mode, ftz, call) if ftz else v
+
+
+_UNARY_MODES = {"sqrt": ("RN", "RZ", "RM", "RP", "APPROX"), "rsqrt": (), "exp": ("FULL", "APPROX"),
+                "exp2": (), "tanh": ("FULL", "APPROX")}     # cuTile's modes of its checked unary ops
+
+
+def unary_checked(cx, x: V, name: str, mode, ftz: bool, node) -> str:
+    """The code of `x`, the runtime operand of ct.<name> (sqrt, rsqrt, exp, exp2, tanh) given
+    rounding_mode=`mode` (a RoundingMode member's name or None) and flush_to_zero=`ftz`, checked
+    as cuTile checks them against its dtype when Triton compiles the kernel (_c2t_unary_checked:
+    a mode cuTile does not take for the operation, a mode off floats, FULL/APPROX or flush_to_zero
+    off float32 fail with cuTile's TileTypeError). Without a mode or flush_to_zero: x's code."""
+    if mode is None and not ftz:
+        return x.code
+    if mode is not None and mode not in _UNARY_MODES[name]:
+        cx.note("C2T218", f"ct.{name}: cuTile does not take rounding_mode={mode} (TileTypeError)", node)
+    m = f'"{mode}"' if mode is not None else "None"
+    return f'{cx.use("_c2t_unary_checked")}({x.code}, "{name}", {m}, {ftz})'
 
 
 _RD_CHECKED = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "maximum": "max",

@@ -144,7 +144,7 @@ def _stub(fd: ast.FunctionDef) -> ast.FunctionDef:
 
 
 _STUBBED = {"_c2t_cast_message", "_c2t_binary_message", "_c2t_rd_message", "_c2t_astype_message",
-            "_c2t_bitcast_message"}
+            "_c2t_bitcast_message", "_c2t_mma_message", "_c2t_unary_message"}
 
 
 def _is_rule_message(st) -> bool:

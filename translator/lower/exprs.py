@@ -108,6 +108,9 @@ class ExpressionLowering:
         return V(path, T.CTFUNC, value=path)
 
     def e_Attr(self, e):
+        if isinstance(e.value, N.Name) and e.value.id not in self.env and e.attr == "tile" \
+                and e.value.id in self.s.info.cuda_names:     # `import cuda.tile`: `cuda.tile.load`
+            return self.ct_object("", e)
         base = self.expr(e.value)
         if base.kind == T.CTMOD:
             path = f"{base.value}.{e.attr}" if base.value else e.attr
@@ -118,6 +121,8 @@ class ExpressionLowering:
             if mod in ("math", "numpy", "np", "cupy") and e.attr in rules.MATH_CONSTANTS:
                 code = rules.MATH_CONSTANTS[e.attr]
                 return V(code, T.STATIC, value=e.attr)
+            if mod == "operator":       # `operator.add`: a function ops.call lowers as its operator
+                return V(f"{base.code}.{e.attr}", T.MODULE, value=f"operator.{e.attr}")
             if mod.split(".")[0] in ("torch", "numpy", "np", "cupy") and e.attr in rules.FOREIGN_DTYPES:
                 return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)

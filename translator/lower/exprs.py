@@ -435,11 +435,15 @@ class ExpressionLowering:
         if len(vals) == 2 and e.ops[0] in ("==", "!=") and all(
                 v.kind == T.TUPLE and v.elts is not None and v.is_static for v in vals):
             return self._compare_tuples(e.ops[0], *vals)
+        if len(vals) == 2 and e.ops[0] in ("in", "not in") and vals[1].kind == T.TUPLE \
+                and vals[1].elts is not None:
+            return self._contained(e, e.ops[0], *vals)
         parts, left = [], vals[0]
         kind = left.kind
         for op, right in zip(e.ops, vals[1:]):
             if op in ("in", "not in"):
-                self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
+                self.fail("C2T103", f"`{op}` is supported in kernel code only on a tuple known at translation "
+                                    "time, alone in its comparison", e)
             if op in ("==", "!=", "<", "<=", ">", ">=") and mixes_bf16_int(left, right):
                 parts.append(f"{self.s.use('_c2t_compare_ct')}({left.code}, {right.code}, \"{op}\")")
             else:
@@ -455,6 +459,72 @@ class ExpressionLowering:
             return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
         return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5,
                  dsrc="dt:tl.int1" if kind == T.SCALAR else None, mbf=False)
+
+    def _contained(self, e, op: str, x: V, tup: V) -> V:
+        """`x in (a, b, ...)` as cuTile evaluates it: `x == item` for each item in turn, each a
+        scalar (a tile of another shape is cuTile's TileTypeError), stopping at the first that is
+        known true; the runtime ones or-ed. `not in` is its negation."""
+        terms = []
+        for item in tup.elts:
+            cmp = self._equal(e, x, item)
+            if cmp is None:
+                shape = next((v for v in (x, item) if v.kind == T.TILE and v.rank), None)
+                dims = "(" + ", ".join(shape.shape) + ("," if len(shape.shape) == 1 else "") + ")" \
+                    if shape.shape else f"of rank {shape.rank}"      # (the extents' codes)
+                return ops.cutile_rejects(self.cx, f"`{op}`", f"'in' requires scalar operands, but got shape {dims}", e)
+            if cmp.known and cmp.value:
+                terms = None
+                break
+            if not cmp.known:
+                terms.append(cmp)
+        if terms is None or not terms:
+            found = terms is None
+            return V(str(found == (op == "in")), T.STATIC, value=found == (op == "in"), known=True)
+        runtime = any(t.kind == T.SCALAR for t in terms)
+        code = terms[0].code if len(terms) == 1 else " | ".join(f"({t.code})" for t in terms)
+        prec = terms[0].prec if len(terms) == 1 else 8
+        if op == "not in":
+            code, prec = f"not {code if prec > 6 else f'({code})'}", 6
+        return V(code, T.SCALAR if runtime else T.STATIC, prec=prec,
+                 dsrc="dt:tl.int1" if runtime else None, mbf=False)
+
+    def _equal(self, e, a: V, b: V):
+        """`a == b` for `in`: tuples entry by entry, else a scalar comparison (folded where both are
+        known); None where an operand is a tile that is not 0-d."""
+        if a.kind == T.TUPLE or b.kind == T.TUPLE:
+            if not (a.kind == b.kind == T.TUPLE and a.elts is not None and b.elts is not None):
+                if a.kind in (T.TUPLE, T.STATIC) and b.kind in (T.TUPLE, T.STATIC) and a.known and b.known:
+                    return V(str(a.value == b.value), T.STATIC, value=a.value == b.value, known=True)
+                self.fail("C2T105", "`in` between a tuple and a value that is not one needs both known at "
+                                    "translation time", e)
+            if len(a.elts) != len(b.elts):
+                return V("False", T.STATIC, value=False, known=True)
+            terms = []
+            for x, y in zip(a.elts, b.elts):
+                cmp = self._equal(e, x, y)
+                if cmp is None:
+                    return None
+                if cmp.known and not cmp.value:
+                    return V("False", T.STATIC, value=False, known=True)
+                if not cmp.known:
+                    terms.append(cmp)
+            if not terms:
+                return V("True", T.STATIC, value=True, known=True)
+            runtime = any(t.kind == T.SCALAR for t in terms)
+            code = terms[0].code if len(terms) == 1 else " & ".join(f"({t.code})" for t in terms)
+            return V(code, T.SCALAR if runtime else T.STATIC, prec=terms[0].prec if len(terms) == 1 else 10,
+                     dsrc="dt:tl.int1" if runtime else None, mbf=False)
+        for v in (a, b):
+            if v.kind == T.TILE and v.rank != 0:
+                if v.rank is None:
+                    self.fail("C2T101", "`in`: the rank of this tile is not known here (cuTile needs scalar "
+                                        "operands)", e)
+                return None
+        if a.known and b.known:
+            return V(str(a.value == b.value), T.STATIC, value=a.value == b.value, known=True)
+        runtime = a.is_runtime or b.is_runtime
+        return V(f"{paren(a, 8)} == {paren(b, 8)}", T.SCALAR if runtime else T.STATIC, prec=7,
+                 dsrc="dt:tl.int1" if runtime else None, mbf=False)
 
     def e_BoolOp(self, e):
         vals = [self.expr(x) for x in e.values]

@@ -2,6 +2,7 @@
 attributes, subscripts, tuples, comprehensions, operators and calls (calls go to ops.call)."""
 from __future__ import annotations
 
+import builtins
 import copy
 import dataclasses
 import enum
@@ -69,8 +70,11 @@ class ExpressionLowering:
             return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
         if nm in _BUILTINS:
             return V(nm, T.MODULE, value="builtins." + nm)
+        known = _module_names(info)
+        undefined = None if known is None or nm in known or hasattr(builtins, nm) else \
+            ("TileSyntaxError", f"Undefined variable {nm}")    # bound nowhere: cuTile's error too
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
-                            "(module globals must be literals, cuTile objects or functions)", e)
+                            "(module globals must be literals, cuTile objects or functions)", e, cutile=undefined)
 
     def static_value(self, val, node, name: str = "") -> V:
         if isinstance(val, enum.Enum):
@@ -599,6 +603,24 @@ def _dimension(d: str) -> V:
     if d.isdigit():
         return V(d, T.STATIC, value=int(d), known=True)
     return V(d, T.STATIC, prec=100 if d.isidentifier() else 0)
+
+
+def _module_names(info) -> set:
+    """The names the module binds (assignments anywhere, defs, classes, imports), once; None where a
+    statement of another kind (with, try, ...) may bind names this does not see."""
+    key = ("module_names", id(info.module))
+    if key not in info.memo:
+        body = info.module.body
+        names = set(N.assigned_names(body, defs=True))
+        names |= set(info.ct_modules) | set(info.ct_names) | set(info.cuda_names) | set(info.other_modules) \
+            | set(info.imported) | set(info.constants) | set(info.functions) | set(info.classes) \
+            | set(info.refused_classes) | set(info.tables) | set(info.kernels)
+        names |= {n.name for n in N.walk(body) if isinstance(n, N.Other) and n.name}
+        if any(isinstance(n, N.Other) and any(w in n.kind for w in ("with", "try", "global", "nonlocal", "match"))
+               for n in N.walk(body)):
+            names = None
+        info.memo[key] = (info.module, names)
+    return info.memo[key][1]
 
 
 def _is_record(v: V) -> bool:

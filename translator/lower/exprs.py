@@ -201,7 +201,11 @@ class ExpressionLowering:
                 try:
                     return base.elts[iv.value]
                 except IndexError:
-                    self.fail("C2T103", "tuple index out of range", e)
+                    return ops.cutile_rejects(self.cx, "this tuple index", f"Index {iv.value} is out of range "
+                                              f"for a tuple of length {len(base.elts)}", e)
+            refused = _tuple_index_error(iv)
+            if refused is not None:
+                return ops.cutile_rejects(self.cx, "this tuple index", refused, e)
             return V(f"{paren(base, 100)}[{iv.code}]", T.UNKNOWN)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
             parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
@@ -603,6 +607,23 @@ def _dimension(d: str) -> V:
     if d.isdigit():
         return V(d, T.STATIC, value=int(d), known=True)
     return V(d, T.STATIC, prec=100 if d.isidentifier() else 0)
+
+
+def _tuple_index_error(iv: V):
+    """cuTile's reason for refusing `iv` as the index of a tuple (an index that is not an integer
+    or slice, a tile that is not 0-d, a runtime scalar), else None (an integer, or a constexpr
+    value that Triton checks)."""
+    if iv.kind == T.TUPLE:
+        return "Tuple indices must be integers or slices, not a tuple"
+    if iv.known and not isinstance(iv.value, int):
+        return f"Tuple indices must be integers or slices, not {type(iv.value).__name__}"
+    if iv.kind == T.TILE and iv.rank not in (0, None):
+        return f"Tuple indices must be integers or slices, not a tile of rank {iv.rank}"
+    if iv.kind == T.SCALAR or (iv.kind == T.TILE and iv.rank == 0):
+        if iv.isfloat:
+            return "Tuple indices must be integers or slices, not a float scalar"
+        return "Tuple indices must be constant"
+    return None
 
 
 def _module_names(info) -> set:

@@ -460,8 +460,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                                    **facts_of(ev))
                 names.append(t.id)
             return ", ".join(names)
+        base = self.env.get(target.value.id) if isinstance(target, N.Subscript) and isinstance(
+            target.value, N.Name) else None
+        immutable = ("TileTypeError", "Tuples are immutable: item assignment is not supported.") \
+            if base is not None and base.kind == T.TUPLE else None      # (`t[0] = 7`: cuTile's error too)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
-                            "(cuTile arrays are written with ct.store/ct.scatter)", target)
+                            "(cuTile arrays are written with ct.store/ct.scatter)", target, cutile=immutable)
 
     def st_Assign(self, st, depth):
         if isinstance(st.value, N.Lambda) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):

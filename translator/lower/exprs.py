@@ -271,7 +271,19 @@ class ExpressionLowering:
         return V(ref.ptr, T.ARRAY, array=ref)
 
     def e_TupleExpr(self, e):
-        return self.make_tuple([self.expr(x) for x in e.elts])
+        elts = []
+        for x in e.elts:
+            if not isinstance(x, N.Starred):
+                elts.append(self.expr(x))
+                continue
+            v = self.expr(x.value)      # `(7, *a, 8)`: the items of the tuple `a`
+            if v.kind != T.TUPLE:
+                self.fail("C2T103", "`*` in a tuple display needs a tuple", x,
+                          cutile=("TileTypeError", "Expected a tuple after *"))
+            if v.elts is None:
+                self.fail("C2T104", "`*` in a tuple display: the length of this tuple is not known here", x)
+            elts.extend(v.elts)
+        return self.make_tuple(elts)
 
     def make_tuple(self, elts: list) -> V:
         code = "(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")"

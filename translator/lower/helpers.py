@@ -15,6 +15,7 @@ from ..ir import nodes as N
 from ..passes import prepare
 from . import types as T
 from .arrays import infer_params, walk
+from .context import starred_arguments
 from .dtype_facts import may_be_bf16
 from .kernel import FunctionLowerer, HelperPlan
 from .ops_views import TILEDVIEW, view_arguments, view_parameter, view_signature
@@ -139,8 +140,8 @@ def _signature(lw, fd, e):
         if p.kind == "posonly_marker":
             how = "any"
         elif p.kind == "star":
-            if p.name != "*":
-                lw.fail("C2T103", f"`{fd.name}` has *{p.name}; a helper's *args is not supported in kernel code", e)
+            if p.name != "*":       # *args: the extra positional arguments, as a tuple (_bind)
+                out.append((N.Param(span=p.span, name=p.name), "star"))
             how = "kw"
         elif p.kind == "kwstar":
             lw.fail("C2T103", f"`{fd.name}` has **{p.name}; a helper's **kwargs is not supported in kernel code", e)
@@ -153,21 +154,23 @@ def _bind(lw, fd, e) -> tuple:
     """The call's arguments bound to `fd`'s parameters as Python binds them (positional, then
     keywords, then defaults, each evaluated in the caller): (params, lowered args)."""
     sig = _signature(lw, fd, e)
-    if any(isinstance(a, N.Starred) for a in e.args):
-        lw.fail("C2T103", f"call `{fd.name}(...)` with a starred argument is not supported in kernel code "
-                          "(pass the elements one by one)", e)
-    positional = [p for p, how in sig if how != "kw"]
-    if len(e.args) > len(positional):
+    call_args = starred_arguments(lw, e.args, f"call `{fd.name}(...)`") if any(
+        isinstance(a, N.Starred) for a in e.args) else e.args
+    positional = [p for p, how in sig if how in ("pos", "any")]
+    star = next((p for p, how in sig if how == "star"), None)
+    if len(call_args) > len(positional) and star is None:
         lw.fail("C2T109", f"`{fd.name}` takes {len(positional)} positional argument"
-                          f"{'s' if len(positional) != 1 else ''}, got {len(e.args)}", e)
+                          f"{'s' if len(positional) != 1 else ''}, got {len(call_args)}", e)
     bound = {}
-    for p, a in zip(positional, e.args):
+    for p, a in zip(positional, call_args):
         bound[p.name] = lw.expr(a)
+    if star is not None:        # `def helper(arr, *items)`: the rest, a tuple
+        bound[star.name] = lw.make_tuple([lw.expr(a) for a in call_args[len(positional):]])
     by_name = {p.name: how for p, how in sig}
     for kw in e.keywords:
         if kw.name is None:
             lw.fail("C2T103", f"call `{fd.name}(...)` with **mapping arguments is not supported in kernel code", kw)
-        if kw.name not in by_name:
+        if kw.name not in by_name or by_name[kw.name] == "star":
             lw.fail("C2T109", f"`{fd.name}` has no parameter `{kw.name}`", kw)
         if by_name[kw.name] == "pos":
             lw.fail("C2T109", f"`{fd.name}`: parameter `{kw.name}` is positional-only", kw)

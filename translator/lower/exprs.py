@@ -429,6 +429,25 @@ class ExpressionLowering:
             self.fail("C2T105", f"this comparison fails in Python ({err})", e)
         return V(str(result), T.STATIC, value=result, known=True)
 
+    @staticmethod
+    def _tuple_compare_error(op: str, a: V, b: V):
+        """cuTile's reason for refusing the comparison of two tuples, else None: only `==` and
+        `!=`; between tuples not both constant and of one length, items that are scalars, 0-d
+        tiles, tuples, dtypes or strings."""
+        if op in ("in", "not in", "is", "is not"):
+            return None
+        if op not in ("==", "!="):
+            return f"Operator '{op}' is not supported for tuples"
+        if (a.known and b.known) or len(a.elts) != len(b.elts):
+            return None
+        for item in (*a.elts, *b.elts):
+            if item.kind == T.TILE and item.rank not in (0, None):
+                return "Tuple comparison is not supported for non-scalar elements"
+            if item.kind in (T.ARRAY, T.LIST, ops_views.TILEDVIEW):
+                what = {T.ARRAY: "array", T.LIST: "list"}.get(item.kind, "tiled view")
+                return f"Tuple comparison is not supported for elements of type {what}"
+        return None
+
     def _compare_tuples(self, op: str, a: V, b: V) -> V:
         """`==` / `!=` between tuples of compile-time values (a view's tile_shape and a shape of
         Constant parameters), as Python compares them: by length, then entry by entry (Triton's
@@ -449,6 +468,10 @@ class ExpressionLowering:
 
     def e_Compare(self, e):
         vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        if len(vals) == 2 and all(v.kind == T.TUPLE and v.elts is not None for v in vals):
+            refused = self._tuple_compare_error(e.ops[0], *vals)
+            if refused is not None:
+                return ops.cutile_rejects(self.cx, "this tuple comparison", refused, e)
         folded = self._fold_compare(e, vals)
         if folded is not None:
             return folded

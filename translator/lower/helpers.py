@@ -59,6 +59,9 @@ def lower_call(lw: FunctionLowerer, f: V, e: N.Call) -> V:
         return method_of_dataclass(lw, f.value[1], f.value[2], e)
     if isinstance(f.value, tuple) and f.value[0] == "localfunc":
         fd = f.value[1]
+        made = closure_factory(lw, fd, e, f.value[2] if len(f.value) > 2 else None)
+        if made is not None:
+            return made
         if len(f.value) > 2:        # passed in from where it was written: its captures came along
             capmap = f.value[2]
             there = {c: lw.env[h] for c, h in capmap.items()}
@@ -73,6 +76,67 @@ def lower_call(lw: FunctionLowerer, f: V, e: N.Call) -> V:
                     del lw.node_values[k]
         return local_call(lw, fd, free_names(fd, lw.env), e)
     return helper_call(lw, str(f.value), e)
+
+
+def _factory_parts(fd: N.FunctionDef):
+    """(its nested defs, its return expression) for a function whose body is nested defs and a
+    `return` of one of them (or of a tuple holding one): a closure factory; else None."""
+    body = [st for st in fd.body if not (isinstance(st, N.ExprStmt) and isinstance(st.value, N.Const)
+                                         and isinstance(st.value.value, str))]
+    if len(body) < 2 or not isinstance(body[-1], N.Return) or body[-1].value is None:
+        return None
+    defs = body[:-1]
+    if not all(isinstance(st, N.FunctionDef) and not st.decorators for st in defs):
+        return None
+    names = {st.name for st in defs}
+    ret = body[-1].value
+    parts = ret.elts if isinstance(ret, N.TupleExpr) else [ret]
+    if not any(isinstance(x, N.Name) and x.id in names for x in parts):
+        return None
+    return defs, ret
+
+
+def closure_factory(lw, fd: N.FunctionDef, e: N.Call, capmap) -> V:
+    """A call of a closure factory (`def make(t): def f(y): return y + t; return f`): evaluated at
+    translation time, as cuTile does. Its parameters become variables of the caller
+    (`_c2t_clo<k>_<name>`: runtime values are assigned there, once), its nested defs function values
+    whose captures are those variables, and the call's value its return expression (a function
+    value, or a tuple holding one). None for other functions. `capmap`: where the factory's own
+    captures are, for a factory passed in from elsewhere."""
+    parts = _factory_parts(fd)
+    if parts is None:
+        return None
+    defs, ret = parts
+    params, args = _bind(lw, fd, e)
+    k = lw.closures = getattr(lw, "closures", 0) + 1
+    frame = {}          # a name of the factory's -> the caller's variable holding it
+    outer = capmap if capmap is not None else {c: c for c in free_names(fd, lw.env)}
+    frame.update(outer)
+    for p, a in zip(params, args):
+        hidden = f"_c2t_clo{k}_{p.name}"
+        if a.kind in (T.TILE, T.SCALAR, T.UNKNOWN) or (a.kind == T.STATIC and not a.known):
+            lw.pre_lines.append(f"{hidden} = {a.code}")
+            lw.env[hidden] = V(hidden, a.kind, rank=a.rank, shape=a.shape, array=a.array, isint=a.isint,
+                               isfloat=a.isfloat, nonneg=a.nonneg, dsrc=a.dsrc, mbf=a.mbf)
+        else:
+            lw.env[hidden] = a
+        frame[p.name] = hidden
+    for st in defs:
+        frame[st.name] = f"_c2t_clo{k}_{st.name}"
+        lw.env[frame[st.name]] = V(st.name, T.HELPER, value=("localfunc", st))     # (placeholder)
+    view = {c: lw.env[h] for c, h in frame.items()}
+    for st in defs:
+        caps = {c: frame[c] for c in free_names(st, view)}
+        caps.update({p.default.id: frame[p.default.id] for p in st.params
+                     if isinstance(p.default, N.Name) and p.default.id in frame})
+        lw.env[frame[st.name]] = V(st.name, T.HELPER, value=("localfunc", st, caps))
+    view = {c: lw.env[h] for c, h in frame.items()}
+    saved = lw.env
+    lw.env = view
+    try:
+        return lw.expr(ret)
+    finally:
+        lw.env = saved
 
 
 def method_of_dataclass(lw, fd, obj: V, e: N.Call) -> V:
@@ -104,6 +168,10 @@ def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call
     values: `cap_vals`, by default the caller's values of those names)."""
     owner = lw.fd.name
     return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False, cap_vals=cap_vals)
+
+
+def _made_closure(v: V) -> bool:
+    return v.kind == T.HELPER and isinstance(v.value, tuple) and v.value[0] == "localfunc" and len(v.value) > 2
 
 
 def _pass_captures(lw, fd, args) -> tuple:
@@ -235,6 +303,9 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
                                     [lw.env[c] for c in captured] if cap_vals is None else cap_vals)
     args, pass_p, pass_a = _pass_captures(lw, fd, args)
     cap_vals = [lw.env[c] for c in captured] if cap_vals is None else cap_vals
+    if any(_made_closure(v) for v in cap_vals):     # a captured function value with captures of its own
+        cap_vals, more_p, more_a = _pass_captures(lw, fd, cap_vals)
+        pass_p, pass_a = pass_p + more_p, pass_a + more_a
     all_params = params + pass_p + [N.Param(span=fd.span, name=c) for c in captured]
     all_args = args + pass_a + cap_vals
     sig = tuple(_sig_of(a) for a in all_args)

@@ -171,11 +171,11 @@ def bind(cx, name: str, call: N.Call, sig=None) -> dict:
     pos_params = [p for p in sig[:kw_only_from] if p != "/"]
     posonly = set(sig[:sig.index("/")]) if "/" in sig else set()
     out = Args()
-    if any(isinstance(a, N.Starred) for a in call.args):
-        cx.fail("C2T103", f"ct.{name}: *args are not supported", call)
-    if len(call.args) > len(pos_params):
+    args = starred_arguments(cx, call.args, f"ct.{name}") if any(
+        isinstance(a, N.Starred) for a in call.args) else call.args
+    if len(args) > len(pos_params):
         cx.fail("C2T109", f"ct.{name} takes at most {len(pos_params)} positional arguments", call)
-    for p, a in zip(pos_params, call.args):
+    for p, a in zip(pos_params, args):
         out[p] = a
     for kw in call.keywords:
         if kw.name is None:
@@ -185,6 +185,30 @@ def bind(cx, name: str, call: N.Call, sig=None) -> dict:
         if kw.name in out:
             cx.fail("C2T109", f"ct.{name}: argument `{kw.name}` given twice", kw)
         out[kw.name] = kw.value
+    return out
+
+
+def starred_arguments(cx, args: list, what: str) -> list:
+    """Positional argument nodes with each `*t` spread into the items of the tuple `t`: a tuple
+    display's own items, or `t[0]`, `t[1]`, ... of a name bound to a tuple of known length (a
+    name: reading it again has no effect). A value that is not a tuple is cuTile's TileTypeError."""
+    out = []
+    for a in args:
+        if not isinstance(a, N.Starred):
+            out.append(a)
+            continue
+        if isinstance(a.value, N.TupleExpr) and not any(isinstance(x, N.Starred) for x in a.value.elts):
+            out.extend(a.value.elts)
+            continue
+        v = cx.expr(a.value)
+        if v.kind != T.TUPLE:
+            cx.fail("C2T103", f"{what}: `*` needs a tuple", a, cutile=("TileTypeError", "Expected a tuple after *"))
+        if v.elts is None or not isinstance(a.value, N.Name):
+            cx.fail("C2T103", f"{what}: *args are supported for a tuple display or a name bound to a tuple "
+                              "of known length", a, hint="bind the tuple to a name first")
+        sp = a.value.span
+        out.extend(N.Subscript(span=sp, value=a.value, index=N.Const(span=sp, value=i, text=str(i)))
+                   for i in range(len(v.elts)))
     return out
 
 

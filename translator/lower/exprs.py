@@ -2,6 +2,7 @@
 attributes, subscripts, tuples, comprehensions, operators and calls (calls go to ops.call)."""
 from __future__ import annotations
 
+import builtins
 import copy
 import dataclasses
 import enum
@@ -69,8 +70,11 @@ class ExpressionLowering:
             return V(nm, T.STATIC, value={"True": True, "False": False, "None": None}[nm], known=True)
         if nm in _BUILTINS:
             return V(nm, T.MODULE, value="builtins." + nm)
+        known = _module_names(info)
+        undefined = None if known is None or nm in known or hasattr(builtins, nm) else \
+            ("TileSyntaxError", f"Undefined variable {nm}")    # bound nowhere: cuTile's error too
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
-                            "(module globals must be literals, cuTile objects or functions)", e)
+                            "(module globals must be literals, cuTile objects or functions)", e, cutile=undefined)
 
     def static_value(self, val, node, name: str = "") -> V:
         if isinstance(val, enum.Enum):
@@ -108,6 +112,9 @@ class ExpressionLowering:
         return V(path, T.CTFUNC, value=path)
 
     def e_Attr(self, e):
+        if isinstance(e.value, N.Name) and e.value.id not in self.env and e.attr == "tile" \
+                and e.value.id in self.s.info.cuda_names:     # `import cuda.tile`: `cuda.tile.load`
+            return self.ct_object("", e)
         base = self.expr(e.value)
         if base.kind == T.CTMOD:
             path = f"{base.value}.{e.attr}" if base.value else e.attr
@@ -118,6 +125,8 @@ class ExpressionLowering:
             if mod in ("math", "numpy", "np", "cupy") and e.attr in rules.MATH_CONSTANTS:
                 code = rules.MATH_CONSTANTS[e.attr]
                 return V(code, T.STATIC, value=e.attr)
+            if mod == "operator":       # `operator.add`: a function ops.call lowers as its operator
+                return V(f"{base.code}.{e.attr}", T.MODULE, value=f"operator.{e.attr}")
             if mod.split(".")[0] in ("torch", "numpy", "np", "cupy") and e.attr in rules.FOREIGN_DTYPES:
                 return V(rules.FOREIGN_DTYPES[e.attr], T.DTYPE, value=e.attr)
             self.fail("C2T103", f"`{base.code}.{e.attr}` cannot be used in kernel code", e)
@@ -192,7 +201,11 @@ class ExpressionLowering:
                 try:
                     return base.elts[iv.value]
                 except IndexError:
-                    self.fail("C2T103", "tuple index out of range", e)
+                    return ops.cutile_rejects(self.cx, "this tuple index", f"Index {iv.value} is out of range "
+                                              f"for a tuple of length {len(base.elts)}", e)
+            refused = _tuple_index_error(iv)
+            if refused is not None:
+                return ops.cutile_rejects(self.cx, "this tuple index", refused, e)
             return V(f"{paren(base, 100)}[{iv.code}]", T.UNKNOWN)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
             parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
@@ -258,7 +271,19 @@ class ExpressionLowering:
         return V(ref.ptr, T.ARRAY, array=ref)
 
     def e_TupleExpr(self, e):
-        return self.make_tuple([self.expr(x) for x in e.elts])
+        elts = []
+        for x in e.elts:
+            if not isinstance(x, N.Starred):
+                elts.append(self.expr(x))
+                continue
+            v = self.expr(x.value)      # `(7, *a, 8)`: the items of the tuple `a`
+            if v.kind != T.TUPLE:
+                self.fail("C2T103", "`*` in a tuple display needs a tuple", x,
+                          cutile=("TileTypeError", "Expected a tuple after *"))
+            if v.elts is None:
+                self.fail("C2T104", "`*` in a tuple display: the length of this tuple is not known here", x)
+            elts.extend(v.elts)
+        return self.make_tuple(elts)
 
     def make_tuple(self, elts: list) -> V:
         code = "(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")"
@@ -404,6 +429,25 @@ class ExpressionLowering:
             self.fail("C2T105", f"this comparison fails in Python ({err})", e)
         return V(str(result), T.STATIC, value=result, known=True)
 
+    @staticmethod
+    def _tuple_compare_error(op: str, a: V, b: V):
+        """cuTile's reason for refusing the comparison of two tuples, else None: only `==` and
+        `!=`; between tuples not both constant and of one length, items that are scalars, 0-d
+        tiles, tuples, dtypes or strings."""
+        if op in ("in", "not in", "is", "is not"):
+            return None
+        if op not in ("==", "!="):
+            return f"Operator '{op}' is not supported for tuples"
+        if (a.known and b.known) or len(a.elts) != len(b.elts):
+            return None
+        for item in (*a.elts, *b.elts):
+            if item.kind == T.TILE and item.rank not in (0, None):
+                return "Tuple comparison is not supported for non-scalar elements"
+            if item.kind in (T.ARRAY, T.LIST, ops_views.TILEDVIEW):
+                what = {T.ARRAY: "array", T.LIST: "list"}.get(item.kind, "tiled view")
+                return f"Tuple comparison is not supported for elements of type {what}"
+        return None
+
     def _compare_tuples(self, op: str, a: V, b: V) -> V:
         """`==` / `!=` between tuples of compile-time values (a view's tile_shape and a shape of
         Constant parameters), as Python compares them: by length, then entry by entry (Triton's
@@ -424,17 +468,25 @@ class ExpressionLowering:
 
     def e_Compare(self, e):
         vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        if len(vals) == 2 and all(v.kind == T.TUPLE and v.elts is not None for v in vals):
+            refused = self._tuple_compare_error(e.ops[0], *vals)
+            if refused is not None:
+                return ops.cutile_rejects(self.cx, "this tuple comparison", refused, e)
         folded = self._fold_compare(e, vals)
         if folded is not None:
             return folded
         if len(vals) == 2 and e.ops[0] in ("==", "!=") and all(
                 v.kind == T.TUPLE and v.elts is not None and v.is_static for v in vals):
             return self._compare_tuples(e.ops[0], *vals)
+        if len(vals) == 2 and e.ops[0] in ("in", "not in") and vals[1].kind == T.TUPLE \
+                and vals[1].elts is not None:
+            return self._contained(e, e.ops[0], *vals)
         parts, left = [], vals[0]
         kind = left.kind
         for op, right in zip(e.ops, vals[1:]):
             if op in ("in", "not in"):
-                self.fail("C2T103", f"`{op}` is not supported in kernel code", e)
+                self.fail("C2T103", f"`{op}` is supported in kernel code only on a tuple known at translation "
+                                    "time, alone in its comparison", e)
             if op in ("==", "!=", "<", "<=", ">", ">=") and mixes_bf16_int(left, right):
                 parts.append(f"{self.s.use('_c2t_compare_ct')}({left.code}, {right.code}, \"{op}\")")
             else:
@@ -450,6 +502,72 @@ class ExpressionLowering:
             return V(" & ".join(f"({p})" for p in parts), T.TILE, prec=10)
         return V(" and ".join(parts), kind if kind == T.SCALAR else T.STATIC, prec=5,
                  dsrc="dt:tl.int1" if kind == T.SCALAR else None, mbf=False)
+
+    def _contained(self, e, op: str, x: V, tup: V) -> V:
+        """`x in (a, b, ...)` as cuTile evaluates it: `x == item` for each item in turn, each a
+        scalar (a tile of another shape is cuTile's TileTypeError), stopping at the first that is
+        known true; the runtime ones or-ed. `not in` is its negation."""
+        terms = []
+        for item in tup.elts:
+            cmp = self._equal(e, x, item)
+            if cmp is None:
+                shape = next((v for v in (x, item) if v.kind == T.TILE and v.rank), None)
+                dims = "(" + ", ".join(shape.shape) + ("," if len(shape.shape) == 1 else "") + ")" \
+                    if shape.shape else f"of rank {shape.rank}"      # (the extents' codes)
+                return ops.cutile_rejects(self.cx, f"`{op}`", f"'in' requires scalar operands, but got shape {dims}", e)
+            if cmp.known and cmp.value:
+                terms = None
+                break
+            if not cmp.known:
+                terms.append(cmp)
+        if terms is None or not terms:
+            found = terms is None
+            return V(str(found == (op == "in")), T.STATIC, value=found == (op == "in"), known=True)
+        runtime = any(t.kind == T.SCALAR for t in terms)
+        code = terms[0].code if len(terms) == 1 else " | ".join(f"({t.code})" for t in terms)
+        prec = terms[0].prec if len(terms) == 1 else 8
+        if op == "not in":
+            code, prec = f"not {code if prec > 6 else f'({code})'}", 6
+        return V(code, T.SCALAR if runtime else T.STATIC, prec=prec,
+                 dsrc="dt:tl.int1" if runtime else None, mbf=False)
+
+    def _equal(self, e, a: V, b: V):
+        """`a == b` for `in`: tuples entry by entry, else a scalar comparison (folded where both are
+        known); None where an operand is a tile that is not 0-d."""
+        if a.kind == T.TUPLE or b.kind == T.TUPLE:
+            if not (a.kind == b.kind == T.TUPLE and a.elts is not None and b.elts is not None):
+                if a.kind in (T.TUPLE, T.STATIC) and b.kind in (T.TUPLE, T.STATIC) and a.known and b.known:
+                    return V(str(a.value == b.value), T.STATIC, value=a.value == b.value, known=True)
+                self.fail("C2T105", "`in` between a tuple and a value that is not one needs both known at "
+                                    "translation time", e)
+            if len(a.elts) != len(b.elts):
+                return V("False", T.STATIC, value=False, known=True)
+            terms = []
+            for x, y in zip(a.elts, b.elts):
+                cmp = self._equal(e, x, y)
+                if cmp is None:
+                    return None
+                if cmp.known and not cmp.value:
+                    return V("False", T.STATIC, value=False, known=True)
+                if not cmp.known:
+                    terms.append(cmp)
+            if not terms:
+                return V("True", T.STATIC, value=True, known=True)
+            runtime = any(t.kind == T.SCALAR for t in terms)
+            code = terms[0].code if len(terms) == 1 else " & ".join(f"({t.code})" for t in terms)
+            return V(code, T.SCALAR if runtime else T.STATIC, prec=terms[0].prec if len(terms) == 1 else 10,
+                     dsrc="dt:tl.int1" if runtime else None, mbf=False)
+        for v in (a, b):
+            if v.kind == T.TILE and v.rank != 0:
+                if v.rank is None:
+                    self.fail("C2T101", "`in`: the rank of this tile is not known here (cuTile needs scalar "
+                                        "operands)", e)
+                return None
+        if a.known and b.known:
+            return V(str(a.value == b.value), T.STATIC, value=a.value == b.value, known=True)
+        runtime = a.is_runtime or b.is_runtime
+        return V(f"{paren(a, 8)} == {paren(b, 8)}", T.SCALAR if runtime else T.STATIC, prec=7,
+                 dsrc="dt:tl.int1" if runtime else None, mbf=False)
 
     def e_BoolOp(self, e):
         vals = [self.expr(x) for x in e.values]
@@ -524,6 +642,41 @@ def _dimension(d: str) -> V:
     if d.isdigit():
         return V(d, T.STATIC, value=int(d), known=True)
     return V(d, T.STATIC, prec=100 if d.isidentifier() else 0)
+
+
+def _tuple_index_error(iv: V):
+    """cuTile's reason for refusing `iv` as the index of a tuple (an index that is not an integer
+    or slice, a tile that is not 0-d, a runtime scalar), else None (an integer, or a constexpr
+    value that Triton checks)."""
+    if iv.kind == T.TUPLE:
+        return "Tuple indices must be integers or slices, not a tuple"
+    if iv.known and not isinstance(iv.value, int):
+        return f"Tuple indices must be integers or slices, not {type(iv.value).__name__}"
+    if iv.kind == T.TILE and iv.rank not in (0, None):
+        return f"Tuple indices must be integers or slices, not a tile of rank {iv.rank}"
+    if iv.kind == T.SCALAR or (iv.kind == T.TILE and iv.rank == 0):
+        if iv.isfloat:
+            return "Tuple indices must be integers or slices, not a float scalar"
+        return "Tuple indices must be constant"
+    return None
+
+
+def _module_names(info) -> set:
+    """The names the module binds (assignments anywhere, defs, classes, imports), once; None where a
+    statement of another kind (with, try, ...) may bind names this does not see."""
+    key = ("module_names", id(info.module))
+    if key not in info.memo:
+        body = info.module.body
+        names = set(N.assigned_names(body, defs=True))
+        names |= set(info.ct_modules) | set(info.ct_names) | set(info.cuda_names) | set(info.other_modules) \
+            | set(info.imported) | set(info.constants) | set(info.functions) | set(info.classes) \
+            | set(info.refused_classes) | set(info.tables) | set(info.kernels)
+        names |= {n.name for n in N.walk(body) if isinstance(n, N.Other) and n.name}
+        if any(isinstance(n, N.Other) and any(w in n.kind for w in ("with", "try", "global", "nonlocal", "match"))
+               for n in N.walk(body)):
+            names = None
+        info.memo[key] = (info.module, names)
+    return info.memo[key][1]
 
 
 def _is_record(v: V) -> bool:

@@ -15,6 +15,7 @@ from ..ir import nodes as N
 from ..passes import prepare
 from . import types as T
 from .arrays import infer_params, walk
+from .context import starred_arguments
 from .dtype_facts import may_be_bf16
 from .kernel import FunctionLowerer, HelperPlan
 from .ops_views import TILEDVIEW, view_arguments, view_parameter, view_signature
@@ -58,6 +59,9 @@ def lower_call(lw: FunctionLowerer, f: V, e: N.Call) -> V:
         return method_of_dataclass(lw, f.value[1], f.value[2], e)
     if isinstance(f.value, tuple) and f.value[0] == "localfunc":
         fd = f.value[1]
+        made = closure_factory(lw, fd, e, f.value[2] if len(f.value) > 2 else None)
+        if made is not None:
+            return made
         if len(f.value) > 2:        # passed in from where it was written: its captures came along
             capmap = f.value[2]
             there = {c: lw.env[h] for c, h in capmap.items()}
@@ -72,6 +76,67 @@ def lower_call(lw: FunctionLowerer, f: V, e: N.Call) -> V:
                     del lw.node_values[k]
         return local_call(lw, fd, free_names(fd, lw.env), e)
     return helper_call(lw, str(f.value), e)
+
+
+def _factory_parts(fd: N.FunctionDef):
+    """(its nested defs, its return expression) for a function whose body is nested defs and a
+    `return` of one of them (or of a tuple holding one): a closure factory; else None."""
+    body = [st for st in fd.body if not (isinstance(st, N.ExprStmt) and isinstance(st.value, N.Const)
+                                         and isinstance(st.value.value, str))]
+    if len(body) < 2 or not isinstance(body[-1], N.Return) or body[-1].value is None:
+        return None
+    defs = body[:-1]
+    if not all(isinstance(st, N.FunctionDef) and not st.decorators for st in defs):
+        return None
+    names = {st.name for st in defs}
+    ret = body[-1].value
+    parts = ret.elts if isinstance(ret, N.TupleExpr) else [ret]
+    if not any(isinstance(x, N.Name) and x.id in names for x in parts):
+        return None
+    return defs, ret
+
+
+def closure_factory(lw, fd: N.FunctionDef, e: N.Call, capmap) -> V:
+    """A call of a closure factory (`def make(t): def f(y): return y + t; return f`): evaluated at
+    translation time, as cuTile does. Its parameters become variables of the caller
+    (`_c2t_clo<k>_<name>`: runtime values are assigned there, once), its nested defs function values
+    whose captures are those variables, and the call's value its return expression (a function
+    value, or a tuple holding one). None for other functions. `capmap`: where the factory's own
+    captures are, for a factory passed in from elsewhere."""
+    parts = _factory_parts(fd)
+    if parts is None:
+        return None
+    defs, ret = parts
+    params, args = _bind(lw, fd, e)
+    k = lw.closures = getattr(lw, "closures", 0) + 1
+    frame = {}          # a name of the factory's -> the caller's variable holding it
+    outer = capmap if capmap is not None else {c: c for c in free_names(fd, lw.env)}
+    frame.update(outer)
+    for p, a in zip(params, args):
+        hidden = f"_c2t_clo{k}_{p.name}"
+        if a.kind in (T.TILE, T.SCALAR, T.UNKNOWN) or (a.kind == T.STATIC and not a.known):
+            lw.pre_lines.append(f"{hidden} = {a.code}")
+            lw.env[hidden] = V(hidden, a.kind, rank=a.rank, shape=a.shape, array=a.array, isint=a.isint,
+                               isfloat=a.isfloat, nonneg=a.nonneg, dsrc=a.dsrc, mbf=a.mbf)
+        else:
+            lw.env[hidden] = a
+        frame[p.name] = hidden
+    for st in defs:
+        frame[st.name] = f"_c2t_clo{k}_{st.name}"
+        lw.env[frame[st.name]] = V(st.name, T.HELPER, value=("localfunc", st))     # (placeholder)
+    view = {c: lw.env[h] for c, h in frame.items()}
+    for st in defs:
+        caps = {c: frame[c] for c in free_names(st, view)}
+        caps.update({p.default.id: frame[p.default.id] for p in st.params
+                     if isinstance(p.default, N.Name) and p.default.id in frame})
+        lw.env[frame[st.name]] = V(st.name, T.HELPER, value=("localfunc", st, caps))
+    view = {c: lw.env[h] for c, h in frame.items()}
+    saved = lw.env
+    lw.env = view
+    try:
+        return lw.expr(ret)
+    finally:
+        lw.env = saved
 
 
 def method_of_dataclass(lw, fd, obj: V, e: N.Call) -> V:
@@ -103,6 +168,10 @@ def local_call(lw: FunctionLowerer, fd: N.FunctionDef, captured: list, e: N.Call
     values: `cap_vals`, by default the caller's values of those names)."""
     owner = lw.fd.name
     return _call(lw, fd, f"_{owner}_{fd.name}", e, captured, module_level=False, cap_vals=cap_vals)
+
+
+def _made_closure(v: V) -> bool:
+    return v.kind == T.HELPER and isinstance(v.value, tuple) and v.value[0] == "localfunc" and len(v.value) > 2
 
 
 def _pass_captures(lw, fd, args) -> tuple:
@@ -139,8 +208,8 @@ def _signature(lw, fd, e):
         if p.kind == "posonly_marker":
             how = "any"
         elif p.kind == "star":
-            if p.name != "*":
-                lw.fail("C2T103", f"`{fd.name}` has *{p.name}; a helper's *args is not supported in kernel code", e)
+            if p.name != "*":       # *args: the extra positional arguments, as a tuple (_bind)
+                out.append((N.Param(span=p.span, name=p.name), "star"))
             how = "kw"
         elif p.kind == "kwstar":
             lw.fail("C2T103", f"`{fd.name}` has **{p.name}; a helper's **kwargs is not supported in kernel code", e)
@@ -153,21 +222,23 @@ def _bind(lw, fd, e) -> tuple:
     """The call's arguments bound to `fd`'s parameters as Python binds them (positional, then
     keywords, then defaults, each evaluated in the caller): (params, lowered args)."""
     sig = _signature(lw, fd, e)
-    if any(isinstance(a, N.Starred) for a in e.args):
-        lw.fail("C2T103", f"call `{fd.name}(...)` with a starred argument is not supported in kernel code "
-                          "(pass the elements one by one)", e)
-    positional = [p for p, how in sig if how != "kw"]
-    if len(e.args) > len(positional):
+    call_args = starred_arguments(lw, e.args, f"call `{fd.name}(...)`") if any(
+        isinstance(a, N.Starred) for a in e.args) else e.args
+    positional = [p for p, how in sig if how in ("pos", "any")]
+    star = next((p for p, how in sig if how == "star"), None)
+    if len(call_args) > len(positional) and star is None:
         lw.fail("C2T109", f"`{fd.name}` takes {len(positional)} positional argument"
-                          f"{'s' if len(positional) != 1 else ''}, got {len(e.args)}", e)
+                          f"{'s' if len(positional) != 1 else ''}, got {len(call_args)}", e)
     bound = {}
-    for p, a in zip(positional, e.args):
+    for p, a in zip(positional, call_args):
         bound[p.name] = lw.expr(a)
+    if star is not None:        # `def helper(arr, *items)`: the rest, a tuple
+        bound[star.name] = lw.make_tuple([lw.expr(a) for a in call_args[len(positional):]])
     by_name = {p.name: how for p, how in sig}
     for kw in e.keywords:
         if kw.name is None:
             lw.fail("C2T103", f"call `{fd.name}(...)` with **mapping arguments is not supported in kernel code", kw)
-        if kw.name not in by_name:
+        if kw.name not in by_name or by_name[kw.name] == "star":
             lw.fail("C2T109", f"`{fd.name}` has no parameter `{kw.name}`", kw)
         if by_name[kw.name] == "pos":
             lw.fail("C2T109", f"`{fd.name}`: parameter `{kw.name}` is positional-only", kw)
@@ -232,6 +303,9 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
                                     [lw.env[c] for c in captured] if cap_vals is None else cap_vals)
     args, pass_p, pass_a = _pass_captures(lw, fd, args)
     cap_vals = [lw.env[c] for c in captured] if cap_vals is None else cap_vals
+    if any(_made_closure(v) for v in cap_vals):     # a captured function value with captures of its own
+        cap_vals, more_p, more_a = _pass_captures(lw, fd, cap_vals)
+        pass_p, pass_a = pass_p + more_p, pass_a + more_a
     all_params = params + pass_p + [N.Param(span=fd.span, name=c) for c in captured]
     all_args = args + pass_a + cap_vals
     sig = tuple(_sig_of(a) for a in all_args)

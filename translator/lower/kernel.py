@@ -113,6 +113,15 @@ class KernelTiles:
         self.shapes.append(list(shape_codes))
 
 
+def _fn_key(v):
+    """What a function value (T.HELPER) stands for: the function (by identity) and its captures."""
+    val = v.value
+    if isinstance(val, tuple):
+        return tuple(id(x) if isinstance(x, N.Node) else tuple(sorted(x.items())) if isinstance(x, dict)
+                     else id(x) if isinstance(x, V) else x for x in val)
+    return val
+
+
 class FunctionLowerer(GemmLoops, ExpressionLowering):
     """Lowers one function body. `params` maps parameter names to their V (arrays expanded)."""
 
@@ -461,8 +470,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                                    **facts_of(ev))
                 names.append(t.id)
             return ", ".join(names)
+        base = self.env.get(target.value.id) if isinstance(target, N.Subscript) and isinstance(
+            target.value, N.Name) else None
+        immutable = ("TileTypeError", "Tuples are immutable: item assignment is not supported.") \
+            if base is not None and base.kind == T.TUPLE else None      # (`t[0] = 7`: cuTile's error too)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
-                            "(cuTile arrays are written with ct.store/ct.scatter)", target)
+                            "(cuTile arrays are written with ct.store/ct.scatter)", target, cutile=immutable)
 
     def st_Assign(self, st, depth):
         if isinstance(st.value, N.Lambda) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name):
@@ -802,6 +815,12 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                     other = dict(other, **{k: self.env[k]})
         self._same_descriptors(other, node)
         for k, v in other.items():
+            w = self.env.get(k)
+            if w is not None and w is not v and v.kind == w.kind == T.HELPER and _fn_key(v) != _fn_key(w):
+                self.fail("C2T105", f"`{k}` is a different function on each path through this "
+                                    f"{'loop' if isinstance(node, (N.For, N.While)) else '`if`'} (a function "
+                                    "value is bound at translation time)", node or self.fd,
+                          hint="call each function on its own path, or pass the value that differs as an argument")
             if k not in self.env:
                 self.env[k] = v
             elif self.env[k].kind != v.kind:

@@ -745,6 +745,8 @@ def call(cx, e: N.Call) -> V:
         return cx.call_function(f, e)
     if f.kind == T.MODULE and str(f.value).startswith("builtins."):
         return builtin_call(cx, str(f.value)[9:], e)
+    if f.kind == T.MODULE and str(f.value).startswith("operator."):
+        return operator_call(cx, str(f.value)[9:], e)
     if f.kind == T.CONSTOBJ and isinstance(f.value, Refused):
         return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e)
     if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
@@ -891,6 +893,33 @@ def method_call(cx, base: V, name: str, e: N.Call) -> V:
         with cx.binding({id(this): base}):
             return ct_call(cx, rules.TILE_METHODS[name], fake)
     cx.fail("C2T101", f"tile method `.{name}()` is not supported yet", e)
+
+
+# the operator module's functions of the operators kernel code has: `operator.add(a, b)` is `a + b`
+OPERATOR_BINARY = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+                   "pow": "**", "matmul": "@", "and_": "&", "or_": "|", "xor": "^", "lshift": "<<",
+                   "rshift": ">>"}
+OPERATOR_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+OPERATOR_UNARY = {"neg": "-", "pos": "+", "invert": "~", "inv": "~", "not_": "not"}
+
+
+def operator_call(cx, name: str, e: N.Call) -> V:
+    """`operator.add(a, b)`, `from operator import lt`: lowered as the operator they stand for
+    (the same node kernel code writes, so the same rules); other operator functions are refused."""
+    nargs = 1 if name in OPERATOR_UNARY else 2
+    if name not in OPERATOR_BINARY and name not in OPERATOR_COMPARE and name not in OPERATOR_UNARY:
+        cx.fail("C2T103", f"`operator.{name}` is not supported in kernel code", e,
+                hint="write the operation with Python's operators or cuTile functions")
+    if e.keywords or len(e.args) != nargs or any(isinstance(a, N.Starred) for a in e.args):
+        cx.fail("C2T109", f"`operator.{name}` takes {nargs} positional argument{'s' if nargs > 1 else ''}", e)
+    sp = e.span
+    if name in OPERATOR_UNARY:
+        node = N.UnaryOp(span=sp, op=OPERATOR_UNARY[name], operand=e.args[0])
+    elif name in OPERATOR_COMPARE:
+        node = N.Compare(span=sp, left=e.args[0], ops=[OPERATOR_COMPARE[name]], comparators=[e.args[1]])
+    else:
+        node = N.BinOp(span=sp, op=OPERATOR_BINARY[name], left=e.args[0], right=e.args[1])
+    return cx.expr(node)
 
 
 def builtin_call(cx, name: str, e: N.Call) -> V:

@@ -432,10 +432,14 @@ class Builder:
 
 def _stdlib_import(name: str, value):
     """`from enum import IntEnum` for a class or function of the standard library found under
-    its own module path (sys.stdlib_module_names), else None (`dataclass`: imported, not written
-    as its source)."""
+    its own module path (sys.stdlib_module_names), or a builtin function of a C module `_name`
+    found under the public `name` (`from operator import add`), else None (`dataclass`:
+    imported, not written as its source)."""
     mod = getattr(value, "__module__", None)
     qual = getattr(value, "__qualname__", None)
+    if isinstance(value, types.BuiltinFunctionType) and mod and mod.startswith("_") \
+            and getattr(sys.modules.get(mod[1:]), qual or "", None) is value:
+        mod = mod[1:]       # `operator.add` (its __module__ is `_operator`, the C module behind it)
     if not isinstance(value, (type, types.BuiltinFunctionType, types.FunctionType)) or not mod or not qual \
             or "." in qual or mod.split(".")[0] not in sys.stdlib_module_names or mod.startswith("_"):
         return None

@@ -98,3 +98,27 @@ def test_record_in_place_kernel(tmp_path):
 def test_missing_goldens_is_bad_input(tmp_path):
     with pytest.raises(harness.HarnessError, match="no manifest.json"):
         harness.check_goldens(ADD, tmp_path, translated=code("add_translated_ok.py"))
+
+
+def test_thin_keeps_every_case_and_dtype_and_the_recorded_bytes(goldens):
+    """golden_thin: a case larger than the limit keeps one dtype (in turn), small cases keep all;
+    the kept arrays are the recorded ones, and the thinned goldens still check."""
+    import numpy as np
+    from translator.harness import golden_thin
+    gdir, manifest = goldens
+    small = [e for e in manifest["entries"] if e["case"] == {"N": 37}]
+    limit = max(golden_thin._entry_bytes(gdir / e["npz"], e) for e in small)
+    with np.load(gdir / "goldens.npz") as z:
+        before = {k: z[k].copy() for k in z.files}
+    assert golden_thin.thin(gdir, limit) == (4, 2)
+    after = json.loads((gdir / "manifest.json").read_text())["entries"]
+    assert [(e["case"]["N"], e["dtype"]) for e in after] == [
+        (37, "float32"), (37, "float16"), (37, "bfloat16"), (64, "float32")]
+    with np.load(gdir / "goldens.npz") as z:
+        assert sorted(z.files) == sorted(t["key"] for e in after for t in e["tensors"])
+        assert all(np.array_equal(z[k], before[k]) for k in z.files)
+    rep = harness.check_goldens(ADD, gdir, translated=code("add_translated_ok.py"), progress=False)
+    assert rep.ok and len(rep.results) == 4
+    bad = harness.check_goldens(ADD, gdir, translated=code("add_translated_bad_tail.py"), progress=False)
+    assert not bad.ok
+    assert golden_thin.thin(gdir, limit) == (4, 0)                 # idempotent

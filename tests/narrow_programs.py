@@ -1,5 +1,5 @@
 """cuTile programs with chains of products, shared by the narrow-product tests
-(tests/test_product_operands.py) and the GPU probe probe_fp8_chain.py (kept in docs/gpu-runs/earlier-runs.tar.xz;
+(tests/test_product_operands.py) and the GPU probe probe_fp8_chain.py (kept in earlier-runs.tar.xz;
 docs/decisions/010-narrow-products-transposed.md). Sources without
 the header: kernel_util.HEADER (imports, `ConstInt`) goes first."""
 

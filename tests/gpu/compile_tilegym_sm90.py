@@ -108,7 +108,7 @@ def check(op: str, bench: bool = False, ptxas: bool = False, every_case: bool = 
     sp = load_spec(orig, ROOT / "tests/gpu/tilegym" / f"{op}_spec.py")
     code, _ = translate(path)
     if narrow == "off":         # the narrow-product rule taken out (what Triton compiled wrongly)
-        # (sweep_tilegym_options.py is kept in docs/gpu-runs/earlier-runs.tar.xz; next_session.sh unpacks it)
+        # (sweep_tilegym_options.py is kept in earlier-runs.tar.xz; next_session.sh unpacks it)
         from sweep_tilegym_options import narrow_variant
         code = narrow_variant(code, "off")
     os.environ["C2T_NARROW"] = narrow if narrow in ("products", "pad") else "all"     # read at import

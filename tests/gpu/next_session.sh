@@ -28,8 +28,10 @@
 #
 # Writes OUT/n/next_session_<part>.txt (bench reports under OUT/n/pad and OUT/n/products).
 set -u
-# the probes, experiments and tools parts 0, 4 and 5 run live in docs/gpu-runs/earlier-runs.tar.xz: unpacked here
-tar -xJf docs/gpu-runs/earlier-runs.tar.xz -C tests/gpu --wildcards "probe_*.py" "exp_*.py" "ncu_rows.py" "sweep_tilegym_options.py" "cutile_sass.py" 2>/dev/null || true
+# the probes, experiments and tools parts 0, 4 and 5 run live in earlier-runs.tar.xz, in git history only:
+# here, `mkdir -p .archive && git show 53e6166:docs/gpu-runs/earlier-runs.tar.xz > .archive/earlier-runs.tar.xz`
+# (.archive/ is git-ignored), and carry .archive to the device; unpacked here
+tar -xJf .archive/earlier-runs.tar.xz -C tests/gpu --wildcards "probe_*.py" "exp_*.py" "ncu_rows.py" "sweep_tilegym_options.py" "cutile_sass.py" 2>/dev/null || true
 source "$(dirname "$0")/steps.sh"     # start OUT LOG; step SECONDS TITLE COMMAND...
 part=${2:-0}
 start "${1:-next-session-out}/n" "next_session_$part.txt"

@@ -23,7 +23,7 @@ import cuda.tile as ct
 ConstInt = ct.Constant[int]
 ZERO = ct.PaddingMode.ZERO
 
-GROUPS = 256          # backward programs (the rows of the dweight/dbias partial buffers)
+GROUPS = 256          # backward programs at most (the rows of the dweight/dbias partial buffers)
 SUM_ROWS = 32         # partial rows summed per step in ln_partials_sum
 SUM_COLS = 256        # columns per program in ln_partials_sum
 
@@ -114,7 +114,7 @@ class LayerNormOp(torch.autograd.Function):
         tile_n = _pow2_at_least(n)
         dy = grad_y.reshape(m, n).contiguous()
         dx = torch.empty_like(x2)
-        groups = min(GROUPS, m)
+        groups = min(GROUPS, _cdiv(m, 4))       # at least 4 rows per group
         dw_part = torch.empty((groups, n), dtype=torch.float32, device=x2.device)
         db_part = torch.empty((groups, n), dtype=torch.float32, device=x2.device)
         ct.launch(torch.cuda.current_stream(), (groups,), ln_backward, (dy, x2, weight, mean, rstd, dx, dw_part, db_part, tile_n))
@@ -170,7 +170,7 @@ C2T_SPEC = {
     # the reference's (and cuTile's tiles need not match Triton's): at M = 16384 their rounding
     # differs by about 1e-4 absolute, above the reduction row's 1e-5 where a sum is near zero
     "tolerance": {"float32": [1e-4, 1e-3]},
-    "cases": [{"M": 5, "N": 37}, {"M": 40, "N": 64}, {"M": 3, "N": 300}, {"M": 300, "N": 24}],
+    "cases": [{"M": 5, "N": 37}, {"M": 40, "N": 64}, {"M": 3, "N": 300}, {"M": 70, "N": 24}],
     "gpu_cases": [{"M": 777, "N": 4000}],
     "bench_cases": [{"M": 4096, "N": 4096}, {"M": 16384, "N": 8192}],
     "bytes": "bytes_moved",

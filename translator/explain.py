@@ -80,7 +80,11 @@ EXPLAIN: dict[str, tuple[str, str]] = {
                "obvious Triton counterpart, which the translation uses.",
                "y = ct.sigmoid(t)   # C2T206: translated as tl.sigmoid"),
     "C2T207": ("A host loop launches a kernel once per iteration; the translation keeps one launch per "
-               "iteration instead of batching them.",
+               "iteration instead of batching them. A loop is batched (up to four launches in one, with "
+               "run-time checks) when its body is one launch, allocations of outputs (torch.empty, "
+               "empty_like, empty_strided, new_empty) and `list.append`s collecting them, over zip, "
+               "enumerate, range or a list, with nothing that reads array data; the note says which "
+               "of these the loop misses.",
                "for i in range(n):\n    ct.launch(stream, (f(x[i]),), k, (x[i], y[i]))   # C2T207: the grid calls f, which may read data"),
     "C2T208": ("A name imported from another cuTile module (one that defines kernels) is still the cuTile "
                "original in the translation, unless that module is translated and its translation imported.",

@@ -74,6 +74,12 @@ C2T_SUITE = [{"name": f"ex_{n}", "file": f"examples/{n}.py", "bound": b,
      "spec": "tests/gpu/tilegym/attention_sink_spec.py", "bound": "compute", "dtypes": ["bfloat16"],
      "timeout": 420}]
 
+# whole ops of our own outside TileGym (issue 37), forward + backward through their autograd
+# functions, and a foreach loop the translation batches; each file with its own C2T_SPEC
+# (tests/gpu/ops/: no GPU-recorded goldens)
+C2T_SUITE += [{"name": f"op_{n}", "file": f"tests/gpu/ops/{n}.py", "bound": "memory"}
+              for n in ("layernorm_bwd", "rope4d", "foreach_axpb")]
+
 PARTS = [
     " ".join(f"ex_{n}" for n, _ in _EX) + " tg_softmax tg_rms_norm tg_layer_norm_legacy tg_rope tg_dropout",
     "tg_flash_decode tg_mla_decoding tg_attention",
@@ -86,4 +92,5 @@ PARTS = [
     "tg_silu_and_mul tg_gelu tg_swiglu tg_splitk_reduce",
     "tg_geglu tg_mla_decoding_split_kv tg_attention_sink_decode",
     "tg_attention_sink",
+    "op_layernorm_bwd op_rope4d op_foreach_axpb",
 ]

@@ -46,24 +46,76 @@ def _reads_only_metadata(info, e) -> bool:
     return True
 
 
+# Statements a batched loop's body may have next to its launch: allocating an output (torch.empty,
+# empty_like, empty_strided, zeros-free: nothing written, so nothing a deferred launch could race
+# with) and collecting it (`outs.append(o)`), with arguments that read only metadata.
+_ALLOC_TORCH = frozenset({"empty", "empty_like", "empty_strided"})
+_ALLOC_METHODS = frozenset({"new_empty", "new_empty_strided"})
+
+
+def _metadata_call_args(info, call: N.Call) -> bool:
+    return all(_reads_only_metadata(info, a) for a in call.args) and \
+        all(_reads_only_metadata(info, k.value) for k in call.keywords)
+
+
+def _allocates(info, st) -> bool:
+    """`name = torch.empty_like(t)` (torch.empty, empty_strided, t.new_empty) on metadata only."""
+    if not (isinstance(st, N.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], N.Name)
+            and isinstance(st.value, N.Call) and isinstance(st.value.func, N.Attr)):
+        return False
+    f = st.value.func
+    known = (f.attr in _ALLOC_TORCH and isinstance(f.value, N.Name) and f.value.id == "torch") or \
+        (f.attr in _ALLOC_METHODS and _reads_only_metadata(info, f.value))
+    return known and _metadata_call_args(info, st.value)
+
+
+def _collects(info, st) -> bool:
+    """`outs.append(o)`: a list method call on metadata-only values."""
+    if not (isinstance(st, N.ExprStmt) and isinstance(st.value, N.Call)):
+        return False
+    f = st.value.func
+    return isinstance(f, N.Attr) and f.attr == "append" and isinstance(f.value, N.Name) \
+        and not st.value.keywords and _metadata_call_args(info, st.value)
+
+
+def _launch_stmt(info, st):
+    """The ct.launch call of an expression statement, or None."""
+    if isinstance(st, N.ExprStmt) and isinstance(st.value, N.Call) and info.ct_path(st.value.func) == "launch":
+        return st.value
+    return None
+
+
 def batched_loops(ctx, statements) -> tuple:
     """Host `for` loops whose body is one ct.launch of a translated kernel (cat/stack/split/copy
-    style), run up to four launches per launch: (an Out with a C2T207 note for each loop that
-    cannot be, {id(launch call): its loop}, {kernel: its batch_consts, batch_arrays, batch_written})."""
+    style), with any allocations of its outputs and appends that collect them
+    (`o = torch.empty_like(t); ct.launch(...); outs.append(o)`), run up to four launches per launch:
+    (an Out with a C2T207 note for each loop that cannot be, {id(launch call): its loop},
+    {kernel: its batch_consts, batch_arrays, batch_written})."""
     info, text = ctx.info, ctx.text
     found, slots, diags = {}, {}, []
     for n in (x for st in statements for x in info.nodes(st)):
-        if not (isinstance(n, N.For) and not n.orelse and len(n.body) == 1
-                and isinstance(n.body[0], N.ExprStmt) and isinstance(n.body[0].value, N.Call)):
+        if not isinstance(n, N.For):
             continue
-        call = n.body[0].value
-        if info.ct_path(call.func) != "launch" or len(call.args) != 4 or call.keywords:
+        calls = [c for c in (_launch_stmt(info, st) for st in n.body) if c is not None]
+        if not calls:
+            continue
+        call = calls[0]
+        if len(call.args) != 4 or call.keywords:
             continue
         kern = call.args[2]
         if not (isinstance(kern, N.Name) and kern.id in ctx.kernels):
             continue
-        plan = ctx.kernels[kern.id]
-        why = batch_refusal(plan, info)
+        others = [st for st in n.body if _launch_stmt(info, st) is None]
+        why = ""
+        if n.orelse:
+            why = "the loop has an `else` block"
+        elif len(calls) > 1:
+            why = "its body launches more than once"
+        elif not all(_allocates(info, st) or _collects(info, st) for st in others):
+            why = ("its body does more than launch, allocate outputs (torch.empty, empty_like, empty_strided, "
+                   "new_empty on sizes, dtypes and devices) and collect them (`list.append`)")
+        if not why:
+            why = batch_refusal(ctx.kernels[kern.id], info)
         if not why and text[text.rfind("\n", 0, n.span.start) + 1:n.span.start].strip():
             why = "the `for` does not start its line"
         if not why and not all(_reads_only_metadata(info, e) for e in (n.iter, call.args[1], call.args[3])):
@@ -74,6 +126,7 @@ def batched_loops(ctx, statements) -> tuple:
             diags.append(Diag("C2T207", f"the loop launches `{kern.id}` once per iteration; they stay separate "
                                         f"launches because {why}", n.span))
             continue
+        plan = ctx.kernels[kern.id]
         ps = list(enumerate(plan.params))
         slots[kern.id] = (tuple(i for i, p in ps if p.kind == "constexpr"), tuple(i for i, p in ps if p.kind == "array"),
                           tuple(i for i, p in ps if p.kind == "array" and p.name in plan.written))

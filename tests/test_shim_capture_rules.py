@@ -9,7 +9,11 @@
 - a name a kernel assigns read before the assignment (even where the module binds it), and a
   name bound nowhere: cuTile's TileSyntaxError "Undefined variable";
 - a captured torch.Tensor: cuTile's TileTypeError "Cannot create constant from value of type
-  torch.Tensor.", raised where the kernel reads it (capture.py's deferred names).
+  torch.Tensor.", raised where the kernel reads it (capture.py's deferred names);
+- what cuTile's static_eval()/static_assert() refuse (test_static_eval, test_static_assert): calls of
+  tile operations (not their arithmetic), of tile methods, of functions defined in the kernel, of
+  static_eval itself; `:=`; other argument counts; static_assert used as a value; a run-time
+  condition; and a failed static assertion is cuTile's TileStaticAssertionError.
 """
 import os
 import subprocess
@@ -21,12 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROGRAM = '''
 import contextlib
+import re
 from contextlib import contextmanager
 
 import pytest
 import torch
 import cuda.tile as ct
-from cuda.tile import TileSyntaxError, TileTypeError
+from cuda.tile import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError
 
 
 def log(buf, v):
@@ -252,9 +257,98 @@ def test_captured_tensor_is_cutiles_constant_error():
         _run(k_global, _buf())
     with pytest.raises(TileTypeError, match=r"Cannot create constant from value of type torch\\.Tensor\\."):
         _run(k_closure, _buf())
+
+
+@ct.kernel
+def k_eval_tile_op(buf):
+    ct.static_eval(ct.full((2,), 0, dtype=ct.int32))
+
+
+@ct.kernel
+def k_assert_tile_op(buf):
+    ct.static_assert(ct.zeros((2,), dtype=ct.int16).dtype == ct.int16)
+
+
+@ct.kernel
+def k_eval_method(buf):
+    t = ct.load(buf, (0,), (4,))
+    ct.static_eval(t.reshape((2, 2)))
+
+
+@ct.kernel
+def k_eval_nested_def(buf):
+    def twice(k):
+        return k * 2
+    ct.scatter(buf, 0, ct.static_eval(twice(5)))
+
+
+@ct.kernel
+def k_eval_in_eval(buf):
+    ct.scatter(buf, 0, ct.static_eval(ct.static_eval(3)))
+
+
+@ct.kernel
+def k_eval_walrus(buf):
+    ct.static_eval((w := 4))  # noqa: F841
+
+
+@ct.kernel
+def k_eval_two_args(buf):
+    ct.static_eval(1, 2)
+
+
+@ct.kernel
+def k_assert_three_args(buf):
+    ct.static_assert(True, "m", 3)
+
+
+@ct.kernel
+def k_assert_as_value(buf):
+    check = ct.static_assert
+    check(True)
+
+
+@ct.kernel
+def k_assert_runtime(buf):
+    c = ct.bid(0) > 1
+    ct.static_assert(c)
+
+
+@pytest.mark.parametrize("kernel,cls,message", [
+    (k_eval_tile_op, TileStaticEvalError, "full() cannot be called inside static_eval()."),
+    (k_assert_tile_op, TileStaticEvalError, "zeros() cannot be called inside static_assert() condition."),
+    (k_eval_method, TileStaticEvalError, "reshape() cannot be called inside static_eval()."),
+    (k_eval_nested_def, TileStaticEvalError, "twice() cannot be called inside static_eval()."),
+    (k_eval_in_eval, TileStaticEvalError, "static_eval() cannot be used inside static_eval()."),
+    (k_eval_walrus, TileSyntaxError, "static_eval() expression attempted to modify a local variable 'w'"),
+    (k_eval_two_args, TileSyntaxError, "static_eval() expects a single expression"),
+    (k_assert_three_args, TileSyntaxError, "static_assert(cond, msg=None, /) expects one or two positional"),
+    (k_assert_as_value, TileSyntaxError, "static_assert() must be used directly by name"),
+    (k_assert_runtime, TileTypeError, "static_assert() condition must be a compile-time constant"),
+])
+def test_static_eval_and_assert_misuse_is_cutiles_error(kernel, cls, message):
+    with pytest.raises(cls, match=re.escape(message)):
+        _run(kernel, _buf())
+
+
+@ct.kernel
+def k_bounded(buf, k: ct.Constant[int]):
+    ct.static_assert(k > 3, "k too small")
+    ct.static_assert(k < 9)
+    ct.scatter(buf, 0, ct.static_eval(ct.maximum(k, 6)))
+
+
+def test_static_assertion_failure_is_cutiles_error():
+    b = _buf()
+    _run(k_bounded, b, 5)
+    assert b[0].item() == 6
+    with pytest.raises(TileStaticAssertionError, match=re.escape("Static assertion failed: k too small\\n")):
+        _run(k_bounded, _buf(), 2)
+    with pytest.raises(TileStaticAssertionError, match=re.escape("Static assertion failed\\n")):
+        _run(k_bounded, _buf(), 10)
 '''
 
-N_TESTS = 14
+N_TESTS = 25
 
 
 def test_capture_rules_under_the_shim(tmp_path):

@@ -162,7 +162,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     value_diags += fn_values.resolve_kernels(info, rep)    # function values in kernels (passes/fn_values.py)
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
-    library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
+    library = library_helpers(info, helpers) - info.inlined_cms     # tile helpers for other modules' kernels
     refused_fds = {name: info.kernels.pop(name) for name in refused if name in info.kernels}
     dead = helpers - set(partial.helper_reach(info, info.kernels))   # reached only by refused kernels
     host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds) | info.inlined_cms)

@@ -351,8 +351,16 @@ def resolve_kernels(info, rep) -> list:
             if isinstance(n, N.Name) and n.id in info.functions and n.id not in names and n.id not in w.cms:
                 names.append(n.id)
                 todo.append(info.functions[n.id])
+    done = {}       # id of a function -> its rewritten copy (a nested kernel is there under two names)
     for name in names:
         fd = info.kernels.get(name) or info.functions.get(name)
+        if id(fd) in done:
+            new = done[id(fd)]
+            if name in info.kernels:
+                info.kernels[name] = new
+            if info.functions.get(name) is fd:
+                info.functions[name] = new
+            continue
         if not isinstance(fd, N.FunctionDef) or not w.applies(fd):
             continue
         try:
@@ -362,6 +370,7 @@ def resolve_kernels(info, rep) -> list:
             continue
         diags += w.errors
         info.inlined_cms |= w.used
+        done[id(fd)] = new
         if name in info.kernels:
             info.kernels[name] = new
         if info.functions.get(name) is fd:

@@ -160,6 +160,9 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     check_cutile_imports(info, filename, rep)
     value_diags = with_inline.resolve_kernels(info, rep)   # context managers in kernels (passes/with_inline.py)
     value_diags += fn_values.resolve_kernels(info, rep)    # function values in kernels (passes/fn_values.py)
+    # (those of kernels refused in an earlier round are reported already, restored above)
+    gone = {k: info.kernels[k] for k in refused if k in info.kernels}
+    value_diags = [d for d in value_diags if not (gone and partial.owners(d, info, gone, {}))]
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
     library = library_helpers(info, helpers) - info.inlined_cms     # tile helpers for other modules' kernels

@@ -72,9 +72,11 @@ def test_assert_and_static_assert(tmp_path):
         ct.launch(torch.cuda.current_stream(), (1,), k, (x, n))
     """, tmp_path)
     code = open(mod.__file__).read()
-    assert "tl.static_assert(T % 4 == 0, 'T must be a multiple of 4')" in code
+    # (the message names cuTile's error, which the shim raises: TileStaticAssertionError)
+    assert "tl.static_assert(T % 4 == 0, 'cuTile TileStaticAssertionError: T must be a multiple of 4')" in code
     assert "tl.device_assert(t >= 0, 'negative input')" in code
-    assert "tl.static_assert(False, 'never taken')" in code and "tl.static_assert(True" not in code
+    assert "tl.static_assert(False, 'cuTile TileStaticAssertionError: never taken')" in code
+    assert "tl.static_assert(True" not in code
     x = torch.arange(4, dtype=torch.int32)
     mod.run(x, 4)
     assert x.tolist() == [1, 2, 3, 4]
@@ -104,8 +106,8 @@ def test_static_assert_fstring_message_is_formatted_where_its_fields_are_known()
         ct.static_assert(T % 4 == 0, f"T = {T} is no multiple of 4")
         ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)) + 1)
     """).code
-    assert "'expected 2 weights, got 2: 0.50'" in code
-    assert """'f"T = {T} is no multiple of 4"'""" in code      # T: a Triton constexpr, left as written
+    assert "'cuTile TileStaticAssertionError: expected 2 weights, got 2: 0.50'" in code
+    assert """'cuTile TileStaticAssertionError: f"T = {T} is no multiple of 4"'""" in code      # T: a Triton constexpr, left as written
 
 
 def test_static_eval_and_ensure_constant(tmp_path):

@@ -63,7 +63,7 @@ def test_a_false_view_assertion_stays_a_compile_time_failure():
     def k(x, T: ConstInt):
         check(x.tiled_view(T), (T, T))
     """).code
-    assert "tl.static_assert(False)" in code
+    assert "tl.static_assert(False, 'cuTile TileStaticAssertionError: ')" in code
 
 
 ZERO_D_SRC = """

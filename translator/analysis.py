@@ -55,6 +55,9 @@ class ModuleInfo:
     # kernels defined inside functions, translated as module-level kernels taking their captures
     # (nested_kernels.py): the hoisted kernel's name -> NestedKernel (its FunctionDef is in kernels)
     nested: dict = field(default_factory=dict)
+    # @contextmanager functions whose `with` statements in kernel code were inlined
+    # (passes/with_inline.py): host code keeps them as they are, their calls not host calls
+    inlined_cms: set = field(default_factory=set)
     # facts about the module's own IR, each computed once (it is not changed after the analysis):
     # key (what, id(node)) -> (node, fact); the node is kept so its id is not reused
     memo: dict = field(default_factory=dict, repr=False, compare=False)

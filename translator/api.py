@@ -19,7 +19,7 @@ from .lower.arrays import walk
 from .lower.kernel import Shared
 from .lower.helpers import lower_call, lower_library_helper
 from .lower.kernels import HostUse, plan_kernel
-from .passes import fn_values
+from .passes import fn_values, with_inline
 from .parse import parse
 
 
@@ -158,13 +158,17 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         return Result(text, rep.sorted(), [], filename), {}
 
     check_cutile_imports(info, filename, rep)
-    value_diags = fn_values.resolve_kernels(info, rep)     # function values in kernels (passes/fn_values.py)
+    value_diags = with_inline.resolve_kernels(info, rep)   # context managers in kernels (passes/with_inline.py)
+    value_diags += fn_values.resolve_kernels(info, rep)    # function values in kernels (passes/fn_values.py)
+    # (those of kernels refused in an earlier round are reported already, restored above)
+    gone = {k: info.kernels[k] for k in refused if k in info.kernels}
+    value_diags = [d for d in value_diags if not (gone and partial.owners(d, info, gone, {}))]
     # names used by host code: not in kernels, nor in the helpers only kernels reach
     helpers = kernel_helpers(info)
-    library = library_helpers(info, helpers)    # tile helpers for other modules' kernels
+    library = library_helpers(info, helpers) - info.inlined_cms     # tile helpers for other modules' kernels
     refused_fds = {name: info.kernels.pop(name) for name in refused if name in info.kernels}
     dead = helpers - set(partial.helper_reach(info, info.kernels))   # reached only by refused kernels
-    host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds))
+    host_uses = host_name_uses(info, set(info.kernels) | helpers | library | set(refused_fds) | info.inlined_cms)
     dead = {h for h in dead if not host_uses.get(h)}
     todo = [h for h in helpers if host_uses.get(h)]      # host-called helpers keep their callees
     while todo:
@@ -192,14 +196,15 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
         # reported where the kernel calls it; the module is refused)
         helper_names |= helpers
     n_host = len(rep.items)
-    host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
+    host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | info.inlined_cms | {
         h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds))
     plans = _apply_host_facts(host, plans, shared)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
     edits.extend(_imports_and_prelude(info, shared, plans, text,
                                       torch_used=any("torch." in e.text for e in host.edits)))
-    replaced = set(info.kernels) | set(refused_fds) | dead | {h for h in shared.helpers if not shared.host_uses.get(h)}
+    replaced = set(info.kernels) | set(refused_fds) | dead | info.inlined_cms | {
+        h for h in shared.helpers if not shared.host_uses.get(h)}
     edits.extend(drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
     host_errors = [d for d in rep.items[n_host:] if d.severity == ERROR]
     contained = options.partial and not any(d.severity == ERROR for d in rep.items[n_start:n_host])

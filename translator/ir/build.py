@@ -279,7 +279,7 @@ class Builder:
     def generic(self, t, kind: str) -> N.Other:
         """Statements the IR has no node for (with, try, raise, assert, del, global...): keep their
         nested statements and expressions so host rewrites and checks still see them."""
-        children, exprs = [], []
+        children, exprs, items = [], [], []
 
         def visit(node):
             for c in node.children:
@@ -288,6 +288,12 @@ class Builder:
                 r = _rule(c)
                 if r == "suite":
                     children.extend(self.suite(c))
+                elif r == "with_item":      # (its context expression and `as` target in exprs)
+                    at = len(exprs)
+                    visit(c)
+                    has_target = len(c.children) > 1 and c.children[1] is not None
+                    items.append((at, at + 1) if len(exprs) - at == 1 + has_target and has_target
+                                 else (at, None) if len(exprs) - at == 1 else (at, -1))
                 elif r in self._CONTAINERS:
                     visit(c)
                 elif r.endswith("_stmt") or r in ("funcdef", "decorated", "classdef", "simple_stmt"):
@@ -297,7 +303,7 @@ class Builder:
                 else:
                     exprs.append(self.expr(c))
         visit(t)
-        return N.Other(span=self.span_of(t), kind=kind, children=children, exprs=exprs)
+        return N.Other(span=self.span_of(t), kind=kind, children=children, exprs=exprs, items=items)
 
     def s_classdef(self, t):
         body = t.children[-1]

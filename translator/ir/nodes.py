@@ -250,6 +250,9 @@ class Other(Stmt):
     name: str = ""                                 # classdef: the class name
     bases: list = field(default_factory=list)      # classdef: base class expressions
     decorators: list = field(default_factory=list)  # classdef: Decorator nodes
+    # with_stmt: per item, (index in exprs of its context expression, of its `as` target or None;
+    # -1 where the target is not one expression)
+    items: list = field(default_factory=list)
 
 
 @dataclass
@@ -337,4 +340,38 @@ def assigned_names(stmts, defs: bool = False) -> set:
         names.update(x.id for t in targets for x in walk(t) if isinstance(x, Name))
         if defs and isinstance(n, FunctionDef):
             names.add(n.name)
+    return names
+
+
+def local_names(stmts) -> set:
+    """The names `stmts` bind in their own scope, as Python's locals of the function whose body
+    they are: assignment and `for` targets (names, tuples and starred of them; not `x[i] = v`'s
+    x), the names of the functions and classes they define; not what nested functions bind."""
+    names, stack = set(), list(stmts)
+
+    def targets(t):
+        if isinstance(t, Name):
+            names.add(t.id)
+        elif isinstance(t, (TupleExpr, ListExpr)):
+            for x in t.elts:
+                targets(x)
+        elif isinstance(t, Starred):
+            targets(t.value)
+
+    while stack:
+        st = stack.pop()
+        if isinstance(st, FunctionDef) or (isinstance(st, Other) and st.kind == "classdef"):
+            names.add(st.name)
+            continue
+        if isinstance(st, Assign):
+            for t in st.targets:
+                targets(t)
+        elif isinstance(st, (AugAssign, AnnAssign, For)):
+            targets(st.target)
+        elif isinstance(st, Other) and st.kind == "with_stmt":
+            for _ctx, at in st.items:
+                if at is not None and at >= 0:
+                    targets(st.exprs[at])
+        for f in ("body", "orelse", "children"):
+            stack.extend(getattr(st, f, None) or [])
     return names

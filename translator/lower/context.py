@@ -164,6 +164,13 @@ def _rank(*vs):
 
 
 # ---------------------------------------------------------------- argument binding
+# cuTile's own errors for calls of these with other arguments (its ast2hir: syntax errors)
+_ARITY_ERRORS = {
+    "static_eval": ("TileSyntaxError", "static_eval() expects a single expression"),
+    "static_assert": ("TileSyntaxError", "static_assert(cond, msg=None, /) expects one or two positional arguments"),
+}
+
+
 def bind(cx, name: str, call: N.Call, sig=None) -> dict:
     sig = sig or rules.SIGNATURES[name]
     positional = [p for p in sig if p not in ("/", "*")]
@@ -174,14 +181,15 @@ def bind(cx, name: str, call: N.Call, sig=None) -> dict:
     args = starred_arguments(cx, call.args, f"ct.{name}") if any(
         isinstance(a, N.Starred) for a in call.args) else call.args
     if len(args) > len(pos_params):
-        cx.fail("C2T109", f"ct.{name} takes at most {len(pos_params)} positional arguments", call)
+        cx.fail("C2T109", f"ct.{name} takes at most {len(pos_params)} positional arguments", call,
+                cutile=_ARITY_ERRORS.get(name))
     for p, a in zip(pos_params, args):
         out[p] = a
     for kw in call.keywords:
         if kw.name is None:
             cx.fail("C2T103", f"ct.{name}: **kwargs are not supported", call)
         if kw.name not in positional or kw.name in posonly:
-            cx.fail("C2T109", f"ct.{name} has no keyword argument `{kw.name}`", kw)
+            cx.fail("C2T109", f"ct.{name} has no keyword argument `{kw.name}`", kw, cutile=_ARITY_ERRORS.get(name))
         if kw.name in out:
             cx.fail("C2T109", f"ct.{name}: argument `{kw.name}` given twice", kw)
         out[kw.name] = kw.value

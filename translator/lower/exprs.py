@@ -49,6 +49,14 @@ class ExpressionLowering:
         if nm in self.env:
             return self.env[nm]
         info = self.s.info
+        fd = getattr(self, "fd", None)
+        if fd is not None and nm in own_locals(fd, info):
+            # a local of this function (it assigns the name) read where no assignment has bound it
+            # (before its first one, or on a path that skips it): never the module's binding of
+            # the name; Python's UnboundLocalError, cuTile's "Undefined variable"
+            self.fail("C2T103", f"name `{nm}` is not defined for kernel code here (the function assigns "
+                                "it, but not before this read on every path)", e,
+                      cutile=("TileSyntaxError", f"Undefined variable {nm} used"))
         if nm in info.constants:
             return self.static_value(info.constants[nm], e, name=nm)
         if nm in info.classes:      # a module-level enum class or frozen dataclass
@@ -72,7 +80,7 @@ class ExpressionLowering:
             return V(nm, T.MODULE, value="builtins." + nm)
         known = _module_names(info)
         undefined = None if known is None or nm in known or hasattr(builtins, nm) else \
-            ("TileSyntaxError", f"Undefined variable {nm}")    # bound nowhere: cuTile's error too
+            ("TileSyntaxError", f"Undefined variable {nm} used")    # bound nowhere: cuTile's error too
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
                             "(module globals must be literals, cuTile objects or functions)", e, cutile=undefined)
 
@@ -659,6 +667,15 @@ def _tuple_index_error(iv: V):
             return "Tuple indices must be integers or slices, not a float scalar"
         return "Tuple indices must be constant"
     return None
+
+
+def own_locals(fd, info) -> set:
+    """The names function `fd` binds in its own scope (N.local_names), once per function."""
+    key = ("own_locals", id(fd))
+    got = info.memo.get(key)
+    if got is None or got[0] is not fd:
+        got = info.memo[key] = (fd, N.local_names(fd.body))
+    return got[1]
 
 
 def _module_names(info) -> set:

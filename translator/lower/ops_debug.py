@@ -215,15 +215,23 @@ def _fstring_source(cx, node) -> str:
 
 @op("static_assert", ["condition", "message", "/"])
 def op_static_assert(cx, call, args):
-    cond = _static_eval(cx, args.get("condition"), call, "ct.static_assert condition")
+    cond = _static_eval(cx, args.get("condition"), call, "ct.static_assert condition",
+                        where="static_assert() condition")
     if not cond.is_static:
-        cx.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
+        # cuTile's error too, unless the condition calls a function of the module, which cuTile
+        # runs on the host while it compiles (the translation calls it in the kernel)
+        helper = any(isinstance(n, N.Call) and isinstance(n.func, N.Name) and (
+            n.func.id in cx.info.functions or getattr(cx.env.get(n.func.id), "kind", None) == T.HELPER)
+            for n in N.walk(args["condition"]))
+        cx.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call,
+                cutile=None if helper else ("TileTypeError", "static_assert() condition must be a compile-time constant"))
     msg = _fstring_source(cx, args["message"]) if "message" in args else ""
     if cond.known and cond.value:
         return V("", T.STATIC, value=None)
-    # a False constant is kept: like cuTile, Triton only fails if this (static) branch is taken
-    return V(f"tl.static_assert({cond.code}, {msg!r})" if msg else f"tl.static_assert({cond.code})",
-             T.STATIC, value=None)
+    # a False constant is kept: like cuTile, Triton only fails if this (static) branch is taken;
+    # the message names cuTile's error, which the shim raises (kernel.py cutile_error)
+    msg = f"cuTile TileStaticAssertionError: {msg}"
+    return V(f"tl.static_assert({cond.code}, {msg!r})", T.STATIC, value=None)
 
 
 # ---------------------------------------------------------------- metaprogramming
@@ -276,13 +284,64 @@ def _source(text: str, span):
     return text[start:end], Span(line, col, span.end_line, span.end_col, start, end)
 
 
-def _static_eval(cx, node, call, what) -> V:
+# cuTile functions its static evaluation may call (its stubs with static_eval_ok: the arithmetic,
+# comparisons and bitwise operations); the other tile operations and tile functions are its
+# TileStaticEvalError "<name>() cannot be called inside static_eval()."
+_STATIC_EVAL_OK = {"matmul", "add", "sub", "mul", "truediv", "floordiv", "pow", "mod", "divmod",
+                   "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lshift", "bitwise_rshift",
+                   "bitwise_not", "minimum", "maximum", "cdiv", "greater", "greater_equal", "less",
+                   "less_equal", "equal", "not_equal", "negative"}
+_KEYWORD_LIKE = ("static_eval", "static_assert", "static_iter")
+_VALUE_KINDS = (T.TILE, T.ARRAY, T.SCALAR, T.LIST)
+
+
+def _static_eval_calls(cx, node, where):
+    """cuTile's rules for what a static_eval()/static_assert() expression may call: not another
+    static_eval/static_assert/static_iter, not a tile operation (but its arithmetic), not a
+    method of a tile or an array, not a function defined in the kernel."""
+    from . import registry
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(n)
+            continue
+        if not isinstance(n, N.Node) or isinstance(n, N.Lambda):
+            continue
+        for f in N.child_fields(type(n)) or ():
+            v = getattr(n, f)
+            if isinstance(v, (N.Node, list)):
+                stack.append(v)
+        if not isinstance(n, N.Call):
+            continue
+        path = cx.info.ct_path(n.func)
+        what = None
+        if path in _KEYWORD_LIKE:
+            what = f"{path}() cannot be used"
+        elif path and path not in _STATIC_EVAL_OK and registry.lookup(path) is not None:
+            what = f"{path.rsplit('.', 1)[-1]}() cannot be called"
+        elif path is None and isinstance(n.func, N.Attr) and isinstance(n.func.value, N.Name):
+            v = cx.env.get(n.func.value.id)
+            if isinstance(v, V) and v.kind in _VALUE_KINDS:
+                what = f"{n.func.attr}() cannot be called"
+        elif isinstance(n.func, N.Name):
+            v = cx.env.get(n.func.id)
+            if isinstance(v, V) and v.kind == T.HELPER and isinstance(v.value, tuple) and v.value[:1] == ("localfunc",):
+                what = f"{n.func.id}() cannot be called"
+        if what is not None:
+            cx.fail("C2T105", f"ct.{where.split('(')[0]}: {what} inside it (cuTile evaluates the expression "
+                              "on the host while it compiles)", n, cutile=("TileStaticEvalError", f"{what} inside {where}."))
+
+
+def _static_eval(cx, node, call, what, where="static_eval()") -> V:
     """Evaluate `node` at translation time (const_fold: nothing of the source is run). What const_fold
     refuses (a construct or a size) is refused; an expression kernel code can lower is lowered
     (a constexpr expression, or a runtime value where static_eval returns a proxy), else its folded
-    value is used; comprehensions and other forms kernel code has no lowering for must fold."""
+    value is used; comprehensions and other forms kernel code has no lowering for must fold.
+    `where`: cuTile's name of the expression, in its errors."""
     if node is None:
         cx.fail("C2T109", f"{what} is missing", call)
+    _static_eval_calls(cx, node, where)
     if not node.span.end > node.span.start:
         return cx.expr(node)
     src, base = _source(cx.source, node.span)
@@ -293,6 +352,11 @@ def _static_eval(cx, node, call, what) -> V:
         if must:
             cx.fail("C2T103", f"{what}: `{src}` could not be read", node)
         return cx.expr(node)
+    stored = sorted({x.target.id for x in ast.walk(tree) if isinstance(x, ast.NamedExpr)
+                     and isinstance(x.target, ast.Name)})
+    if stored:
+        cx.fail("C2T105", f"{what}: `:=` assigns `{stored[0]}` (the expression may not bind names)", node,
+                cutile=("TileSyntaxError", f"static_eval() expression attempted to modify a local variable '{stored[0]}'"))
     names, bound = _known_names(cx)
     try:
         val = const_fold.fold_tree(tree, names, bound)

@@ -636,11 +636,30 @@ def resolve(fd: N.FunctionDef, info, rep) -> N.FunctionDef:
     return new
 
 
+def _keyword_like_values(fd, info):
+    """(the node, its name) of the first ct.static_eval / static_assert / static_iter a kernel uses
+    other than by calling it (`f = ct.static_eval`: cuTile's TileSyntaxError), else None."""
+    called = {id(n.func) for n in walk(fd.body) if isinstance(n, N.Call)}
+    for n in walk(fd.body):
+        if isinstance(n, (N.Name, N.Attr)) and id(n) not in called:
+            path = info.ct_path(n)
+            if path in ("static_eval", "static_assert", "static_iter"):
+                return n, path
+    return None
+
+
 def resolve_kernels(info, rep) -> list:
     """Resolve the function values of every kernel (info.kernels and info.functions take the
     rewritten copies); the diagnostics of those that fail, to report with the lowering's."""
     diags = []
     for name, fd in list(info.kernels.items()):
+        indirect = _keyword_like_values(fd, info)
+        if indirect:
+            n, path = indirect
+            diags.append(rep.make("C2T103", f"ct.{path} is used as a value: kernel code calls it by name only", n.span))
+            diags[-1].cutile = ("TileSyntaxError", f"{path}() must be used directly by name,"
+                                                   f" e.g. cuda.tile.{path}() or ct.{path}().")
+            continue
         try:
             new = resolve(fd, info, rep)
         except TranslationError as e:

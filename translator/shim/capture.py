@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import dataclasses
 import enum
 import inspect
@@ -24,12 +25,43 @@ from dataclasses import dataclass, field
 
 
 class ShimCaptureError(TypeError):
-    """A kernel reads a value from outside that cannot be written as cuTile source."""
+    """A kernel reads a value from outside that cannot be written as cuTile source. `cutile`:
+    (cuTile's error class name, its message) where cuTile's compiler rejects the value too."""
+    cutile = None
 
 
 class ShimUndefinedName(ShimCaptureError):
     """A kernel (or a function it calls) reads a name that is bound nowhere: cuTile's compiler
     rejects it too."""
+
+    def __init__(self, message, name):
+        super().__init__(message)
+        self.cutile = ("TileSyntaxError", f"Undefined variable {name} used")
+
+
+def _cutile_constant(value) -> bool:
+    """Whether cuTile's compiler makes a constant of `value` when a kernel reads it (its
+    typing_support.type_of_constant_python_value: scalars, strings, None, enum members, dtypes,
+    modules, functions, types, slices, Ellipsis, and tuples/lists of those); other objects (a
+    torch.Tensor, a class instance) are its TileTypeError."""
+    if isinstance(value, (tuple, list)):
+        return all(_cutile_constant(v) for v in value)
+    return value is None or value is Ellipsis or isinstance(value, (
+        bool, int, float, str, enum.Enum, slice, type, types.ModuleType, types.FunctionType,
+        types.BuiltinFunctionType)) or callable(value) or hasattr(value, "_c2t_src") \
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type)) \
+        or type(value).__module__.split(".")[0] in ("numpy", "cuda") \
+        or type(value).__name__ == "dtype"
+
+
+def _constant_error(value):
+    """cuTile's TileTypeError for a value it cannot make a constant of (the name and message of
+    typing_support's), else None."""
+    if _cutile_constant(value):
+        return None
+    ty = type(value)
+    prefix = "" if ty.__module__ == "builtins" else f"{ty.__module__}."
+    return ("TileTypeError", f"Cannot create constant from value of type {prefix}{ty.__qualname__}.")
 
 
 @dataclass
@@ -49,6 +81,11 @@ class Built:
     segments: list = field(default_factory=list)
     filename: str = "<kernel>"
     line: int = 0       # the kernel's `def` line in the user's file
+    # names left unbound because their values are cuTile's compile errors (a captured torch.Tensor,
+    # a name bound nowhere): name -> the ShimCaptureError, raised as its cuTile error where the
+    # translation fails at reading that name (cuTile's compiler raises it when it reads the name,
+    # after the errors of the code before)
+    deferred: dict = field(default_factory=dict)
 
     def where(self, line: int, col: int = 0):
         """(filename, line, col) of a line of the built module in the user's file."""
@@ -85,6 +122,18 @@ def _forwarded(fn):
             return fn
         fn = inner
     return fn
+
+
+_CONTEXTMANAGER_CODE = contextlib.contextmanager(lambda: None).__code__
+
+
+def _contextmanager_of(fn):
+    """The generator function a `@contextlib.contextmanager` function wraps, else None."""
+    inner = getattr(fn, "__wrapped__", None)
+    if isinstance(fn, types.FunctionType) and fn.__code__ is _CONTEXTMANAGER_CODE \
+            and isinstance(inner, types.FunctionType):
+        return inner
+    return None
 
 
 def _cell(cell):
@@ -154,6 +203,7 @@ class Builder:
         self.done = set()               # (id, bound name) of functions, ids of classes, already written
         self.classes = set()            # names of the classes in defs (written before the functions)
         self.tuple_key = None           # (kernel function, nesting of its tuple arguments): tuple_args.py
+        self.deferred = {}              # name -> ShimCaptureError with a cuTile error (Built.deferred)
 
     # ---------------------------------------------------------------- binding names
     def _bind(self, name, key, what):
@@ -166,11 +216,13 @@ class Builder:
     def _fail(self, name, value, why=""):
         r = repr(value)
         r = r if len(r) <= 60 else r[:57] + "..."
-        raise ShimCaptureError(
+        e = ShimCaptureError(
             f"kernel `{self.kernel}` reads `{name}`, a {type(value).__module__}.{type(value).__qualname__} "
             f"({r}), which the shim cannot write as cuTile source{': ' + why if why else ''}; pass it as a "
             "kernel argument (a ct.Constant parameter for a compile-time value) or make it a literal, a "
             "tuple of literals, a dtype or an enum member")
+        e.cutile = _constant_error(value)
+        raise e
 
     # ---------------------------------------------------------------- values as source
     def value_src(self, name, value) -> str:
@@ -299,7 +351,14 @@ class Builder:
             self._bind(name, ("import", line), f"ct.{value.__name__}")
             self.imports[name] = line
             return
-        src = self.value_src(name, value)
+        try:
+            src = self.value_src(name, value)
+        except ShimCaptureError as e:
+            if e.cutile is None or self.bound.get(name, ("deferred",))[0] != "deferred":
+                raise
+            self.bound[name] = ("deferred", id(value))
+            self.deferred[name] = e     # (left unbound: cuTile's error where the kernel reads it)
+            return
         self._bind(name, ("const", src), src)
         self.consts[name] = src
 
@@ -309,6 +368,11 @@ class Builder:
         fn = value.pyfunc if shim_function else value
         if decorator is None and shim_function:
             decorator = value.decorator_src(self)
+        if _contextmanager_of(fn) is not None:
+            # a @contextlib.contextmanager function: its generator's source under that decorator
+            # (the translator inlines `with` statements over it, passes/with_inline.py)
+            fn, decorator = _contextmanager_of(fn), "@contextmanager"
+            self.capture("contextmanager", contextlib.contextmanager)
         fn = _forwarded(fn)
         if fn.__name__ == "<lambda>":
             self._fail(name, value, "a lambda")
@@ -346,8 +410,16 @@ class Builder:
             else:
                 v = _annotation_value(n, _fdef, annotations)
                 if v is _MISSING:
-                    raise ShimUndefinedName(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
-                                           "neither a variable of an enclosing function, a global nor a builtin")
+                    # left unbound: cuTile's "Undefined variable" where the translation reads it
+                    if n not in self.bound:
+                        self.bound[n] = ("deferred", None)
+                        self.deferred[n] = ShimUndefinedName(
+                            f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is neither a "
+                            "variable of an enclosing function, a global nor a builtin", n)
+                    elif self.bound[n][0] != "deferred":
+                        raise ShimCaptureError(f"kernel `{self.kernel}`: the name `{n}` is bound in a function "
+                                               f"the kernel calls and read unbound in `{fn.__qualname__}`")
+                    continue
             self.capture(n, v)
         self.defs[slot] = (name, ((decorator + "\n") if decorator else "") + text, filename, line,
                            indent, 1 if decorator else 0)
@@ -427,7 +499,7 @@ class Builder:
             out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in later))
         if last:
             out.append("\n\n" + "".join(f"{n} = {self.consts[n]}\n" for n in self.consts if n in last))
-        return Built("".join(out), segments, filename, line)
+        return Built("".join(out), segments, filename, line, dict(self.deferred))
 
 
 def _stdlib_import(name: str, value):

@@ -246,7 +246,15 @@ class TileRecursionError(TileError):
 
 
 class TileStaticAssertionError(TileError):
-    pass
+    """cuTile's: made from the assertion's message, "Static assertion failed[: message]", and its
+    text ends with a newline (where cuTile's continues with the location)."""
+
+    def __init__(self, message: str = ""):
+        self.message = "Static assertion failed" + (": " + message if message else "")
+        super().__init__(self.message)
+
+    def __str__(self):
+        return self.message + "\n"
 
 
 class TileStaticEvalError(TileError):

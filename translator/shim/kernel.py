@@ -92,6 +92,15 @@ def _folder() -> Path:
     return d
 
 
+_UNBOUND = re.compile(r"name `([A-Za-z_][A-Za-z0-9_]*)` is not defined")
+
+
+def _unbound_name(diag):
+    """The name a C2T103 'name `x` is not defined' diagnostic is about, else None."""
+    m = _UNBOUND.match(diag.message) if diag.code == "C2T103" else None
+    return m.group(1) if m else None
+
+
 def _format(diag, built) -> str:
     fname, line, col = built.where(diag.line, diag.col)
     text = f"{fname}:{line}:{col}: {diag.severity} {diag.code}: {diag.message}"
@@ -136,10 +145,17 @@ def _load(key, built, kernel_name):
         if not res.ok:
             errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
             refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
-            cls = getattr(CT, errors[0].cutile[0], None) if errors[0].cutile else None
+            cutile = errors[0].cutile
+            unbound = _unbound_name(errors[0])
+            if unbound in built.deferred:
+                # a name the capture left unbound (a torch.Tensor, a name bound nowhere): cuTile's
+                # error for that value, raised where its compiler reads the name
+                refused = built.deferred[unbound]
+                cutile = refused.cutile
+            cls = getattr(CT, cutile[0], None) if cutile else None
             if isinstance(cls, type) and issubclass(cls, Exception):
                 # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
-                err = cls(errors[0].cutile[1])
+                err = cls(cutile[1])
                 err.__cause__ = refused
                 raise _Refused(err)
             raise refused

@@ -605,6 +605,12 @@ def op_reshape(cx, call, args):
     if any(e.known and e.value == -1 for e in elts):
         shape = _implicit_extent(cx, x, elts, call)
         elts = shape.elts
+    if x.kind == T.STATIC and x.known and type(x.value) in (bool, int, float) and elts \
+            and all(e.known and e.value == 1 for e in elts):
+        # a Python number is a 0-d tile of cuTile's type for it (int32, float32, bool)
+        dt = {bool: "tl.int1", int: "tl.int32", float: "tl.float32"}[type(x.value)]
+        return V(f"tl.full({_shape_list(cx, shape, call)}, {x.code}, {dt})", T.TILE, rank=len(elts),
+                 shape=_shape_codes(shape), isint=type(x.value) is int, isfloat=type(x.value) is float)
     if (x.kind == T.SCALAR or (x.kind in (T.TILE, T.UNKNOWN) and x.rank in (0, None))) and \
             elts and all(e.known and e.value == 1 for e in elts):
         # a 0-d tile (a full reduction) is a Triton scalar, which tl.reshape rejects; its reshapes
@@ -621,7 +627,9 @@ def _implicit_extent(cx, x: V, elts: list, call) -> V:
     element count (from its shape, known at translation time as Constant expressions) divided by
     the other extents."""
     if sum(1 for e in elts if e.known and e.value == -1) > 1:
-        cx.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
+        shown = str(tuple(e.value if e.known else "?" for e in elts)).replace("'?'", "?")
+        cx.fail("C2T109", "ct.reshape: at most one extent may be -1", call,
+                cutile=("TileTypeError", f"Only one dimension can be -1, got {shown}"))
     others = [e for e in elts if not (e.known and e.value == -1)]
     if not x.shape:
         # the element count from Triton's own (constexpr) shape: `t.numel`, where `t` is a name

@@ -1,0 +1,160 @@
+"""Refusals of views, shapes and tile subscripts that are cuTile's own compile errors carry cuTile's
+error class and words (`Diagnostic.cutile`: the shim raises them from ct.launch), and the forms
+cuTile accepts there are translated: `np.newaxis` in a tile subscript, ct.reshape of a Python
+number. Our own small kernels."""
+import os
+
+import pytest
+import torch
+
+from kernel_util import build, translate
+
+
+def _refusal(src: str):
+    res = translate(src)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs, "no error: " + "\n".join(d.format() for d in res.diagnostics)
+    return errs[0]
+
+
+def _cutile(src: str):
+    return _refusal(src).cutile
+
+
+@pytest.mark.parametrize("shape,words", [
+    ("(2, 4)", "Expected shape length to be 3, got 2"),          # the length is checked first
+    ("(2, 6, 4)", "Dimension #1 of shape (2, 6, 4) is not a power of two"),
+    ("(2, 0, 4)", "Dimension #1 of shape (2, 0, 4) is not positive"),
+])
+def test_tiled_view_tile_shape(shape, words):
+    src = f"""
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0, 0, 0), shape=(2, 2, 2))
+        a.tiled_view({shape}).store((0, 0, 0), t)
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+@pytest.mark.parametrize("steps,words", [
+    ("(2, 2, 2)", "Expected traversal_steps length to be 2, got 3"),
+    ("(0, 2)", "Dimension #0 of traversal_steps (0, 2) is not positive"),
+    ("(4, -2)", "Dimension #1 of traversal_steps (4, -2) is not positive"),
+])
+def test_tiled_view_traversal_steps(steps, words):
+    src = f"""
+    @ct.kernel
+    def k(a):
+        tv = a.tiled_view((4, 4), traversal_steps={steps})
+        tv.store((0, 0), ct.zeros((4, 4), ct.float32))
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+def test_tiled_view_broadcast_words_for_store_and_atomics():
+    src = """
+    @ct.kernel
+    def k(a, b):
+        u = b.tiled_view(4).load(0)
+        a.tiled_view(8).{op}(0, u)
+    """
+    assert _cutile(src.format(op="atomic_store_max")) == (
+        "TileTypeError", "Update shape (4,) is not broadcastable to the tiled view's tile shape (8,)")
+    assert _cutile(src.format(op="store")) == (
+        "TileTypeError", "Tile shape (4,) is not broadcastable to the tiled view's tile shape (8,)")
+
+
+def test_tiled_views_of_two_tile_shapes_on_the_paths_of_an_if():
+    src = """
+    @ct.kernel
+    def k(a, flag: int, P: ConstInt, Q: ConstInt):
+        if flag > 0:
+            v = a.tiled_view(P)
+        else:
+            v = a.tiled_view(Q)
+        v.store(0, ct.zeros((P,), ct.float32))
+    """
+    cls, words = _cutile(src)
+    assert cls == "TileTypeError" and words.startswith("Type of `v` depends on path taken: "), words
+
+
+@pytest.mark.parametrize("indices,words", [
+    ("(ct.Slice(0, 2), ct.Slice(j, 4))",
+     "load_advanced_indexing/store_advanced_indexing: exactly one index must be a 1D integer Tile "
+     "(the sparse dim); none found"),
+    ("(ct.arange(4, dtype=ct.int32), ct.arange(2, dtype=ct.int32) + j)",
+     "load_advanced_indexing/store_advanced_indexing: exactly one index must be a 1D integer Tile "
+     "(the sparse dim); found 2 at dims [0, 1]"),
+    ("(ct.zeros((2, 2), dtype=ct.int32), ct.Slice(0, 4))", "Sparse index at dim 0 must be a 1D integer tile, got 2D"),
+    ("(ct.Slice(0, 4), ct.arange(8, dtype=ct.int32), ct.Slice(1, 6))",
+     "Index at dim 2 has size 6; must be a power of two"),
+    ("(ct.arange(8, dtype=ct.int32), ct.Slice(1, 0))", "ct.Slice length at dim 1 must be a positive integer, got 0"),
+])
+def test_advanced_indexing_words(indices, words):
+    rank = indices.count("ct.Slice") + indices.count("ct.arange") + indices.count("ct.zeros")
+    src = f"""
+    @ct.kernel
+    def k(a, j):
+        t = ct.load_advanced_indexing(a, {indices})
+        ct.store(a, {(0,) * rank}, t)
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+@pytest.mark.parametrize("sub,words", [
+    ("t[1]", "Directly indexing a tile is not supported; use `extract()` or `item()` instead."),
+    ("t[:]", "Directly indexing a tile is not supported; use `extract()` or `item()` instead."),
+    ("t[...]", "Directly indexing a tile is not supported; use `extract()` or `item()` instead."),
+    ("t[1:]", "Directly indexing a tile is not supported; use `extract()` or `item()` instead."),
+    ("t[:, 2]", "Expected `None|np.newaxis` or `ellipsis` or full slice (`:`), but got 2. "
+                "Hint: Directly indexing a tile is not supported, use `extract` or `item`."),
+    ("t[None, ::4]", "Expected `None|np.newaxis` or `ellipsis` or full slice (`:`), but got "
+                     "slice(None, None, 4). Hint: Directly indexing a tile is not supported, use `extract` or `item`."),
+    ("t[:, :, :]", "Tile is 2-dimensional, but 3 were indexed"),
+])
+def test_tile_subscript_words(sub, words):
+    src = f"""
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0, 0), shape=(4, 4))
+        ct.store(a, (0, 0), {sub})
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+def test_reshape_with_two_implicit_extents():
+    src = """
+    @ct.kernel
+    def k(a, b, N: ConstInt):
+        t = ct.load(a, (0,), shape=(N,))
+        ct.store(b, (0, 0, 0), ct.reshape(t, (2, -1, -1)))
+    """
+    assert _cutile(src) == ("TileTypeError", "Only one dimension can be -1, got (2, -1, -1)")
+
+
+NEWAXIS = """
+import numpy as np
+
+@ct.kernel
+def lift(a, out, N: ConstInt):
+    t = ct.load(a, (0,), shape=(N,))
+    ct.store(out, (0, 0, 0), t[np.newaxis, :, np.newaxis] * 2)
+
+
+@ct.kernel
+def numbers(o1, o2):
+    ct.store(o1, (0, 0), ct.reshape(7, (1, 1)))
+    ct.store(o2, (0,), ct.reshape(2.5, (1,)))
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+def test_newaxis_and_reshaped_numbers_run(tmp_path):
+    mod = build(NEWAXIS, tmp_path)
+    a = torch.arange(8, dtype=torch.float32)
+    out = torch.zeros(1, 8, 1)
+    mod.launch_lift((1,), a, out, 8)
+    torch.testing.assert_close(out, (a * 2).view(1, 8, 1))
+    o1, o2 = torch.zeros(1, 1, dtype=torch.int64), torch.zeros(1, dtype=torch.float64)
+    mod.launch_numbers((1,), o1, o2)
+    assert o1.item() == 7 and o2.item() == 2.5

@@ -51,6 +51,7 @@ class Shared:
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
     temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
+    launch_ranks: dict = field(default_factory=dict)  # {kernel: {array: rank}} a launch gives (Options.ranks)
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,

@@ -44,6 +44,14 @@ def _binary(cx, op: str, a: V, b: V, node) -> V:
         known = all(x.known for x in elts)
         return V(f"{paren(a, prec)} + {paren(b, prec + 1)}", T.TUPLE, prec=prec, elts=elts, known=known,
                  value=tuple(x.value for x in elts) if known else None)
+    if op == "*" and T.TUPLE in (a.kind, b.kind):
+        t, n = (a, b) if a.kind == T.TUPLE else (b, a)
+        if t.elts is not None and n.known and type(n.value) is int:
+            # tuple repetition (`(0,) * x.ndim`): a tuple of the elements, as concatenation
+            elts = list(t.elts) * max(n.value, 0)
+            known = all(x.known for x in elts)
+            return V("(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")", T.TUPLE,
+                     elts=elts, known=known, value=tuple(x.value for x in elts) if known else None)
     if kind == T.STATIC:
         # compile-time arithmetic: Triton constexprs follow Python semantics already
         return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)

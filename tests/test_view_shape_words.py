@@ -158,3 +158,75 @@ def test_newaxis_and_reshaped_numbers_run(tmp_path):
     o1, o2 = torch.zeros(1, 1, dtype=torch.int64), torch.zeros(1, dtype=torch.float64)
     mod.launch_numbers((1,), o1, o2)
     assert o1.item() == 7 and o2.item() == 2.5
+
+
+@pytest.mark.parametrize("value,index,words", [
+    ("ct.full((4,), 1.0, ct.float32)", "(0, 0)", "Value rank 1 does not match the tile rank 2"),
+    ("ct.full((2, 4), 1.0, ct.float32)", "(1,)", "Index size 1 does not match the tile rank 2"),
+])
+def test_insert_ranks(value, index, words):
+    src = f"""
+    @ct.kernel
+    def k(a):
+        t = ct.load(a, (0, 0), shape=(4, 8))
+        ct.store(a, (0, 0), ct.insert(t, {index}, {value}))
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+@pytest.mark.parametrize("call,words", [
+    ("ct.num_tiles(a, axis=2, shape=(4, 4))", "Axis 2 is out of range for rank 2'"),
+    ("ct.num_tiles(a, axis=-3, shape=(4, 4))", "Axis -3 is out of range for rank 2'"),
+    ("ct.arange(ct.bid(0), dtype=ct.int32).sum()", "Expected an integer constant, but given value is not constant"),
+    ("ct.arange(6, dtype=ct.int32).sum()", "Result tile shape must be power of 2, got 6"),
+])
+def test_num_tiles_and_arange_words(call, words):
+    src = f"""
+    @ct.kernel
+    def k(a, out):
+        t = ct.load(a, (0, 0), shape=(2, 2))
+        ct.store(out, (0,), ct.full((1,), {call}, ct.int32))
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+NUM_TILES = """
+@ct.kernel
+def counts(a, out):
+    t = ct.load(a, (0, 0), shape=(2, 2))
+    ct.store(out, (0,), ct.full((1,), ct.num_tiles(a, axis=-1, shape=(2, 4)), ct.int32))
+    ct.store(out, (1,), ct.full((1,), ct.num_tiles(a, axis=0, shape=()), ct.int32))
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+def test_num_tiles_of_a_negative_axis_and_a_0d_shape(tmp_path):
+    mod = build(NUM_TILES, tmp_path)
+    out = torch.zeros(2, dtype=torch.int32)
+    mod.launch_counts((1,), torch.zeros(6, 10), out)
+    assert out.tolist() == [3, 6]
+
+
+INSERTS = """
+@ct.kernel
+def other_dtype(a, T: ConstInt):
+    t = ct.load(a, (0,), shape=(T,))
+    ct.store(a, (0,), ct.insert(t, 0, ct.full((T // 2,), 1, dtype=ct.int32)))
+
+
+@ct.kernel
+def too_wide(a, T: ConstInt):
+    t = ct.load(a, (0,), shape=(T,))
+    ct.store(a, (0,), ct.insert(t, 0, ct.full((2 * T,), 1.0, dtype=a.dtype)))
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+def test_insert_checks_at_compile_time_say_cutiles_words(tmp_path):
+    """ct.insert's dtype and divisibility rules need Constant values: checked when Triton compiles,
+    in cuTile's words (the shim raises them as cuTile's TileTypeError: shim/kernel.py cutile_error)."""
+    mod = build(INSERTS, tmp_path)
+    with pytest.raises(Exception, match="cuTile TileTypeError: Cannot insert a tile of dtype"):
+        mod.launch_other_dtype((1,), torch.zeros(16), 16)
+    with pytest.raises(Exception, match="cuTile TileTypeError: Input shape is not divisible by value shape"):
+        mod.launch_too_wide((1,), torch.zeros(16), 16)

@@ -185,12 +185,18 @@ def op_num_tiles(cx, call, args):
     shape = _static_tuple(cx, _req(cx, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
     if not ax.known or not isinstance(ax.value, int):
         cx.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
-    if not 0 <= ax.value < arr.rank or len(shape) != arr.rank:
-        cx.fail("C2T109", f"ct.num_tiles: axis {ax.value} and a {len(shape)}-entry shape for a "
-                          f"{arr.rank}-D array", call)
+    axis = ax.value + arr.rank if ax.value < 0 else ax.value      # (cuTile's normalize_axis)
+    if not 0 <= axis < arr.rank:
+        cx.fail("C2T109", f"ct.num_tiles: axis {ax.value} for a {arr.rank}-D array", call,
+                cutile=("TileTypeError", f"Axis {ax.value} is out of range for rank {arr.rank}'"))
+    if len(shape) not in (0, arr.rank):        # (a 0-d shape: one element per tile)
+        cx.fail("C2T109", f"ct.num_tiles: a {len(shape)}-entry shape for a {arr.rank}-D array", call,
+                cutile=("TileTypeError", f"Expected shape length to be {arr.rank}, got {len(shape)}"))
     order = _order(cx, args, arr.rank, call)
-    array_axis = order[ax.value] if order else ax.value
-    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
+    array_axis = order[axis] if order else axis
+    if not shape:
+        return V(f"{arr.shapes[array_axis]}", T.SCALAR)
+    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[axis].code})", T.SCALAR)
 
 
 @op("cdiv")
@@ -233,7 +239,17 @@ def _shape_codes(v: V) -> list:
 
 @op("arange")
 def op_arange(cx, call, args):
-    n = _static(cx, _req(cx, "arange", args, "size", call), "ct.arange size", call)
+    n = _req(cx, "arange", args, "size", call)
+    if not n.is_static:
+        cx.fail("C2T105", "ct.arange size must be a compile-time constant", call,
+                cutile=("TileTypeError", "Expected an integer constant, but given value is not constant"))
+    if n.known and type(n.value) is not int:
+        cx.fail("C2T109", f"ct.arange size {n.value!r} is not an integer", call,
+                cutile=("TileTypeError", "Expected an integer constant, but given value has type "
+                                         f"{'float32' if type(n.value) is float else type(n.value).__name__}"))
+    if n.known and (n.value <= 0 or n.value & (n.value - 1)):
+        cx.fail("C2T109", f"ct.arange size {n.value} is not a power of two", call,
+                cutile=("TileTypeError", f"Result tile shape must be power of 2, got {n.value}"))
     dt = _dtype(cx, args, "dtype", "arange", call)
     if "start" in args or "step" in args:
         start = cx.expr(args["start"]).code if "start" in args else "0"

@@ -112,9 +112,14 @@ def _insert(cx, x: V, args, call):
         cx.fail("C2T109", "ct.insert needs `index` and `value`", call)
     idx = _index_list(cx, "insert", cx.expr(args["index"]), call)
     rank = len(idx)
-    if x.rank is not None and x.rank != rank:
-        cx.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call)
     val = _tile(cx, "insert", cx.expr(args["value"]), call, "`value`")
+    # (cuTile's order: the value's rank, then the index's)
+    if val.rank is not None and x.rank is not None and val.rank not in (0, x.rank):
+        cx.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {x.rank}-D tile", call,
+                cutile=("TileTypeError", f"Value rank {val.rank} does not match the tile rank {x.rank}"))
+    if x.rank is not None and x.rank != rank:
+        cx.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call,
+                cutile=("TileTypeError", f"Index size {rank} does not match the tile rank {x.rank}"))
     if val.rank is not None and val.rank not in (0, rank):
         cx.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {rank}-D tile", call)
     if rank == 0:

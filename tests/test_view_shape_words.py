@@ -230,3 +230,38 @@ def test_insert_checks_at_compile_time_say_cutiles_words(tmp_path):
         mod.launch_other_dtype((1,), torch.zeros(16), 16)
     with pytest.raises(Exception, match="cuTile TileTypeError: Input shape is not divisible by value shape"):
         mod.launch_too_wide((1,), torch.zeros(16), 16)
+
+
+@pytest.mark.parametrize("value,words", [
+    ("()", "Tuple length 0 at value is not a power of 2"),
+    ("((1, 2), (3, 4, 5))", "Tuple length 3 at value[1] is not a power of 2"),
+    ("((1, 2), (3,))", "Tuple has non-uniform inner shapes at value"),
+    ("((1, 2), (3, 'b'))", "Expected scalar elements at value[1][1]; got an element that is not a scalar"),
+    ("((1,), (ct.full((4,), 1, ct.int32),))", "Expected scalar elements at value[1][0]; got a tile of shape (4,)"),
+    ("ct.full((2,), 1, ct.int32)", "Expected a scalar or (possibly nested) tuple of scalars; got a value that is "
+                                   "neither"),
+])
+def test_astile_words(value, words):
+    src = f"""
+    @ct.kernel
+    def k(a):
+        ct.store(a, (0, 0), ct.astile({value}, dtype=ct.int32))
+    """
+    assert _cutile(src) == ("TileTypeError", words)
+
+
+REPEAT = """
+@ct.kernel
+def corner3(a, out):
+    t = ct.load(a, (0,) * 3, shape=(2,) * 3)
+    ct.store(out, (0,) * 3, t + 1)
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
+def test_tuple_repetition_is_a_tuple_of_its_elements(tmp_path):
+    mod = build(REPEAT, tmp_path)
+    a = torch.arange(27.0).reshape(3, 3, 3)
+    out = torch.zeros(2, 2, 2)
+    mod.launch_corner3((1,), a, out)
+    torch.testing.assert_close(out, a[:2, :2, :2] + 1)

@@ -217,7 +217,7 @@ class ExpressionLowering:
                      and _known_none(self, p) else p for p in parts]
             if not isinstance(idx, N.TupleExpr) and not (isinstance(parts[0], N.Const) and parts[0].value is None):
                 # cuTile takes a tuple or None only: tx[:], tx[...], tx[0] are its "direct indexing"
-                self.fail("C2T103", "tiles can only be indexed with `None` or a tuple of `:`, `None` and `...` "
+                self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
                                     "(use ct.extract or .item())", idx,
                           cutile=("TileTypeError", "Directly indexing a tile is not supported; "
                                                    "use `extract()` or `item()` instead."))

@@ -265,3 +265,13 @@ def test_tuple_repetition_is_a_tuple_of_its_elements(tmp_path):
     out = torch.zeros(2, 2, 2)
     mod.launch_corner3((1,), a, out)
     torch.testing.assert_close(out, a[:2, :2, :2] + 1)
+
+
+def test_static_assert_of_a_sliced_extent_with_run_time_bounds():
+    src = """
+    @ct.kernel
+    def k(a, lo: int, hi: int):
+        ct.static_assert(a.slice(axis=0, start=lo, stop=hi).shape[0] == 8)
+        ct.store(a, (0,), ct.zeros((1,), ct.float32))
+    """
+    assert _cutile(src) == ("TileTypeError", "static_assert() condition must be a compile-time constant")

@@ -217,7 +217,8 @@ def _fstring_source(cx, node) -> str:
 def op_static_assert(cx, call, args):
     cond = _static_eval(cx, args.get("condition"), call, "ct.static_assert condition")
     if not cond.is_static:
-        cx.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call)
+        cx.fail("C2T105", "ct.static_assert: the condition must be a compile-time constant", call,
+                cutile=("TileTypeError", "static_assert() condition must be a compile-time constant"))
     msg = _fstring_source(cx, args["message"]) if "message" in args else ""
     if cond.known and cond.value:
         return V("", T.STATIC, value=None)

@@ -345,3 +345,28 @@ def test_a_layout_flag_rank_variant_runs(tmp_path, keepdims):
     x = torch.randn(8, 16)
     ref = x.amax(1, keepdim=keepdims)
     torch.testing.assert_close(mod.run(x, keepdims), ref)
+
+
+def test_a_launch_rank_keeps_its_one_variant():
+    """Options.ranks (the shim: a launch's ranks) pins a parameter used with several ranks to the
+    variant of that rank; the branch for the other rank is still a compile-time assert there."""
+    from translator.api import Options
+    from kernel_util import HEADER
+    import textwrap
+    import translator
+    res = translator.translate_source(HEADER + textwrap.dedent(ROWLOSS), "test_kernel.py",
+                                      Options(check=False, ranks={"rowloss": {"LOSS": 1}}))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "def rowloss_LOSS_1d(" in res.code and "def rowloss_LOSS_2d(" not in res.code
+    assert "(1,): launch_rowloss_LOSS_1d," in res.code
+
+
+def test_a_launch_rank_where_the_text_shows_none():
+    from translator.api import Options
+    from kernel_util import HEADER
+    import translator
+    src = HEADER + "@ct.kernel\ndef k(x, out):\n    ct.store(out, (0,), ct.full((1,), x.shape[x.ndim - 1], ct.int32))\n"
+    assert not translator.translate_source(src, "k.py", Options(check=False)).ok
+    res = translator.translate_source(src, "k.py", Options(check=False, ranks={"k": {"x": 3}}))
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics)
+    assert "x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2," in res.code

@@ -34,6 +34,10 @@ class Options:
     # a construct that cannot be translated refuses the kernel it is in (a stand-in whose launch
     # raises), not the module; False: any error refuses the module (Result.code is None)
     partial: bool = True
+    # {kernel: {array parameter: rank}}: ranks the launch gives (the shim, where a launch's array
+    # has a rank other than the one the kernel's text shows): those parameters are lowered with
+    # these ranks, as cuTile compiles the kernel for them
+    ranks: Optional[dict] = None
 
 
 @dataclass
@@ -177,7 +181,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
                 host_uses[n.id] = 1
                 todo.append(n.id)
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call,
-                    host_uses=host_uses)
+                    host_uses=host_uses, launch_ranks=dict(options.ranks or {}))
     n_analysis = len(rep.items)
     rep.items.extend(value_diags)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}

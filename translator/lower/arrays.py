@@ -131,6 +131,16 @@ def tuple_length(e, info: ModuleInfo, tuple_names: dict, _depth: int = 0) -> Opt
     if isinstance(e, N.IfExp):
         a, b = (tuple_length(x, info, tuple_names, _depth) for x in (e.body, e.orelse))
         return a if a == b else None
+    if isinstance(e, N.BinOp) and e.op in ("+", "*"):
+        a, b = (tuple_length(x, info, tuple_names, _depth) for x in (e.left, e.right))
+        if e.op == "+":         # concatenation
+            return a + b if a is not None and b is not None else None
+        count = e.right if a is not None else e.left        # repetition by a literal or a module constant
+        n = count.value if isinstance(count, N.Const) else \
+            info.constants.get(count.id) if isinstance(count, N.Name) else None
+        if (a is None) != (b is None) and type(n) is int:
+            return (a if a is not None else b) * max(n, 0)
+        return None
     if isinstance(e, N.Call) and isinstance(e.func, N.Name) and e.func.id in info.functions \
             and e.func.id not in info.kernels and _depth < 8:
         rets = [r.value for r in walk(info.functions[e.func.id].body) if isinstance(r, N.Return)]

@@ -9,6 +9,7 @@ import enum
 from typing import Optional
 
 from .. import const_fold, rules
+from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import ops, ops_views, registry
 from . import types as T
@@ -133,6 +134,8 @@ class ExpressionLowering:
             if mod in ("math", "numpy", "np", "cupy") and e.attr in rules.MATH_CONSTANTS:
                 code = rules.MATH_CONSTANTS[e.attr]
                 return V(code, T.STATIC, value=e.attr)
+            if mod in ("numpy", "np", "cupy") and e.attr == "newaxis":     # (numpy's alias of None)
+                return V("None", T.STATIC, value=None, known=True)
             if mod == "operator":       # `operator.add`: a function ops.call lowers as its operator
                 return V(f"{base.code}.{e.attr}", T.MODULE, value=f"operator.{e.attr}")
             if mod.split(".")[0] in ("torch", "numpy", "np", "cupy") and e.attr in rules.FOREIGN_DTYPES:
@@ -217,6 +220,15 @@ class ExpressionLowering:
             return V(f"{paren(base, 100)}[{iv.code}]", T.UNKNOWN)
         if base.kind in (T.TILE, T.SCALAR, T.UNKNOWN):
             parts = idx.elts if isinstance(idx, N.TupleExpr) else [idx]
+            # `np.newaxis` (any name known here to be None) is `None`
+            parts = [N.Const(span=p.span, value=None) if not isinstance(p, (N.Const, N.SliceExpr))
+                     and _known_none(self, p) else p for p in parts]
+            if not isinstance(idx, N.TupleExpr) and not (isinstance(parts[0], N.Const) and parts[0].value is None):
+                # cuTile takes a tuple or None only: tx[:], tx[...], tx[0] are its "direct indexing"
+                self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
+                                    "(use ct.extract or .item())", idx,
+                          cutile=("TileTypeError", "Directly indexing a tile is not supported; "
+                                                   "use `extract()` or `item()` instead."))
             out, rank = [], base.rank
             dots = [p for p in parts if isinstance(p, N.Const) and p.value is Ellipsis]
             if len(dots) > 1:
@@ -239,8 +251,16 @@ class ExpressionLowering:
                     out.append("None")
                     rank = rank + 1 if rank is not None else None
                 else:
+                    got = _index_text(self, p)
                     self.fail("C2T103", "tiles can only be indexed with `:`, `None` and `...` "
-                                        "(use ct.extract or .item())", p)
+                                        "(use ct.extract or .item())", p,
+                              cutile=("TileTypeError", "Expected `None|np.newaxis` or `ellipsis` or full slice "
+                                                       f"(`:`), but got {got}. Hint: Directly indexing a tile is "
+                                                       "not supported, use `extract` or `item`.") if got else None)
+            slices = sum(1 for p in parts if isinstance(p, N.SliceExpr))
+            if base.rank is not None and slices > base.rank:
+                self.fail("C2T103", f"too many indices for a tile of rank {base.rank}", e,
+                          cutile=("TileTypeError", f"Tile is {base.rank}-dimensional, but {slices} were indexed"))
             return V(f"{paren(base, 100)}[{', '.join(out)}]", base.kind, rank=rank, isint=base.isint,
                      nonneg=base.nonneg, dsrc=base.dsrc, mbf=base.mbf, isfloat=base.isfloat)
         if base.kind == T.STATIC:
@@ -718,3 +738,29 @@ def _chosen_tf32(t: V, b: V, o: V):
         return None
     return (f"({t.code})" if b.tf32 is True and not o.tf32 else
             f"not ({t.code})" if o.tf32 is True and not b.tf32 else None)
+
+
+def _known_none(lw, node) -> bool:
+    """Whether a tile index entry is a name or attribute known here to be None (`np.newaxis`)."""
+    if not isinstance(node, (N.Name, N.Attr)):
+        return False
+    try:
+        v = lw.expr(node)
+    except TranslationError:
+        return False
+    return v.known and v.value is None
+
+
+def _index_text(lw, node):
+    """A tile index entry as cuTile's message prints it (`0`, `slice(None, None, 2)`), or None when
+    its value is not known here."""
+    if isinstance(node, N.SliceExpr):
+        bounds = [lw.expr(b) if b is not None else None for b in (node.lower, node.upper, node.step)]
+        if all(b is None or b.known for b in bounds):
+            return repr(slice(*[b.value if b is not None else None for b in bounds]))
+        return None
+    try:
+        v = lw.expr(node)
+    except TranslationError:
+        return None
+    return repr(v.value) if v.known else None

@@ -51,6 +51,7 @@ class Shared:
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
     temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
+    launch_ranks: dict = field(default_factory=dict)  # {kernel: {array: rank}} a launch gives (Options.ranks)
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,
@@ -852,7 +853,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.fail("C2T109", f"`{k}` is a tiled view of another tile shape, traversal steps or padding "
                                     "on each path through this "
                                     f"{'loop' if isinstance(node, (N.For, N.While)) else '`if`'} (cuTile: its "
-                                    "type depends on the path taken)", node or self.fd)
+                                    "type depends on the path taken)", node or self.fd,
+                          cutile=("TileTypeError", f"Type of `{k}` depends on path taken: a tiled view of tile "
+                                                   f"shape ({', '.join(e.code for e in v.value['tile'])}) vs. "
+                                                   f"({', '.join(e.code for e in w.value['tile'])})"))
             what = "tiled views" if TILEDVIEW in (v.kind, w.kind) else "arrays"
             where = "rebinds it" if isinstance(node, (N.For, N.While)) else "binds it differently in its branches"
             self.fail("C2T101", f"`{k}` stands for different {what} on the paths through this "

@@ -263,6 +263,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
             ok = False
     conflicts = {}
     arrays, lists = infer_params(fd, info, names, conflicts=conflicts)
+    _pin_launch_ranks(shared.launch_ranks.get(fd.name, {}), arrays, conflicts, fd)
     choices = _rank_choices(conflicts)
     if conflicts and not choices:
         for name, ranks in conflicts.items():
@@ -275,11 +276,27 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                             "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
         ok = False
     if choices:
-        return _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts)
+        return _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts,
+                                   keep=shared.launch_ranks.get(fd.name, {}))
     return _plan_body(shared, fd, fd.name, hints, ok, arrays, lists)[0]
 
 
 _MAX_RANK_VARIANTS = 4
+
+
+def _pin_launch_ranks(pins: dict, arrays: dict, conflicts: dict, fd: N.FunctionDef) -> None:
+    """The ranks a launch gives (Options.ranks) in place of those the text shows: cuTile compiles
+    the kernel for its arguments' ranks, so a use of another rank is the error cuTile reports at
+    it, and a kernel whose uses show no rank gets the argument's. A parameter the text uses with
+    several ranks (in branches Constant arguments select) keeps its one variant of that rank
+    (_plan_rank_variants lowers them all, so a branch that only another rank lowers is still a
+    compile-time assert, and keeps that one)."""
+    for name, rank in pins.items():
+        if name not in arrays:
+            continue
+        arrays[name] = rank
+        if name in conflicts and rank not in conflicts[name]:
+            conflicts[name][rank] = next(iter(conflicts[name].values()))
 
 
 def _rank_uses(ranks: dict) -> str:
@@ -299,7 +316,7 @@ def _rank_choices(conflicts: dict) -> list:
     return [dict(zip(names, c)) for c in combos]
 
 
-def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts) -> KernelPlan:
+def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts, keep=None) -> KernelPlan:
     """One sub plan (kernel and internal launcher) per rank combination. In each, a branch of an
     `if` that cannot be lowered with those ranks becomes `tl.static_assert(False, ...)` (Triton,
     as cuTile, compiles only the branches Constant arguments select); a branch that no
@@ -323,6 +340,8 @@ def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts
         lowered |= sub_lowered
     for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
         shared.reporter.restore(dead[key])
+    if keep:        # a launch's ranks (Options.ranks): its variant only
+        subs = [s for s in subs if all(s.rank_choice.get(n, r) == r for n, r in keep.items())] or subs
     first = subs[0]
     return KernelPlan(
         fd.name, fd, hints=hints, subs=tuple(subs),

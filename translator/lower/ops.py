@@ -44,6 +44,14 @@ def _binary(cx, op: str, a: V, b: V, node) -> V:
         known = all(x.known for x in elts)
         return V(f"{paren(a, prec)} + {paren(b, prec + 1)}", T.TUPLE, prec=prec, elts=elts, known=known,
                  value=tuple(x.value for x in elts) if known else None)
+    if op == "*" and T.TUPLE in (a.kind, b.kind):
+        t, n = (a, b) if a.kind == T.TUPLE else (b, a)
+        if t.elts is not None and n.known and type(n.value) is int:
+            # tuple repetition (`(0,) * x.ndim`): a tuple of the elements, as concatenation
+            elts = list(t.elts) * max(n.value, 0)
+            known = all(x.known for x in elts)
+            return V("(" + ", ".join(x.code for x in elts) + ("," if len(elts) == 1 else "") + ")", T.TUPLE,
+                     elts=elts, known=known, value=tuple(x.value for x in elts) if known else None)
     if kind == T.STATIC:
         # compile-time arithmetic: Triton constexprs follow Python semantics already
         return V(f"{paren(a, prec)} {op} {paren(b, prec + (op != '**'))}", T.STATIC, prec=prec)
@@ -177,12 +185,18 @@ def op_num_tiles(cx, call, args):
     shape = _static_tuple(cx, _req(cx, "num_tiles", args, "shape", call), "ct.num_tiles shape", call)
     if not ax.known or not isinstance(ax.value, int):
         cx.fail("C2T105", "ct.num_tiles axis must be an integer literal", call)
-    if not 0 <= ax.value < arr.rank or len(shape) != arr.rank:
-        cx.fail("C2T109", f"ct.num_tiles: axis {ax.value} and a {len(shape)}-entry shape for a "
-                          f"{arr.rank}-D array", call)
+    axis = ax.value + arr.rank if ax.value < 0 else ax.value      # (cuTile's normalize_axis)
+    if not 0 <= axis < arr.rank:
+        cx.fail("C2T109", f"ct.num_tiles: axis {ax.value} for a {arr.rank}-D array", call,
+                cutile=("TileTypeError", f"Axis {ax.value} is out of range for rank {arr.rank}'"))
+    if len(shape) not in (0, arr.rank):        # (a 0-d shape: one element per tile)
+        cx.fail("C2T109", f"ct.num_tiles: a {len(shape)}-entry shape for a {arr.rank}-D array", call,
+                cutile=("TileTypeError", f"Expected shape length to be {arr.rank}, got {len(shape)}"))
     order = _order(cx, args, arr.rank, call)
-    array_axis = order[ax.value] if order else ax.value
-    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[ax.value].code})", T.SCALAR)
+    array_axis = order[axis] if order else axis
+    if not shape:
+        return V(f"{arr.shapes[array_axis]}", T.SCALAR)
+    return V(f"tl.cdiv({arr.shapes[array_axis]}, {shape[axis].code})", T.SCALAR)
 
 
 @op("cdiv")
@@ -225,7 +239,17 @@ def _shape_codes(v: V) -> list:
 
 @op("arange")
 def op_arange(cx, call, args):
-    n = _static(cx, _req(cx, "arange", args, "size", call), "ct.arange size", call)
+    n = _req(cx, "arange", args, "size", call)
+    if not n.is_static:
+        cx.fail("C2T105", "ct.arange size must be a compile-time constant", call,
+                cutile=("TileTypeError", "Expected an integer constant, but given value is not constant"))
+    if n.known and type(n.value) is not int:
+        cx.fail("C2T109", f"ct.arange size {n.value!r} is not an integer", call,
+                cutile=("TileTypeError", "Expected an integer constant, but given value has type "
+                                         f"{'float32' if type(n.value) is float else type(n.value).__name__}"))
+    if n.known and (n.value <= 0 or n.value & (n.value - 1)):
+        cx.fail("C2T109", f"ct.arange size {n.value} is not a power of two", call,
+                cutile=("TileTypeError", f"Result tile shape must be power of 2, got {n.value}"))
     dt = _dtype(cx, args, "dtype", "arange", call)
     if "start" in args or "step" in args:
         start = cx.expr(args["start"]).code if "start" in args else "0"
@@ -605,6 +629,12 @@ def op_reshape(cx, call, args):
     if any(e.known and e.value == -1 for e in elts):
         shape = _implicit_extent(cx, x, elts, call)
         elts = shape.elts
+    if x.kind == T.STATIC and x.known and type(x.value) in (bool, int, float) and elts \
+            and all(e.known and e.value == 1 for e in elts):
+        # a Python number is a 0-d tile of cuTile's type for it (int32, float32, bool)
+        dt = {bool: "tl.int1", int: "tl.int32", float: "tl.float32"}[type(x.value)]
+        return V(f"tl.full({_shape_list(cx, shape, call)}, {x.code}, {dt})", T.TILE, rank=len(elts),
+                 shape=_shape_codes(shape), isint=type(x.value) is int, isfloat=type(x.value) is float)
     if (x.kind == T.SCALAR or (x.kind in (T.TILE, T.UNKNOWN) and x.rank in (0, None))) and \
             elts and all(e.known and e.value == 1 for e in elts):
         # a 0-d tile (a full reduction) is a Triton scalar, which tl.reshape rejects; its reshapes
@@ -621,7 +651,9 @@ def _implicit_extent(cx, x: V, elts: list, call) -> V:
     element count (from its shape, known at translation time as Constant expressions) divided by
     the other extents."""
     if sum(1 for e in elts if e.known and e.value == -1) > 1:
-        cx.fail("C2T109", "ct.reshape: at most one extent may be -1", call)
+        shown = str(tuple(e.value if e.known else "?" for e in elts)).replace("'?'", "?")
+        cx.fail("C2T109", "ct.reshape: at most one extent may be -1", call,
+                cutile=("TileTypeError", f"Only one dimension can be -1, got {shown}"))
     others = [e for e in elts if not (e.known and e.value == -1)]
     if not x.shape:
         # the element count from Triton's own (constexpr) shape: `t.numel`, where `t` is a name

@@ -112,9 +112,14 @@ def _insert(cx, x: V, args, call):
         cx.fail("C2T109", "ct.insert needs `index` and `value`", call)
     idx = _index_list(cx, "insert", cx.expr(args["index"]), call)
     rank = len(idx)
-    if x.rank is not None and x.rank != rank:
-        cx.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call)
     val = _tile(cx, "insert", cx.expr(args["value"]), call, "`value`")
+    # (cuTile's order: the value's rank, then the index's)
+    if val.rank is not None and x.rank is not None and val.rank not in (0, x.rank):
+        cx.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {x.rank}-D tile", call,
+                cutile=("TileTypeError", f"Value rank {val.rank} does not match the tile rank {x.rank}"))
+    if x.rank is not None and x.rank != rank:
+        cx.fail("C2T109", f"ct.insert: {rank} indices for a {x.rank}-D tile", call,
+                cutile=("TileTypeError", f"Index size {rank} does not match the tile rank {x.rank}"))
     if val.rank is not None and val.rank not in (0, rank):
         cx.fail("C2T109", f"ct.insert: a {val.rank}-D value into a {rank}-D tile", call)
     if rank == 0:
@@ -147,19 +152,30 @@ for _kind in (T.TILE, T.SCALAR, T.UNKNOWN):
 
 
 # ---------------------------------------------------------------- astile
-def _tuple_shape(cx, v: V, node) -> tuple:
-    """The tile shape a (nested) tuple of scalars spells; each level a uniform power of two."""
+def _not_scalar(v: V) -> bool:
+    return v.kind in _NOT_TILES or (v.kind == T.TILE and v.rank not in (0,)) \
+        or (v.known and not isinstance(v.value, (bool, int, float)))
+
+
+def _tuple_shape(cx, v: V, node, path: str = "value") -> tuple:
+    """The tile shape a (nested) tuple of scalars spells; each level a uniform power of two.
+    Refusals in cuTile's words (`path`: where in the value, as cuTile names it: value[1][0])."""
     if v.kind != T.TUPLE:
-        if v.kind in _NOT_TILES or (v.kind == T.TILE and v.rank not in (0,)):
-            cx.fail("C2T106", "ct.astile: the elements must be scalars", node)
+        if _not_scalar(v):
+            got = f"got a tile of shape {tuple(int(d) for d in v.shape)}" if v.kind == T.TILE and v.shape \
+                and all(str(d).isdigit() for d in v.shape) else "got an element that is not a scalar"
+            cx.fail("C2T106", f"ct.astile: the elements must be scalars ({path} is not)", node,
+                    cutile=("TileTypeError", f"Expected scalar elements at {path}; {got}"))
         return ()
     if v.elts is None:
         cx.fail("C2T105", "ct.astile: the tuple must have a known length", node)
     if not _pow2(len(v.elts)):
-        cx.fail("C2T106", f"ct.astile: tuple length {len(v.elts)} is not a power of two", node)
-    inner = {_tuple_shape(cx, e, node) for e in v.elts}
+        cx.fail("C2T106", f"ct.astile: tuple length {len(v.elts)} is not a power of two", node,
+                cutile=("TileTypeError", f"Tuple length {len(v.elts)} at {path} is not a power of 2"))
+    inner = {_tuple_shape(cx, e, node, f"{path}[{k}]") for k, e in enumerate(v.elts)}
     if len(inner) != 1:
-        cx.fail("C2T106", "ct.astile: the nested tuples have different shapes", node)
+        cx.fail("C2T106", "ct.astile: the nested tuples have different shapes", node,
+                cutile=("TileTypeError", f"Tuple has non-uniform inner shapes at {path}"))
     return (len(v.elts),) + inner.pop()
 
 
@@ -173,6 +189,10 @@ def _leaves(v: V) -> list:
 def op_astile(cx, call, args):
     value = _req(cx, "astile", args, "value", call)
     dt = _dtype(cx, args, "dtype", "astile", call)
+    if value.kind != T.TUPLE and _not_scalar(value):
+        cx.fail("C2T106", "ct.astile: the value must be a scalar or a (nested) tuple of scalars", call,
+                cutile=("TileTypeError", "Expected a scalar or (possibly nested) tuple of scalars; got a value "
+                                         "that is neither"))
     shape = _tuple_shape(cx, value, call)
     if not shape:
         return V(f"tl.full([], {value.code}, {dt.code})", T.SCALAR, rank=0, tf32=dt.tf32)

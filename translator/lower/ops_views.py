@@ -138,6 +138,11 @@ def op_from_foreign(cx, call, args):
 
 
 # ---------------------------------------------------------------- Array.tiled_view
+def _known_tuple(elts: list) -> str:
+    """A shape as cuTile's messages print it (`(4, -1)`, `(8,)`); entries not known here as `?`."""
+    return str(tuple(e.value if e.known else "?" for e in elts)).replace("'?'", "?")
+
+
 def _shape_arg(cx, v: V, what: str, node) -> list:
     elts = _static_tuple(cx, v, what, node)
     return elts
@@ -153,12 +158,16 @@ def array_tiled_view(cx, base: V, call):
                           f"(a {len(tile)}-entry tile_shape)", call,
                 hint="give the view a tile_shape with one entry per axis, or use it with an index tuple "
                      "(`tv.load((i, j))`), a traversal_steps tuple or another op that shows the rank")
-    for e in tile:
-        if e.known and (type(e.value) is not int or e.value <= 0 or e.value & (e.value - 1)):
-            cx.fail("C2T109", f"Array.tiled_view: tile_shape entry {e.value!r} is not a positive power of two", call)
     if len(tile) not in (0, arr.rank):       # (a 0-d tile_shape views any array: one element per tile)
         cx.fail("C2T109", f"Array.tiled_view: a {len(tile)}-entry tile_shape for a {arr.rank}-D array "
-                          f"(cuTile: expected shape length to be {arr.rank}, got {len(tile)})", call)
+                          f"(cuTile: expected shape length to be {arr.rank}, got {len(tile)})", call,
+                cutile=("TileTypeError", f"Expected shape length to be {arr.rank}, got {len(tile)}"))
+    for k, e in enumerate(tile):
+        if e.known and (type(e.value) is not int or e.value <= 0 or e.value & (e.value - 1)):
+            why = "is not positive" if type(e.value) is int and e.value <= 0 else "is not a power of two"
+            cx.fail("C2T109", f"Array.tiled_view: tile_shape entry {e.value!r} is not a positive power of two", call,
+                    cutile=("TileTypeError", f"Dimension #{k} of shape {_known_tuple(tile)} {why}")
+                    if type(e.value) is int else None)
     # the tile the view reads and writes in memory: a 0-d view's is one element, (1,)*rank
     block = tile if tile else [V("1", T.STATIC, value=1, known=True)] * arr.rank
     steps = block
@@ -167,11 +176,14 @@ def array_tiled_view(cx, base: V, call):
         if not (sv.known and sv.value is None):
             steps = _shape_arg(cx, sv, "traversal_steps", call)
             if len(steps) != arr.rank:
-                cx.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call)
+                cx.fail("C2T109", f"Array.tiled_view: {len(steps)} traversal_steps for a {arr.rank}-D array", call,
+                        cutile=("TileTypeError", f"Expected traversal_steps length to be {arr.rank}, got {len(steps)}"))
             for k, st in enumerate(steps):
                 if st.known and (type(st.value) is not int or st.value <= 0):
                     cx.fail("C2T109", f"Array.tiled_view: traversal_steps must be positive integers (cuTile: "
-                                      f"dimension #{k} of traversal_steps is not positive)", call)
+                                      f"dimension #{k} of traversal_steps is not positive)", call,
+                            cutile=("TileTypeError", f"Dimension #{k} of traversal_steps {_known_tuple(steps)} "
+                                                     "is not positive") if type(st.value) is int else None)
     pad = _padding(cx, args, call)
     return V(arr.ptr, TILEDVIEW, array=arr, value={"tile": tile, "steps": steps, "pad": pad, "block": block})
 
@@ -320,7 +332,9 @@ def _check_broadcast(cx, v: V, base: V, name: str, what: str, call):
     if not ok:
         shown = tuple(d if d is not None else "?" for d in dims)
         cx.fail("C2T109", f"{name}: {what} shape {shown} is not broadcastable to the tiled view's tile "
-                          f"shape {tuple(view)}", call)
+                          f"shape {tuple(view)}", call,
+                cutile=("TileTypeError", f"{what.capitalize()} shape {shown} is not broadcastable to the tiled "
+                                         f"view's tile shape {tuple(view)}") if None not in dims else None)
 
 
 @method(TILEDVIEW, "load")
@@ -402,9 +416,7 @@ for _o in ("add", "max", "min", "and", "or", "xor"):
 def op_slice(cx, call, args):
     start = _req(cx, "Slice", args, "start", call)
     length = _static(cx, _req(cx, "Slice", args, "length", call), "ct.Slice length", call)
-    if length.known and (not isinstance(length.value, int) or length.value <= 0
-                         or length.value & (length.value - 1)):
-        cx.fail("C2T106", "ct.Slice length must be a positive power of two", call)
+    # (its length is checked where advanced indexing uses it, as cuTile does: _adv_indices)
     return V(f"({start.code}, {length.code})", SLICE, elts=[start, length])
 
 
@@ -413,15 +425,33 @@ def _adv_indices(cx, args, arr: ArrayRef, name, call) -> list:
     if v.kind != T.TUPLE or v.elts is None:
         cx.fail("C2T109", f"ct.{name}: `indices` must be a tuple with one entry per array axis", call)
     elts = v.elts
+    ops = "load_advanced_indexing/store_advanced_indexing"      # (cuTile's words: _parse_advanced_index)
     if len(elts) != arr.rank:
-        cx.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {arr.rank}-D array", call)
+        cx.fail("C2T109", f"ct.{name}: {len(elts)} indices for a {arr.rank}-D array", call,
+                cutile=("TileTypeError", f"{ops} index length {len(elts)} does not match array rank {arr.rank}"))
     sparse = [k for k, e in enumerate(elts) if e.kind != SLICE]
+    for k in sparse:        # (cuTile checks each entry in turn, then their count)
+        e = elts[k]
+        if e.kind in (T.TILE, T.UNKNOWN) and e.rank not in (1, None):
+            cx.fail("C2T109", f"ct.{name}: the sparse index (entry {k}) must be a 1-D integer tile", call,
+                    cutile=("TileTypeError", f"Sparse index at dim {k} must be a 1D integer tile, got {e.rank}D"))
+        if e.kind not in (T.TILE, T.UNKNOWN):
+            cx.fail("C2T109", f"ct.{name}: the sparse index (entry {k}) must be a 1-D integer tile", call)
     if len(sparse) != 1:
+        found = "none found" if not sparse else f"found {len(sparse)} at dims {sparse}"
         cx.fail("C2T109", f"ct.{name}: exactly one entry of `indices` must be a 1-D integer tile "
-                          f"(the others ct.Slice(start, length)); got {len(sparse)}", call)
+                          f"(the others ct.Slice(start, length)); got {len(sparse)}", call,
+                cutile=("TileTypeError", f"{ops}: exactly one index must be a 1D integer Tile (the sparse dim); "
+                                         + found))
     k0 = sparse[0]
-    if elts[k0].kind != T.TILE and elts[k0].kind != T.UNKNOWN or (elts[k0].rank not in (1, None)):
-        cx.fail("C2T109", f"ct.{name}: the sparse index (entry {k0}) must be a 1-D integer tile", call)
+    for k, e in enumerate(elts):
+        n = e.elts[1].value if e.kind == SLICE and e.elts[1].known else None
+        if k != k0 and n is not None and (not isinstance(n, int) or n <= 0):
+            cx.fail("C2T109", f"ct.{name}: ct.Slice length {n!r} (entry {k}) must be a positive integer", call,
+                    cutile=("TileTypeError", f"ct.Slice length at dim {k} must be a positive integer, got {n}"))
+        if k != k0 and n is not None and n & (n - 1):
+            cx.fail("C2T106", f"ct.{name}: ct.Slice length {n} (entry {k}) is not a power of two", call,
+                    cutile=("TileTypeError", f"Index at dim {k} has size {n}; must be a power of two"))
     out = []
     r = arr.rank
     for k, e in enumerate(elts):

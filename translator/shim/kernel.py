@@ -66,6 +66,31 @@ def cutile_error(exc):
     return cls(found.group(2)) if isinstance(cls, type) and issubclass(cls, Exception) else None
 
 
+_RANK_ERROR = re.compile(r"argument `(\w+)` must be a \d+-D array(?: \(or of a higher rank\))?, got (\d+)-D$")
+_RANKS_ERROR = re.compile(r"`\w+`: \(([\w, ]+)\) of ranks \(([\d, ]+)\); the kernel uses them with ranks")
+
+
+def _is_array(a) -> bool:
+    """Whether a launch argument is an array (a tensor, numpy or cupy array, DLPack or CUDA array
+    interface object) whose rank the kernel is compiled for."""
+    return isinstance(getattr(a, "shape", None), tuple)     # (torch.Size is a tuple; a parameter the
+    # kernel uses as a scalar is not pinned: kernels.py _pin_launch_ranks pins array parameters only)
+
+
+def _rank_mismatch(exc: ValueError) -> dict:
+    """{array parameter: rank} that a translated launcher's rank check refused (its own words:
+    templates/host_prelude.py.j2 _c2t_array, rank_dispatch.py.j2), or {} for another error."""
+    m = _RANK_ERROR.fullmatch(str(exc))
+    if m:
+        return {m.group(1): int(m.group(2))}
+    m = _RANKS_ERROR.match(str(exc))
+    if m:
+        names = [n.strip() for n in m.group(1).split(",") if n.strip()]
+        ranks = [int(r) for r in m.group(2).split(",") if r.strip()]
+        return dict(zip(names, ranks)) if len(names) == len(ranks) else {}
+    return {}
+
+
 def _translator_hash() -> str:
     """A hash of the translator's files (code, templates, grammar): a disk cache entry made by
     another version of the translator is never read back."""
@@ -107,14 +132,18 @@ def _format(diag, built) -> str:
     return text + (f" (hint: {diag.hint})" if diag.hint else "")
 
 
-def translated_module(built, kernel_name: str):
-    """The imported translation of a built kernel module (cached), or raises ShimTranslationError."""
-    key = hashlib.sha256((_translator_hash() + "\0" + built.filename + "\0" + built.text).encode()).hexdigest()[:32]
+def translated_module(built, kernel_name: str, ranks=()):
+    """The imported translation of a built kernel module (cached), or raises ShimTranslationError.
+    `ranks`: ((array parameter, rank), ...) the launch gives where the kernel's text shows others
+    (Options.ranks: the kernel lowered for them, as cuTile compiles it for its arguments)."""
+    pins = "".join(f"\0{n}={r}" for n, r in sorted(ranks))
+    key = hashlib.sha256((_translator_hash() + "\0" + built.filename + "\0" + built.text + pins).encode()
+                         ).hexdigest()[:32]
     with _LOCK:
         got = _MODULES.get(key)
         if got is None:
             try:
-                got = _load(key, built, kernel_name)
+                got = _load(key, built, kernel_name, dict(ranks))
             except ShimTranslationError as e:
                 got = e
             except _Refused as e:
@@ -127,7 +156,7 @@ def translated_module(built, kernel_name: str):
     return got
 
 
-def _load(key, built, kernel_name):
+def _load(key, built, kernel_name, ranks=None):
     from ..cache_dir import open_private, write_private
     folder = _folder()
     path = folder / f"k_{kernel_name}_{key}.py"
@@ -138,7 +167,8 @@ def _load(key, built, kernel_name):
             code = f.read().decode("utf-8")
     if code is None:
         from ..api import Options, translate_source
-        res = translate_source(built.text, built.filename, Options(check=False, partial=False))
+        res = translate_source(built.text, built.filename, Options(check=False, partial=False,
+                                                                   ranks={kernel_name: ranks} if ranks else None))
         if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
             for d in res.diagnostics:
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)
@@ -253,6 +283,7 @@ class ShimKernel:
         self._built = None
         self._params = None         # (positional parameter names, those annotated ct.Constant)
         self._variants = {}         # nesting of tuple arguments -> launcher (tuple_args.py)
+        self._by_rank = {}          # (nesting, array ranks) -> launcher (a launch's ranks: _rank_mismatch)
 
     @property
     def pyfunc(self):
@@ -304,7 +335,21 @@ class ShimKernel:
         from . import tuple_args
         key = tuple_args.structure(*self._tuple_params(), args) if any(type(a) is tuple for a in args) else None
         if key is None:
-            return self._launcher or self.launcher(), args
+            if self._launcher is not None:
+                return self._launcher, args
+            try:
+                return self.launcher(), args
+            except (ShimTranslationError, CT.TileError) as refused:
+                # refused with the ranks the kernel's text shows (or lacks): translated for the
+                # launch's array ranks, as cuTile compiles it; its own refusal is the one raised
+                names = self._tuple_params()[0]
+                pins = {n: len(a.shape) for n, a in zip(names, args) if _is_array(a)}
+                if not pins:
+                    raise
+                try:
+                    return self._ranked(args, pins), args
+                except (ShimTranslationError, CT.TileError) as e:
+                    raise e.with_traceback(None) from e.__cause__
         launcher = self._variants.get(key)
         if launcher is None:
             try:
@@ -314,17 +359,43 @@ class ShimKernel:
             launcher = self._variants[key] = getattr(translated_module(built, self._name), f"launch_{self._name}")
         return launcher, tuple_args.flatten(args, key)
 
+    def _ranked(self, args, pins: dict):
+        """The launcher of the kernel translated for these array ranks (`pins`, {parameter: rank}):
+        a variant per rank signature, as cuTile compiles one per launch signature."""
+        from . import tuple_args
+        key = tuple_args.structure(*self._tuple_params(), args) if any(type(a) is tuple for a in args) else None
+        vkey = (key, tuple(sorted(pins.items())))
+        launcher = self._by_rank.get(vkey)
+        if launcher is None:
+            built = self._build() if key is None else build_source(self, CT, key)
+            mod = translated_module(built, self._name, tuple(sorted(pins.items())))
+            launcher = self._by_rank[vkey] = getattr(mod, f"launch_{self._name}")
+        return launcher
+
     def launch(self, stream, grid, args, pdl=False):
-        launcher, args = self.prepared(args)
-        try:
-            if pdl:
-                return launcher(grid, *args, stream=stream, c2t_pdl=True)
-            return launcher(grid, *args, stream=stream)
-        except Exception as e:
-            err = cutile_error(e)
-            if err is None:
-                raise
-            raise err from e
+        launcher, flat = self.prepared(args)
+        pins = {}
+        while True:
+            try:
+                if pdl:
+                    return launcher(grid, *flat, stream=stream, c2t_pdl=True)
+                return launcher(grid, *flat, stream=stream)
+            except ValueError as e:
+                # an array of a rank other than the kernel's text shows (a rank-polymorphic kernel,
+                # or a use cuTile refuses for this rank): the kernel translated for the launch's ranks
+                more = {n: r for n, r in _rank_mismatch(e).items() if pins.get(n) != r}
+                if not more:
+                    err = cutile_error(e)
+                    if err is None:
+                        raise
+                    raise err from e
+                pins.update(more)
+                launcher = self._ranked(args, pins)
+            except Exception as e:
+                err = cutile_error(e)
+                if err is None:
+                    raise
+                raise err from e
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"`{self._name}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")

@@ -33,6 +33,10 @@ cutile_error). Without it a runaway recursion ran until Python's recursion limit
 Compiled, the depth counted is that of code generation, which makes each specialization once: a
 lower bound of cuTile's inlining depth, so nothing cuTile accepts is refused.
 
+- An atomic whose operands are broadcast (a (1, 1) update broadcast to a view's (32, 16) tile:
+  numpy views with zero strides): the interpreter's C atomics read them as dense arrays, past
+  their one element (cutile-python's test_tiled_view_atomic_broadcast got NaNs). Made dense here.
+
 None changes what a translation computes; on other Triton versions nothing is patched.
 """
 from __future__ import annotations
@@ -146,6 +150,22 @@ def install() -> bool:
             raise
         except Exception as e:
             raise interp.InterpreterError(repr(e)) from e
+
+    def dense(h):
+        data = getattr(h, "data", None)
+        if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+            return interp.TensorHandle(np.ascontiguousarray(data), h.dtype)
+        return h
+
+    builder = getattr(interp, "InterpreterBuilder", None)
+    rmw, cas = getattr(builder, "create_atomic_rmw", None), getattr(builder, "create_atomic_cas", None)
+    if rmw is not None and cas is not None:
+        def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
+            return rmw(self, op, dense(ptr), dense(val), dense(mask), sem, scope)
+
+        def create_atomic_cas(self, ptr, cmp, val, sem, scope):
+            return cas(self, dense(ptr), dense(cmp), dense(val), sem, scope)
+        builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
 
     interp._implicit_cvt = implicit_cvt
     cls.__call__ = call

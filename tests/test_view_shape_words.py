@@ -274,4 +274,9 @@ def test_static_assert_of_a_sliced_extent_with_run_time_bounds():
         ct.static_assert(a.slice(axis=0, start=lo, stop=hi).shape[0] == 8)
         ct.store(a, (0,), ct.zeros((1,), ct.float32))
     """
-    assert _cutile(src) == ("TileTypeError", "static_assert() condition must be a compile-time constant")
+    # inside the condition, Array.slice is a call cuTile's static evaluation refuses (it is not a
+    # static_eval_ok stub); computed before, its run-time extent is not a constant
+    assert _cutile(src) == ("TileStaticEvalError", "slice() cannot be called inside static_assert() condition.")
+    hoisted = src.replace("ct.static_assert(a.slice(axis=0, start=lo, stop=hi).shape[0] == 8)",
+                          "b = a.slice(axis=0, start=lo, stop=hi)\n        ct.static_assert(b.shape[0] == 8)")
+    assert _cutile(hoisted) == ("TileTypeError", "static_assert() condition must be a compile-time constant")

@@ -139,3 +139,12 @@ def test_the_cli_writes_a_standalone_translation(tmp_path):
     text = out.read_text()
     assert "cutile2triton --standalone " in text.splitlines()[1] and "translator.runtime" not in text
     assert text == _translate(EXAMPLES[0], standalone=True)
+
+
+def test_the_package_and_standalone_modules_build_one_c_lookup():
+    """translator.runtime.memo's C source is the very text a standalone module carries as its
+    literal: Triton's cache (keyed by the source) builds the lookup once for both."""
+    from translator.runtime import memo
+    ns = {}
+    exec(compile(vendor.memo_c_block(), "<memo-c>", "exec"), ns)
+    assert ns["_C2T_MEMO_C_SRC"] == memo._C2T_MEMO_C_SRC and "PyInit_" not in memo._C2T_MEMO_C_SRC[:10]

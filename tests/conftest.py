@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("TRITON_INTERPRET", "1")
 # the translation check (translator/check.py) is the default for users; the tests that are about
 # it (tests/test_compile_check.py) ask for it with Options(check=True), the others translate
@@ -17,6 +19,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if p.name != "__init__.py")
+
+
+@pytest.fixture(autouse=True)
+def fresh_runtime():
+    """Before each test: the launch runtime's caches empty (tests/kernel_util.py reset_runtime)."""
+    from kernel_util import reset_runtime
+    reset_runtime()
+    yield
 
 
 def _slow_ids():

@@ -10,6 +10,61 @@ _ids = itertools.count()
 HEADER = "import math\nimport torch\nimport cuda.tile as ct\nConstInt = ct.Constant[int]\n"
 
 
+class _Runtime:
+    """translator/runtime/'s modules as one namespace, as a generated module's own globals were
+    before the runtime became a package: each name is read, set (monkeypatch.setattr(RT, ...))
+    and deleted in the runtime module that holds it, where every one of its readers sees it.
+    (No __dict__ of its own: monkeypatch then restores what it read, not an instance entry.)"""
+    __slots__ = ()
+
+    @staticmethod
+    def _home(name):
+        import importlib
+        from translator import vendor
+        module = vendor.exports().get(name)
+        if module is None:
+            raise AttributeError(f"translator.runtime has no {name!r}")
+        return importlib.import_module(f"{vendor.PACKAGE}.{module}")
+
+    def __getattr__(self, name):
+        return getattr(self._home(name), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._home(name), name, value)
+
+    def __delattr__(self, name):
+        delattr(self._home(name), name)
+
+
+RT = _Runtime()
+# the runtime's caches, emptied before each test (conftest.py), as each test's module had its own
+_CACHES = ("_C2T_COMPILED", "_C2T_TENSOR_AT", "_C2T_GLOBALS_SEEN", "_C2T_SM_LIMITS", "_C2T_MEMO", "_C2T_SCRATCH",
+           "_C2T_STAGES", "_C2T_DEEP", "_C2T_SMALL", "_C2T_TMA_LEGAL", "_C2T_TABLES", "_C2T_CLUSTER_DEVICES")
+
+
+def reset_runtime():
+    """Empty the launch runtime's caches (what one test's launches left there)."""
+    for name in _CACHES:
+        getattr(RT, name).clear()
+    RT._C2T_LAST_LAUNCH[0] = None
+    RT._C2T_COARSEN_GPU = None
+
+
+def runtime_switch(module: str, name: str, env: dict) -> str:
+    """What `name` of translator.runtime.<module> is (its repr) when the runtime is imported in a
+    fresh process with the variables `env` set (the switches are read from the environment at
+    import), or the last line of the error the import raised."""
+    import os
+    import subprocess
+    from pathlib import Path
+    full = {k: v for k, v in os.environ.items() if k not in env}
+    full.update(env)
+    full["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, "-c", f"import translator.runtime.{module} as m; print(repr(m.{name}))"],
+                          capture_output=True, text=True, env=full, timeout=300)
+    return done.stdout.strip() if done.returncode == 0 else (done.stderr.strip().splitlines() or ["?"])[-1]
+
+
 def translate(src: str):
     res = translator.translate_source(HEADER + textwrap.dedent(src), "test_kernel.py")
     return res
@@ -68,6 +123,7 @@ spec = importlib.util.spec_from_file_location("m", {str(mod)!r})
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 """ + textwrap.dedent(body)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tests.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return r.stdout

@@ -7,7 +7,7 @@ aliasing, the cases that must not reuse, and an sm_90 compile that loads one til
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90, translate
+from kernel_util import RT, build, compile_sm90, translate
 from test_squeeze_loads import MLA_LIKE   # K and V loaded at the same index each iteration
 
 
@@ -31,13 +31,13 @@ def test_mla_like_kernel_reuses_k_for_v_when_they_alias():
 
 
 @pytest.mark.parametrize("aliased", [True, False])
-def test_both_specializations_compute_the_same(tmp_path, aliased):
+def test_both_specializations_compute_the_same(monkeypatch, tmp_path, aliased):
     mod = build(MLA_LIKE, tmp_path)
     q, kv = _mla_inputs()
     v = kv if aliased else kv.clone()
     seen = []
-    real = mod._c2t_same
-    mod._c2t_same = lambda a, o: (seen.append(real(a, o)), seen[-1])[1]
+    real = RT._c2t_same
+    monkeypatch.setattr(RT, "_c2t_same", lambda a, o: (seen.append(real(a, o)), seen[-1])[1])
     torch.testing.assert_close(mod.run(q, kv, v), _mla_ref(q, kv, v), rtol=1e-4, atol=1e-4)
     assert seen == [aliased]
     # a different V with K's shape gives V's result, not K's (the flag is per launch)
@@ -48,11 +48,11 @@ def test_both_specializations_compute_the_same(tmp_path, aliased):
 def test_same_memory_means_same_pointer_extents_strides_and_dtype(tmp_path):
     mod = build(MLA_LIKE, tmp_path)
     x = torch.randn(4, 4)
-    assert mod._c2t_same(x, x) and mod._c2t_same(x, x.view(4, 4))
-    assert not mod._c2t_same(x, x.t())                 # same pointer, other strides
-    assert not mod._c2t_same(x, x.clone())
-    assert not mod._c2t_same(x, x[:2])                 # same pointer, other extent
-    assert not mod._c2t_same(x, x.view(torch.int32))   # same bytes, other dtype
+    assert RT._c2t_same(x, x) and RT._c2t_same(x, x.view(4, 4))
+    assert not RT._c2t_same(x, x.t())                 # same pointer, other strides
+    assert not RT._c2t_same(x, x.clone())
+    assert not RT._c2t_same(x, x[:2])                 # same pointer, other extent
+    assert not RT._c2t_same(x, x.view(torch.int32))   # same bytes, other dtype
 
 
 ROWS = """

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import translator
-from kernel_util import HEADER, build, compile_sm90_asm, translate
+from kernel_util import RT, HEADER, build, compile_sm90_asm, translate
 
 SCALE = """
 @ct.kernel
@@ -124,7 +124,7 @@ def test_imported_helpers_are_looked_into_in_their_module(tmp_path):
 @pytest.fixture
 def forced(monkeypatch):
     def module(src, tmp_path, k):
-        monkeypatch.setenv("C2T_COARSEN", str(k))
+        monkeypatch.setattr(RT, "_C2T_COARSEN", str(k))     # (as $C2T_COARSEN sets it)
         return build(src, tmp_path)
     return module
 
@@ -176,11 +176,11 @@ def search(x):
 
 def test_the_auto_rule(forced, tmp_path, monkeypatch):
     m = forced(SCALE, tmp_path, 1)
-    m._C2T_COARSEN = "auto"
+    monkeypatch.setattr(RT, "_C2T_COARSEN", "auto")
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    m._c2t_sm_limits = lambda: (132, 65536, 2048)
-    m._C2T_COARSEN_GPU = None
+    monkeypatch.setattr(RT, "_c2t_sm_limits", lambda: (132, 65536, 2048))
+    monkeypatch.setattr(RT, "_C2T_COARSEN_GPU", None)
     many = 256 * 132
     assert m._c2t_coarsen((many,), 256) == ((many // 4,), many, 4)
     assert m._c2t_coarsen((many // 2, 2), 512) == ((many // 4, 2), many // 2, 2)   # all axes count
@@ -190,15 +190,17 @@ def test_the_auto_rule(forced, tmp_path, monkeypatch):
     assert m._c2t_coarsen((many - 1,), 256)[2] == 1             # under 256 programs per SM
     assert m._c2t_coarsen((16384, 1), 512)[2] == 1              # (TileGym rope's B=1 S=16384 case)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    m._C2T_COARSEN_GPU = None                                   # (looked up at the first launch)
+    monkeypatch.setattr(RT, "_C2T_COARSEN_GPU", None)                                   # (looked up at the first launch)
     assert m._c2t_coarsen((many,), 256)[2] == 1                 # never under the interpreter
     with pytest.raises(TypeError):
         m._c2t_coarsen([4], 256)
 
 
-def test_a_bad_setting_is_an_error_at_import(forced, tmp_path):
-    with pytest.raises(ValueError, match="C2T_COARSEN must be auto or a number"):
-        forced(SCALE, tmp_path, "four")
+def test_a_bad_setting_is_an_error_at_import():
+    from kernel_util import runtime_switch
+    assert runtime_switch("coarsen", "_C2T_COARSEN", {"C2T_COARSEN": "4"}) == "'4'"
+    assert runtime_switch("coarsen", "_C2T_COARSEN", {"C2T_COARSEN": "four"}).startswith(
+        "ValueError: C2T_COARSEN must be auto or a number")
 
 
 @pytest.mark.parametrize("k, loads, branch", [(1, 1, False), (4, 4, True)])

@@ -20,14 +20,19 @@ def test_translation_matches_golden(example):
     assert golden_form(res.code) == golden.read_text(), f"{example.name}: output differs from {golden}"
 
 
-def test_generated_modules_carry_the_launch_memos_c_source_unchanged():
-    """What the golden files leave out (tests/golden_form.py): the C source at the end of each
-    generated module is templates/launch_memo.c, byte for byte."""
-    from translator.paths import TEMPLATE_DIR
+def test_generated_modules_import_the_runtime_and_carry_none_of_it():
+    """A translation imports the launch runtime's names it uses from translator.runtime (the
+    goldens show the translation, not the runtime); a standalone one carries them, and the launch
+    memo's C source (translator/runtime/launch_memo.c, byte for byte) at its end."""
+    from translator.paths import RUNTIME_DIR
     code = translator.translate_file(EXAMPLES[0]).code
-    c = (TEMPLATE_DIR / "launch_memo.c").read_text().rstrip("\n")
-    assert f'_C2T_MEMO_C_SRC = r"""\n{c}"""\n' in code
-    assert golden_form(code).count("_C2T_MEMO_C_SRC = None") == 1 and c not in golden_form(code)
+    assert "from translator.runtime.launch import" in code and "from translator.runtime.memo import _c2t_memo" in code
+    assert "def _c2t_run(" not in code and "def _c2t_memo(" not in code and "_C2T_MEMO_C_SRC" not in code
+    alone = translator.translate_file(EXAMPLES[0], translator.Options(standalone=True)).code
+    c = (RUNTIME_DIR / "launch_memo.c").read_text().rstrip("\n")
+    assert alone.rstrip().endswith(f'_C2T_MEMO_C_SRC = r"""\n{c}"""') and alone.count(c) == 1
+    assert "from translator" not in alone and "import translator" not in alone
+    assert "def _c2t_run(" in alone and "def _c2t_memo(" in alone
 
 
 def test_generated_modules_carry_the_dtype_rules_unchanged():
@@ -38,46 +43,3 @@ def test_generated_modules_carry_the_dtype_rules_unchanged():
     assert "ct.store(" in EXAMPLES[0].read_text() and code.count(device_source()) == 1
     assert "def _c2t_rule_promote(" in code and "def _c2t_rule_promote(" not in golden_form(code)
     assert "def _c2t_cast(" in golden_form(code)         # (the Triton side stays in the goldens)
-
-
-def test_golden_form_keeps_a_hash_of_the_launch_memo_it_leaves_out():
-    """The memo's Python side is left out of golden files as a hash line: a change to it changes
-    the golden; the rest of the module is kept as it is."""
-    code = translator.translate_file(EXAMPLES[0]).code
-    form = golden_form(code)
-    assert "def _c2t_memo(" in code and "def _c2t_memo(" not in form
-    assert "def _c2t_dispatch(" in code and "def _c2t_dispatch(" not in form      # the launch path too
-    assert form.count("templates/host_memo.py.j2 as rendered (sha256 ") == 1
-    for part in ("def _c2t_memo(", "def _c2t_dispatch(", "def _c2t_tensor(", "def _c2t_num_warps(",
-                 "def _c2t_coarsen("):        # (the array checks, warps and coarsening too)
-        assert part in code and part not in form
-        changed = golden_form(code.replace(part, part + " "))
-        assert changed != form and len(changed.splitlines()) == len(form.splitlines())
-    kept = form.split("templates/host_memo.py.j2 as rendered")
-    from golden_form import DTYPE_RULES, RULES_LEFT_OUT       # (left out before the memo: the dtype rules)
-    assert DTYPE_RULES.sub(RULES_LEFT_OUT, code).startswith(kept[0].rsplit("\n", 1)[0])
-    assert "def launch_copy_kernel(" in kept[1]      # (concat.py)
-
-
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_translation_is_deterministic_and_idempotent(example):
-    a = translator.translate_file(example).code
-    b = translator.translate_file(example).code
-    assert a == b
-    # the output has no cuda.tile import: translating it again changes nothing
-    again = translator.translate_source(a, "out.py")
-    assert again.code == a
-    assert [d.code for d in again.diagnostics] == ["C2T001"]
-
-
-def test_generated_modules_define_each_name_once():
-    """A host helper and a device helper with one name would silently replace each other (the
-    host ct.cdiv helper once shadowed the kernels' _c2t_cdiv)."""
-    import ast
-    from collections import Counter
-    goldens = sorted((ROOT / "tests" / "golden").rglob("*.py"))
-    assert len(goldens) >= len(EXAMPLES)
-    for g in goldens:
-        names = Counter(n.name for n in ast.parse(g.read_text()).body
-                        if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
-        assert not [n for n, c in names.items() if c > 1], f"{g.name}: defined twice: {names.most_common(3)}"

@@ -13,7 +13,7 @@ import torch
 import triton
 from triton.runtime.jit import JITFunction
 
-from kernel_util import build
+from kernel_util import RT, build
 
 # (a loop-free kernel: it takes the grid's programs and C2T_COARSEN last, `..., 2, 1` below)
 SRC = """
@@ -43,12 +43,10 @@ class _Compiled:
 
 @pytest.fixture(autouse=True, params=["c_lookup", "python_lookup"])
 def lookup(request, monkeypatch):
-    """Every test here runs with the launch memo's lookup in C (templates/launch_memo.c, built at a
-    module's first recorded launch) and in Python (C2T_C_MEMO=0, read when a module is imported)."""
-    if request.param == "python_lookup":
-        monkeypatch.setenv("C2T_C_MEMO", "0")
-    else:
-        monkeypatch.delenv("C2T_C_MEMO", raising=False)
+    """Every test here runs with the launch memo's lookup in C (translator/runtime/launch_memo.c, built at a
+    module's first recorded launch) and in Python (C2T_C_MEMO=0, read when translator.runtime is imported)."""
+    monkeypatch.setattr(RT, "_C2T_C_MEMO", request.param == "c_lookup")    # (as $C2T_C_MEMO sets it)
+    monkeypatch.setattr(RT, "_C2T_MEMO_C", None)                           # not built yet
     return request.param
 
 
@@ -66,7 +64,7 @@ def fast(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "add_k", kernel)
     monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
         get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    mod._C2T_COMPILED.clear()
+    RT._C2T_COMPILED.clear()
     return mod, log
 
 
@@ -107,8 +105,8 @@ def test_tensor_subclasses_are_keyed_by_dtype_and_alignment(fast):
     mod.run(p(), torch.zeros(64), 3, 32)
     mod.run(p().double(), torch.zeros(64).double(), 3, 32)      # a plain tensor again, float64
     assert [e[0] for e in log] == ["triton", "fast", "triton"]
-    types_seen = list(mod._C2T_TENSOR_AT)
-    assert [mod._C2T_TENSOR_AT[t] for t in types_seen] == [(0, (0, 3)), (1, (0, 3))]   # (number, positions)
+    types_seen = list(RT._C2T_TENSOR_AT)
+    assert [RT._C2T_TENSOR_AT[t] for t in types_seen] == [(0, (0, 3)), (1, (0, 3))]   # (number, positions)
 
 
 def test_argument_types_tell_specializations_apart(fast):
@@ -125,10 +123,10 @@ def test_argument_types_tell_specializations_apart(fast):
 def test_switched_off_or_with_pre_run_hooks_it_always_dispatches(fast, monkeypatch):
     mod, log = fast
     x, y = torch.zeros(64), torch.zeros(64)
-    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", False)
+    monkeypatch.setattr(RT, "_C2T_FAST_LAUNCH", False)
     mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
-    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", True)
+    monkeypatch.setattr(RT, "_C2T_FAST_LAUNCH", True)
     mod.add_k.pre_run_hooks.append(lambda *a, **k: None)
     mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
@@ -137,11 +135,11 @@ def test_switched_off_or_with_pre_run_hooks_it_always_dispatches(fast, monkeypat
 
 def test_cache_is_bounded(fast, monkeypatch):
     mod, log = fast
-    monkeypatch.setattr(mod, "_C2T_COMPILED_MAX", 3)
+    monkeypatch.setattr(RT, "_C2T_COMPILED_MAX", 3)
     x, y = torch.zeros(64), torch.zeros(64)
     for n in range(5):            # a different scalar value every launch
         mod.run(x, y, n + 2, 32)
-    assert len(mod._C2T_COMPILED) <= 3
+    assert len(RT._C2T_COMPILED) <= 3
 
 
 def test_interpreted_kernels_use_the_interpreter(tmp_path):
@@ -149,7 +147,7 @@ def test_interpreted_kernels_use_the_interpreter(tmp_path):
     mod = build(SRC, tmp_path)
     x, y = torch.arange(70.0), torch.zeros(70)
     mod.run(x, y, 2, 32)
-    assert torch.equal(y, x + 2) and not mod._C2T_COMPILED
+    assert torch.equal(y, x + 2) and not RT._C2T_COMPILED
 
 
 def test_launch_hooks_are_passed_only_when_installed(fast, monkeypatch):
@@ -159,7 +157,7 @@ def test_launch_hooks_are_passed_only_when_installed(fast, monkeypatch):
     x, y = torch.zeros(64), torch.zeros(64)
     mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
-    compiled = mod._C2T_COMPILED[next(iter(mod._C2T_COMPILED))][1]
+    compiled = RT._C2T_COMPILED[next(iter(RT._C2T_COMPILED))][1]
     assert compiled.hooks == (None, None, None)
     seen = []
     chain = triton.knobs.runtime.launch_enter_hook
@@ -267,7 +265,7 @@ def test_memo_compares_unchanged_constexpr_globals_by_identity_and_sees_their_ch
 
 def memo_entries(mod):
     """How many launches the memo holds (its keys each hold a list of layouts)."""
-    return sum(len(entries) for entries in mod._C2T_MEMO.values())
+    return sum(len(entries) for entries in RT._C2T_MEMO.values())
 
 
 @pytest.fixture(params=["torch_check", "python_check"])
@@ -280,11 +278,11 @@ def memo(fast, monkeypatch, request):
 
 def memo_setup(fast, monkeypatch, python_check=False):
     mod, log = fast
-    monkeypatch.setattr(mod, "_C2T_CUDA", types.SimpleNamespace(
+    monkeypatch.setattr(RT, "_C2T_CUDA", types.SimpleNamespace(
         _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
     if python_check:
-        monkeypatch.setattr(mod, "_C2T_TENSOR_GUARDS", None)
-    mod._C2T_MEMO.clear()
+        monkeypatch.setattr(RT, "_C2T_TENSOR_GUARDS", None)
+    RT._C2T_MEMO.clear()
     return mod, log
 
 
@@ -292,16 +290,16 @@ def test_memo_uses_torchs_tensor_check_on_this_torch(fast):
     """The pinned torch has the C++ check the memo's fast path relies on, and it passes the
     module's self-test (a torch that changed it would silently get the slower Python check)."""
     mod, _ = fast
-    assert mod._C2T_TENSOR_GUARDS is not None
+    assert RT._C2T_TENSOR_GUARDS is not None
 
 
 @pytest.mark.parametrize("guards", ["torch_check", "python_check"])
 def test_layout_check_compares_type_dtype_device_extents_strides_and_grad(fast, monkeypatch, guards):
     mod, _ = fast
     if guards == "python_check":
-        monkeypatch.setattr(mod, "_C2T_TENSOR_GUARDS", None)
+        monkeypatch.setattr(RT, "_C2T_TENSOR_GUARDS", None)
     x = torch.zeros(4, 6)
-    check = mod._c2t_layout_check((x, torch.zeros(8)))
+    check = RT._c2t_layout_check((x, torch.zeros(8)))
     assert check(torch.ones(4, 6), torch.ones(8))
     assert check(torch.zeros(5, 6)[1:], torch.zeros(8))         # another offset, same layout
     for other in (torch.zeros(4, 6, dtype=torch.float64), torch.zeros(6, 4).t(), torch.zeros(4, 7)[:, :6],
@@ -310,7 +308,7 @@ def test_layout_check_compares_type_dtype_device_extents_strides_and_grad(fast, 
         assert not check(other, torch.zeros(8)), other
     assert not check(x, torch.zeros(8, dtype=torch.int32))
     # an array given twice: torch's check would fail, so such launches get the Python check
-    twice = mod._c2t_layout_check((x, x))
+    twice = RT._c2t_layout_check((x, x))
     assert twice(x, x) and twice(torch.zeros(4, 6), torch.zeros(4, 6)) and not twice(x, torch.zeros(4, 5))
 
 
@@ -379,7 +377,7 @@ def test_memo_keeps_no_arrays_alive(memo):
     log.clear()
     gc.collect()
     assert ref() is None
-    ((entry,),) = mod._C2T_MEMO.values()
+    ((entry,),) = RT._C2T_MEMO.values()
     assert not any(isinstance(v, torch.Tensor) for v in entry[3])     # the recorded arguments
     assert entry[3] == (None, 64, 1, None, 64, 1, None, 32, 2, 1)
 
@@ -389,19 +387,19 @@ def test_memo_is_skipped_for_another_stream_hooks_or_when_switched_off(memo, mon
     x, y = torch.zeros(64), torch.zeros(64)
     mod.run(x, y, 3, 32)
     other = types.SimpleNamespace(cuda_stream=99, device_index=0)      # not a torch.cuda.Stream
-    assert mod._c2t_memo("add_k", (2,), other, (x, y), (3,), (32,)) == ()
-    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", False)
-    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) == ()
-    monkeypatch.setattr(mod, "_C2T_FAST_LAUNCH", True)
+    assert RT._c2t_memo(mod.launch_add_k, (2,), other, (x, y), (3,), (32,)) == ()
+    monkeypatch.setattr(RT, "_C2T_FAST_LAUNCH", False)
+    assert RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (3,), (32,)) == ()
+    monkeypatch.setattr(RT, "_C2T_FAST_LAUNCH", True)
     seen = []
     chain = triton.knobs.runtime.launch_enter_hook
     chain.add(seen.append)
     try:
-        assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) == ()
+        assert RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (3,), (32,)) == ()
     finally:
         chain.remove(seen.append)
-    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) is None    # launched from the memo
-    assert mod._c2t_memo("add_k", (2,), None, ([1.0], y), (3,), (32,)) == ()  # not a tensor
+    assert RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (3,), (32,)) is None    # launched from the memo
+    assert RT._c2t_memo(mod.launch_add_k, (2,), None, ([1.0], y), (3,), (32,)) == ()  # not a tensor
 
 
 def test_memo_key_tells_aliased_arrays_apart(memo):
@@ -409,8 +407,8 @@ def test_memo_key_tells_aliased_arrays_apart(memo):
     recorded with them aliased for distinct arrays of the same layout, or the other way round."""
     mod, _ = memo
     a, b = torch.zeros(64), torch.zeros(64)
-    same = mod._c2t_memo("k", (1,), None, (a, a), (), (), same=((1, 0),))
-    other = mod._c2t_memo("k", (1,), None, (a, b), (), (), same=((1, 0),))
+    same = RT._c2t_memo("k", (1,), None, (a, a), (), (), same=((1, 0),))
+    other = RT._c2t_memo("k", (1,), None, (a, b), (), (), same=((1, 0),))
     assert same[0] != other[0]
 
 
@@ -459,7 +457,7 @@ def _stand_in_device(mod, monkeypatch):
     (CPU torch has none): device 0, stream 1234."""
     monkeypatch.setattr(triton.runtime.driver, "_active", SimpleNamespace(
         get_current_device=lambda: 0, get_current_stream=lambda device: 1234))
-    monkeypatch.setattr(mod, "_C2T_CUDA", SimpleNamespace(
+    monkeypatch.setattr(RT, "_C2T_CUDA", SimpleNamespace(
         _cuda_getDevice=lambda: 0, _cuda_getCurrentRawStream=lambda device: 1234))
 
 
@@ -473,7 +471,7 @@ def _scratch_kernel_stand_in(mod, monkeypatch, launcher):
     kernel.run = lambda *args, grid, warmup, **kw: compiled
     monkeypatch.setattr(mod, "rowsum", kernel)
     _stand_in_device(mod, monkeypatch)
-    mod._C2T_MEMO.clear()
+    RT._C2T_MEMO.clear()
     return compiled, torch.zeros(64, 64, dtype=torch.float16), torch.zeros(64, 32, dtype=torch.float16)
 
 
@@ -501,7 +499,7 @@ def test_memo_gets_descriptor_scratch_from_the_installed_allocator(tmp_path, mon
         assert calls[0][7] == 4096                      # the scratch argument
     finally:
         _allocation._allocator.reset(token)
-    assert mod._c2t_scratch(0, 1234, 512, 128) is None     # no allocator: the full path
+    assert RT._c2t_scratch(0, 1234, 512, 128) is None     # no allocator: the full path
 
 
 def test_memo_launches_share_one_scratch_buffer_under_a_translated_modules_allocator(tmp_path, monkeypatch):
@@ -510,7 +508,7 @@ def test_memo_launches_share_one_scratch_buffer_under_a_translated_modules_alloc
     buffer per (device, stream), grown when a launch needs more, and do not call the allocator."""
     from triton.runtime import _allocation
     mod = build(LOOPED, tmp_path)
-    assert mod._c2t_tma_scratch.c2t_scratch is True
+    assert RT._c2t_tma_scratch.c2t_scratch is True
     made, allocs = [], []
 
     class Buffer:
@@ -526,18 +524,18 @@ def test_memo_launches_share_one_scratch_buffer_under_a_translated_modules_alloc
 
     monkeypatch.setattr(mod.torch, "empty", lambda n, **kw: Buffer(n))
     monkeypatch.setattr(mod.torch.cuda, "is_current_stream_capturing", lambda: False)
-    monkeypatch.setattr(mod, "_C2T_SCRATCH", {})
+    monkeypatch.setattr(RT, "_C2T_SCRATCH", {})
 
     def other_modules_scratch(size, align, stream):
         allocs.append(size)
     other_modules_scratch.c2t_scratch = True
     token = _allocation._allocator.set(other_modules_scratch)
     try:
-        first = mod._c2t_scratch(0, 7, 512, 128)
-        assert mod._c2t_scratch(0, 7, 256, 128) == first and made == [1 << 16]
-        assert mod._c2t_scratch(0, 8, 256, 128) != first                    # another stream
-        assert mod._c2t_scratch(0, 7, 1 << 20, 128) == 3000 and made == [1 << 16, 1 << 16, 1 << 20]  # grown
-        assert mod._c2t_scratch(0, 7, 512, 128) == 3000
+        first = RT._c2t_scratch(0, 7, 512, 128)
+        assert RT._c2t_scratch(0, 7, 256, 128) == first and made == [1 << 16]
+        assert RT._c2t_scratch(0, 8, 256, 128) != first                    # another stream
+        assert RT._c2t_scratch(0, 7, 1 << 20, 128) == 3000 and made == [1 << 16, 1 << 16, 1 << 20]  # grown
+        assert RT._c2t_scratch(0, 7, 512, 128) == 3000
         assert allocs == []
     finally:
         _allocation._allocator.reset(token)
@@ -566,7 +564,7 @@ def test_memo_launches_a_batch_with_the_layouts_of_an_earlier_one(tmp_path, monk
     kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", grid, args)) or compiled
     monkeypatch.setattr(mod, "copy_k_batch4", kernel)
     _stand_in_device(mod, monkeypatch)
-    mod._C2T_MEMO.clear()
+    RT._C2T_MEMO.clear()
     mod.copy_all([torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)], 3)
     srcs, dsts = [torch.zeros(64), torch.zeros(32), torch.zeros(96)], [torch.zeros(64), torch.zeros(32), torch.zeros(96)]
     mod.copy_all(srcs, dsts, 5)
@@ -586,7 +584,7 @@ def test_memo_calls_the_c_launcher_directly_only_for_the_triton_it_knows(memo, m
     """CudaLauncher.launch's argument order is Triton 3.6's: with another Triton the memo calls the
     compiled kernel's `run` (which knows its own), still with the pointers as ints."""
     mod, log = memo
-    monkeypatch.setattr(mod, "_C2T_DIRECT_LAUNCH", False)
+    monkeypatch.setattr(RT, "_C2T_DIRECT_LAUNCH", False)
     calls = []
 
     class CudaLauncher:
@@ -613,8 +611,8 @@ def test_memo_leaves_scalars_of_other_types_to_the_full_path(memo):
     import numpy as np
     mod, log = memo
     x, y = torch.zeros(64), torch.zeros(64)
-    assert mod._c2t_memo("add_k", (2,), None, (x, y), (np.int64(3),), (32,)) == ()
-    assert mod._c2t_memo("add_k", (2,), None, (x, y), (3,), (32,)) != ()
+    assert RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (np.int64(3),), (32,)) == ()
+    assert RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (3,), (32,)) != ()
 
 
 HINTED = """
@@ -638,10 +636,10 @@ def test_memo_keys_launches_by_their_hints(tmp_path, monkeypatch):
     kernel = JITFunction(mod.add_k.fn)
     kernel.run = lambda *args, grid, warmup, **kw: log.append(("triton", kw.get("num_ctas"))) or compiled
     monkeypatch.setattr(mod, "add_k", kernel)
-    mod._c2t_kernel_object(kernel, mod.launch_add_k)
+    mod._c2t_kernel_object(kernel, mod.launch_add_k, hints=True)     # (as the module registers it)
     _stand_in_device(mod, monkeypatch)
     monkeypatch.setattr(mod, "_c2t_hint_options", lambda hints, **deco: {"num_ctas": (hints or deco).get("num_ctas", 1)})
-    mod._C2T_MEMO.clear()
+    RT._C2T_MEMO.clear()
     x, y = torch.zeros(64), torch.zeros(64)
     for ctas in (2, 2, 4, None, 4):
         mod.run(x, y, 3, 32, ctas)
@@ -678,21 +676,21 @@ def test_memo_skips_arrays_that_are_not_tensors_but_have_a_pointer(fast, monkeyp
     assert len(log) == 2 and memo_entries(mod) == 0
 
 
-# --- the memo's lookup in C (templates/launch_memo.c) ---
+# --- the memo's lookup in C (translator/runtime/launch_memo.c) ---
 
 def test_memo_lookup_runs_in_c_on_this_machine(memo, lookup):
     """With a C compiler and Python's headers (what Triton's launchers need), the first recorded
     launch builds the C lookup and later launches go through it; C2T_C_MEMO=0 never tries."""
     mod, log = memo
-    assert mod._C2T_MEMO_C is None
+    assert RT._C2T_MEMO_C is None
     x, y = torch.zeros(64), torch.zeros(64)
     mod.run(x, y, 3, 32)
     if lookup == "python_lookup":
-        assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is False
+        assert RT._C2T_MEMO_C is None and RT._C2T_C_MEMO is False
         return
-    assert mod._C2T_MEMO_C is not None and mod._C2T_MEMO_C.ABI == 3
+    assert RT._C2T_MEMO_C is not None and RT._C2T_MEMO_C.ABI == 3
     calls = []
-    real = mod._C2T_MEMO_C
+    real = RT._C2T_MEMO_C
 
     class Spy:
         ABI = 3
@@ -700,9 +698,9 @@ def test_memo_lookup_runs_in_c_on_this_machine(memo, lookup):
         def memo(self, *args):
             calls.append(args[1])
             return real.memo(*args)
-    mod._C2T_MEMO_C = Spy()
+    RT._C2T_MEMO_C = Spy()
     mod.run(x, y, 3, 32)
-    assert calls == ["add_k"] and log[-1][0] == "fast"
+    assert calls == [mod.launch_add_k] and log[-1][0] == "fast"      # (the launcher keys its entries)
 
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
@@ -711,8 +709,8 @@ def test_c_and_python_lookups_build_the_same_key(memo, monkeypatch):
     bits too), floats, bools, aliased pointers, Constants and hints; other scalars are not keyed."""
     import numpy as np
     mod, _ = memo
-    mod._c2t_load_memo_c()
-    c = mod._C2T_MEMO_C
+    RT._c2t_load_memo_c()
+    c = RT._C2T_MEMO_C
     base = torch.zeros(256)
     arrays = (base[:64], base[1:65], base[:64])
     for n in (1, 3, 16, 0, -5, -32, 2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 40 + 3, 2 ** 40 + 16,
@@ -720,17 +718,17 @@ def test_c_and_python_lookups_build_the_same_key(memo, monkeypatch):
               -2 ** 70, 2.5, True, False):
         for hints in (None, {"num_ctas": 2, "occupancy": 1}):
             scalars, consts, same = (n, 7), (32, True), ((0, 2), (0, 1))
-            monkeypatch.setattr(mod, "_C2T_MEMO_C", None)
-            py = mod._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
-            monkeypatch.setattr(mod, "_C2T_MEMO_C", c)
-            cc = mod._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
+            monkeypatch.setattr(RT, "_C2T_MEMO_C", None)
+            py = RT._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
+            monkeypatch.setattr(RT, "_C2T_MEMO_C", c)
+            cc = RT._c2t_memo("k", (2, 1), None, arrays, scalars, consts, same, hints)
             assert py[0] == cc[0] and tuple(py[1]) == cc[1], (n, hints)
             assert [type(k) for k in py[0]] == [type(k) for k in cc[0]]
     for other in (np.int64(3), torch.tensor(3), "3", None):
-        assert mod._c2t_memo("k", (2,), None, arrays, (other,), ()) == ()
-    assert mod._c2t_memo("k", (2,), None, ([1.0],), (), ()) == ()           # not an array
-    assert mod._c2t_memo("k", (2,), None, arrays, (), ([1],)) == ()          # an unhashable Constant
-    assert mod._c2t_memo("k", (2,), None, [base, base], [1], (), [(0, 1)])[0][-2:] == (True, 1)   # lists
+        assert RT._c2t_memo("k", (2,), None, arrays, (other,), ()) == ()
+    assert RT._c2t_memo("k", (2,), None, ([1.0],), (), ()) == ()           # not an array
+    assert RT._c2t_memo("k", (2,), None, arrays, (), ([1],)) == ()          # an unhashable Constant
+    assert RT._c2t_memo("k", (2,), None, [base, base], [1], (), [(0, 1)])[0][-2:] == (True, 1)   # lists
 
 
 def test_memo_hit_does_not_swallow_the_launchs_own_error(memo, lookup):
@@ -759,12 +757,12 @@ def test_memo_hit_does_not_swallow_the_launchs_own_error(memo, lookup):
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_a_c_lookup_that_cannot_be_built_warns_and_the_python_path_runs(memo, monkeypatch):
     mod, log = memo
-    monkeypatch.setattr(mod, "_C2T_MEMO_C_SRC", mod._C2T_MEMO_C_SRC + "\nthis is not C;\n")
+    monkeypatch.setattr(RT, "_C2T_MEMO_C_SRC", RT._C2T_MEMO_C_SRC + "\nthis is not C;\n")
     x, y = torch.zeros(64), torch.zeros(64)
     with pytest.warns(RuntimeWarning, match="C lookup could not be built"):
         mod.run(x, y, 3, 32)
     mod.run(x, y, 3, 32)
-    assert mod._C2T_MEMO_C is None and [e[0] for e in log] == ["triton", "fast"]
+    assert RT._C2T_MEMO_C is None and [e[0] for e in log] == ["triton", "fast"]
 
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
@@ -778,15 +776,15 @@ def test_c_lookup_leaks_no_memory_or_references(memo):
     x, y = torch.zeros(64), torch.zeros(64)
     big = 2 ** 70 + 5
     mod.run(x, y, 3, 32)
-    assert mod._C2T_MEMO_C is not None
+    assert RT._C2T_MEMO_C is not None
 
     def rounds(n):
         for _ in range(n):
             mod.run(x, y, 3, 32)                                                    # a hit
-            mod._c2t_memo("add_k", (2,), None, (x, y), (big,), (32,))               # a miss
-            mod._c2t_memo("add_k", (2,), None, (x, y), ("3",), (32,))               # not keyed
-            mod._c2t_memo("add_k", (2,), None, ([1.0], y), (3,), (32,))             # no data_ptr()
-            mod._c2t_memo("add_k", (2,), None, [x, y], [3], (32,), [(0, 1)])        # lists
+            RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), (big,), (32,))               # a miss
+            RT._c2t_memo(mod.launch_add_k, (2,), None, (x, y), ("3",), (32,))               # not keyed
+            RT._c2t_memo(mod.launch_add_k, (2,), None, ([1.0], y), (3,), (32,))             # no data_ptr()
+            RT._c2t_memo(mod.launch_add_k, (2,), None, [x, y], [3], (32,), [(0, 1)])        # lists
         log.clear()
     rounds(200)
     gc.collect()
@@ -806,14 +804,14 @@ def test_c_lookup_leaks_no_memory_or_references(memo):
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_the_c_lookup_compiles_without_warnings(tmp_path):
     """Users see the C compiler's warnings at their first launch (Triton's build prints its stderr):
-    templates/launch_memo.c compiles cleanly with -Wall -Wextra."""
+    translator/runtime/launch_memo.c compiles cleanly with -Wall -Wextra."""
     import shutil
     import subprocess
     import sysconfig
-    from translator.paths import TEMPLATE_DIR
+    from translator.paths import RUNTIME_DIR
     cc = shutil.which("cc") or shutil.which("gcc")
     assert cc, "no C compiler (Triton's launchers, and the memo's C lookup, need one)"
-    done = subprocess.run([cc, str(TEMPLATE_DIR / "launch_memo.c"), "-O3", "-shared", "-fPIC", "-Wall", "-Wextra",
+    done = subprocess.run([cc, str(RUNTIME_DIR / "launch_memo.c"), "-O3", "-shared", "-fPIC", "-Wall", "-Wextra",
                            "-Wno-unused-parameter", "-Werror", f"-I{sysconfig.get_paths()['include']}",
                            "-o", str(tmp_path / "memo.so")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -824,8 +822,8 @@ def test_the_c_lookup_compiles_without_warnings(tmp_path):
 def test_direct_launch_packs_arguments_as_the_kernel_signature_types_them(memo):
     import struct
     mod, _ = memo
-    mod._c2t_load_memo_c()
-    pack = mod._C2T_MEMO_C.pack
+    RT._c2t_load_memo_c()
+    pack = RT._C2T_MEMO_C.pack
     slot = lambda raw: raw + bytes(8 - len(raw))    # noqa: E731  (a narrower value in an 8-byte slot)
     cases = [("p", 2 ** 64 - 16, struct.pack("<Q", 2 ** 64 - 16)), ("l", -3, struct.pack("<q", -3)),
              ("L", 2 ** 63 + 5, struct.pack("<Q", 2 ** 63 + 5)), ("i", -7, slot(struct.pack("<i", -7))),
@@ -891,10 +889,10 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
     memory, the stream, PDL / cooperative / cluster attributes, the arguments packed by the
     signature without its constexprs, then the global and profile scratch pointers."""
     mod, log = memo
-    mod._c2t_load_memo_c()
-    monkeypatch.setattr(mod, "_C2T_CU_LAUNCH", True)
+    RT._c2t_load_memo_c()
+    monkeypatch.setattr(RT, "_C2T_CU_LAUNCH", True)
     state, keep, launch_at, context_at = _fake_driver()
-    mod._C2T_MEMO_C.set_driver(launch_at, context_at)
+    RT._C2T_MEMO_C.set_driver(launch_at, context_at)
     triton_calls = []
 
     class CudaLauncher:
@@ -923,7 +921,7 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
     assert one["stream"] == 1234 and one["function"] == 0xABC0 and one["attrs"] == []
     assert one["slots"] == [x.data_ptr(), 64, y.data_ptr(), 64, 5, 2, 0, 0]
     # clusters and PDL: the attributes Triton's launcher sets, the grid times the cluster size
-    mod._C2T_MEMO.clear()
+    RT._C2T_MEMO.clear()
     compiled.packed_metadata = (8, 2, 0)
     compiled.run.launch_pdl = True
     mod.run(x, y, 3, 32)
@@ -945,43 +943,48 @@ def test_direct_launch_calls_the_driver_with_tritons_launch_configuration(memo, 
 
 
 @pytest.mark.parametrize("setting, on", [("0", False), ("1", True), ("", True)])
-def test_direct_launch_switch_is_read_when_the_module_is_imported(tmp_path, monkeypatch, setting, on):
+def test_direct_launch_switch_is_read_when_the_runtime_is_imported(tmp_path, monkeypatch, setting, on):
     """C2T_CU_LAUNCH=0 keeps Triton's C launcher for memo hits; anything else (or unset) launches
     directly."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "C2T_CU_LAUNCH"}
     if setting:
-        monkeypatch.setenv("C2T_CU_LAUNCH", setting)
-    else:
-        monkeypatch.delenv("C2T_CU_LAUNCH", raising=False)
-    assert build(SRC, tmp_path)._C2T_CU_LAUNCH is on
+        env["C2T_CU_LAUNCH"] = setting
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, "-c", "import translator.runtime.memo as m; print(m._C2T_CU_LAUNCH)"],
+                          capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == str(on), done.stderr
 
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_direct_launch_is_on_by_default_and_skips_signatures_it_cannot_pack(memo, monkeypatch):
     mod, _ = memo
-    assert mod._C2T_CU_LAUNCH is True
+    assert RT._C2T_CU_LAUNCH is True
     run = SimpleNamespace(launch_cooperative_grid=False, launch_pdl=False)
     compiled = SimpleNamespace(src=SimpleNamespace(signature={"a": "*fp16", "d": "tensordesc<fp16[64, 64]>"}),
                                packed_metadata=(4, 1, 0), function=1)
-    assert mod._c2t_cu_launch(compiled, run, 2) is None
+    assert RT._c2t_cu_launch(compiled, run, 2) is None
     compiled.src.signature = {"a": "*fp16", "n": "i32"}
-    assert mod._c2t_cu_launch(compiled, run, 2) == ("cu", b"pi", 1, 4, 1, 0, False, False)
-    assert mod._c2t_cu_launch(compiled, run, 3) is None                 # not the launch's arguments
+    assert RT._c2t_cu_launch(compiled, run, 2) == ("cu", b"pi", 1, 4, 1, 0, False, False)
+    assert RT._c2t_cu_launch(compiled, run, 3) is None                 # not the launch's arguments
     compiled.packed_metadata = (4, 16, 0)
-    assert mod._c2t_cu_launch(compiled, run, 2) is None                 # 16-CTA clusters
+    assert RT._c2t_cu_launch(compiled, run, 2) is None                 # 16-CTA clusters
 
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
 def test_direct_launch_types_have_cuda_h_layouts(tmp_path):
-    """The driver's launch types, declared in templates/launch_memo.c without cuda.h, have cuda.h's
+    """The driver's launch types, declared in translator/runtime/launch_memo.c without cuda.h, have cuda.h's
     sizes, field offsets and enum values (cuda.h as Triton ships it)."""
     import shutil
     import subprocess
     import sysconfig
-    from translator.paths import TEMPLATE_DIR
+    from translator.paths import RUNTIME_DIR
     include = Path(triton.__file__).parent / "backends/nvidia/include"
     assert (include / "cuda.h").is_file()
     src = tmp_path / "layouts.c"
-    src.write_text(f'#include "cuda.h"\n#include <stddef.h>\n#include "{TEMPLATE_DIR / "launch_memo.c"}"\n' + "\n".join(
+    src.write_text(f'#include "cuda.h"\n#include <stddef.h>\n#include "{RUNTIME_DIR / "launch_memo.c"}"\n' + "\n".join(
         f"_Static_assert({a} == {b}, \"{a}\");" for a, b in [
             ("sizeof(c2t_launch_config)", "sizeof(CUlaunchConfig)"),
             ("offsetof(c2t_launch_config, hStream)", "offsetof(CUlaunchConfig, hStream)"),
@@ -1003,7 +1006,14 @@ def test_direct_launch_types_have_cuda_h_layouts(tmp_path):
 def test_the_c_source_goes_at_the_end_of_the_module_before_a_main_block(tmp_path):
     """Out of the way of the module's own code: after it, or before a closing `if __name__ ==
     "__main__":` block (whose launches then find it)."""
-    from kernel_util import translate
+    import textwrap
+
+    import translator
+    from kernel_util import HEADER
+
+    def translate(src):         # (a standalone module carries the C source; others import the runtime)
+        return translator.translate_source(HEADER + textwrap.dedent(src), "test_kernel.py",
+                                           translator.Options(standalone=True))
     plain = translate(SRC).code
     assert plain.rstrip().endswith('}"""') and plain.index("_C2T_MEMO_C_SRC = r") > plain.index("def run(")
     main = translate(SRC + '\nif __name__ == "__main__":\n    run(torch.zeros(64), torch.zeros(64), 3, 32)\n').code
@@ -1017,17 +1027,17 @@ def test_launches_during_the_modules_import_keep_the_python_path_and_build_later
     keeps the Python path without a warning, and a later recorded launch builds the C lookup."""
     import warnings
     mod, log = memo
-    source = mod._C2T_MEMO_C_SRC
-    monkeypatch.delattr(mod, "_C2T_MEMO_C_SRC")
+    source = RT._C2T_MEMO_C_SRC
+    monkeypatch.delattr(RT, "_C2T_MEMO_C_SRC")
     x, y = torch.zeros(64), torch.zeros(64)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mod.run(x, y, 3, 32)
         mod.run(x, y, 3, 32)
-    assert mod._C2T_MEMO_C is None and mod._C2T_C_MEMO is True and [e[0] for e in log] == ["triton", "fast"]
-    monkeypatch.setattr(mod, "_C2T_MEMO_C_SRC", source, raising=False)
+    assert RT._C2T_MEMO_C is None and RT._C2T_C_MEMO is True and [e[0] for e in log] == ["triton", "fast"]
+    monkeypatch.setattr(RT, "_C2T_MEMO_C_SRC", source, raising=False)
     mod.run(x, y, 1, 32)                # another specialization: recorded, and the C lookup built
-    assert mod._C2T_MEMO_C is not None
+    assert RT._C2T_MEMO_C is not None
 
 
 @pytest.mark.parametrize("lookup", ["c_lookup"], indirect=True)
@@ -1037,7 +1047,7 @@ def test_direct_launch_passes_descriptor_scratch_after_the_arguments(tmp_path, m
     profile scratch after it is null; an allocator object with data_ptr() works too."""
     from triton.runtime import _allocation
     mod = build(LOOPED, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_CU_LAUNCH", True)
+    monkeypatch.setattr(RT, "_C2T_CU_LAUNCH", True)
 
     class CudaLauncher:
         launch_cooperative_grid, launch_pdl, num_ctas = False, False, 1
@@ -1050,16 +1060,16 @@ def test_direct_launch_passes_descriptor_scratch_after_the_arguments(tmp_path, m
     compiled, x, out = _scratch_kernel_stand_in(mod, monkeypatch, CudaLauncher())
     compiled.function, compiled.packed_metadata = 0x77, (4, 1, 0)
     mod.run(x, out)                     # the full path (stand-in dispatch): records the entry
-    mod._c2t_load_memo_c()
-    ((entry,),) = mod._C2T_MEMO.values()
+    RT._c2t_load_memo_c()
+    ((entry,),) = RT._C2T_MEMO.values()
     n = len(entry[3])
     compiled.src = SimpleNamespace(signature={f"a{i}": ("*fp16" if i in entry[4] else "i32") for i in range(n)})
-    mod._C2T_MEMO.clear()
+    RT._C2T_MEMO.clear()
     mod.run(x, out)                     # recorded again, now with the direct launch
-    ((entry,),) = mod._C2T_MEMO.values()
+    ((entry,),) = RT._C2T_MEMO.values()
     assert type(entry[1]) is tuple and entry[1][0] == "cu"
     state, keep, launch_at, context_at = _fake_driver()
-    mod._C2T_MEMO_C.set_driver(launch_at, context_at)
+    RT._C2T_MEMO_C.set_driver(launch_at, context_at)
     state["nparams"] = n + 2
 
     class Buffer:
@@ -1074,3 +1084,20 @@ def test_direct_launch_passes_descriptor_scratch_after_the_arguments(tmp_path, m
         slots = state["launches"][-1]["slots"]
         assert slots[-2:] == [expected, 0] and slots[entry[4][0]] == x.data_ptr()
     del keep
+
+
+def test_kernels_of_one_name_in_two_modules_keep_their_own_memo_and_cache_entries(memo, tmp_path, monkeypatch):
+    """The runtime's launch memo and compiled-kernel cache are shared by every module that
+    imports translator.runtime: a kernel of the same name and layouts in another module (or in a
+    second import of one module) has entries of its own, and launches its own compiled kernel."""
+    mod, log = memo
+    other = build(SRC, tmp_path)
+    other_log = []
+    kernel = JITFunction(other.add_k.fn)
+    kernel.run = lambda *args, grid, warmup, **kw: other_log.append(("triton", grid)) or _Compiled(other_log)
+    monkeypatch.setattr(other, "add_k", kernel)
+    x, y = torch.zeros(64), torch.zeros(64)
+    for m in (mod, mod, other, other, mod):
+        m.run(x, y, 3, 32)
+    assert [e[0] for e in log] == ["triton", "fast", "fast"] and [e[0] for e in other_log] == ["triton", "fast"]
+    assert memo_entries(mod) == 2       # one per launcher

@@ -10,7 +10,7 @@ import types
 import torch
 import triton
 
-from kernel_util import build, translate
+from kernel_util import RT, build, translate
 
 GEMM = """
 @ct.kernel
@@ -79,7 +79,7 @@ def _stages_call(code: str) -> str:
 def test_gemm_loop_gives_the_launcher_its_bytes_per_iteration():
     res = translate(GEMM)
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-    assert _stages_call(res.code) == ('num_stages=_c2t_num_stages("mm", (BM, BN, BK), '
+    assert _stages_call(res.code) == ('num_stages=_c2t_num_stages(launch_mm, (BM, BN, BK), '
                                       'a.element_size() * BM * BK + b.element_size() * BK * BN, grid),')
 
 
@@ -93,7 +93,7 @@ def test_loops_that_are_not_gemm_loops_keep_the_default_depth():
 
 def test_deep_stages_rule(tmp_path):
     mod = build(GEMM, tmp_path)
-    deep = mod._c2t_deep_stages
+    deep = RT._c2t_deep_stages
     assert deep(2 * (128 * 32 + 32 * 128), 64, 132) == 8       # skinny matmul, 128x128x32 fp16: 16 KiB
     assert deep(2 * (128 * 32 + 32 * 64), 64, 132) == 8        # 12 KiB: 16 would fit, 8 at most
     assert deep(2 * (128 * 64 + 64 * 128), 132, 132) == 6      # persistent, one program per SM
@@ -109,8 +109,8 @@ def _fake_gpu(monkeypatch, mod, sms):
     monkeypatch.setattr(mod.torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(mod.torch.cuda, "get_device_properties",
                         lambda d: types.SimpleNamespace(multi_processor_count=sms))
-    mod._C2T_DEEP.clear()
-    mod._C2T_STAGES.clear()
+    RT._C2T_DEEP.clear()
+    RT._C2T_STAGES.clear()
 
 
 def test_launcher_deepens_the_pipeline_of_grids_with_an_sm_per_program(tmp_path, monkeypatch):
@@ -189,5 +189,5 @@ def test_identical_branches_count_once_and_different_ones_both():
     res = translate(BRANCHES)
     assert res.ok, "\n".join(d.format() for d in res.diagnostics)
     assert _stages_call(res.code) == (
-        'num_stages=_c2t_num_stages("mm", (BM, BN, BK, LAT, WIDE), a.element_size() * BM * BK + '
+        'num_stages=_c2t_num_stages(launch_mm, (BM, BN, BK, LAT, WIDE), a.element_size() * BM * BK + '
         'b.element_size() * BK * BN + b.element_size() * BK * (BN // 2), grid),')

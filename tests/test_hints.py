@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90, translate
+from kernel_util import RT, build, compile_sm90, translate
 
 SCALE = """
 from types import SimpleNamespace
@@ -104,20 +104,20 @@ def test_hint_options_checks_and_switches(tmp_path, monkeypatch):
     assert opts({"num_ctas": None}) == {}
     with pytest.raises(ValueError, match="power of two"):
         opts({"num_ctas": 3})
-    monkeypatch.setattr(mod, "_C2T_CLUSTERS", False)                   # $C2T_NUM_CTAS=0
+    monkeypatch.setattr(RT, "_C2T_CLUSTERS", False)                   # $C2T_NUM_CTAS=0
     assert opts(None, num_ctas=2) == {}
-    monkeypatch.setattr(mod, "_C2T_CLUSTERS", True)
+    monkeypatch.setattr(RT, "_C2T_CLUSTERS", True)
     # a GPU without clusters (sm_80): Triton would raise, cuTile configs there use 1
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
-    monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})
+    monkeypatch.setattr(RT, "_C2T_CLUSTER_DEVICES", {})
     with pytest.warns(UserWarning, match="needs CTA clusters"):      # said once per device
         assert opts(None, num_ctas=2) == {}
     assert opts(None, num_ctas=2) == {}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
-    monkeypatch.setattr(mod, "_C2T_CLUSTER_DEVICES", {})
+    monkeypatch.setattr(RT, "_C2T_CLUSTER_DEVICES", {})
     assert opts(None, num_ctas=2) == {"num_ctas": 2}
 
 
@@ -125,7 +125,24 @@ def test_modules_without_hints_have_plain_launchers():
     res = translate(SCALE.format(deco="").split("def search")[0].replace("scale.replace_hints(**hints)", "scale"))
     assert res.ok
     assert "c2t_hints" not in res.code and "_c2t_hint_options" not in res.code
-    assert "kernel.replace_hints = lambda **hints: kernel" in res.code
+    # (the kernel object's replace_hints then returns the kernel itself: translator/runtime/launch.py)
+    assert "_c2t_kernel_object(scale, launch_scale)" in res.code and "hints=True" not in res.code
+
+
+def test_replace_hints_keeps_the_kernel_where_the_launchers_take_no_hints():
+    """_c2t_kernel_object: a module whose launchers take no hints gets the kernel itself back from
+    replace_hints (its launcher would refuse `c2t_hints`); one whose launchers take them, a kernel
+    that carries them to its launcher."""
+    calls = []
+
+    def launcher(grid, *args, stream=None, **kw):
+        calls.append(kw)
+    plain, hinted = SimpleNamespace(fn=None), SimpleNamespace(fn=None)
+    RT._c2t_kernel_object(plain, launcher)
+    RT._c2t_kernel_object(hinted, launcher, hints=True)
+    assert plain.replace_hints(num_ctas=2) is plain
+    hinted.replace_hints(num_ctas=2).c2t_launch((1,))
+    assert calls == [{"c2t_hints": {"num_ctas": 2}}]
 
 
 def test_num_ctas_launch_compiles_for_sm90(tmp_path):
@@ -199,14 +216,14 @@ def _search_with_stand_in_rounds(mod, monkeypatch, ms):
         rounds.append({i: opts[i]["num_stages"] for i in which})
         timed = {i: ms(i, opts[i]["num_stages"]) for i in which}
         return timed, min(timed, key=timed.get)
-    monkeypatch.setattr(mod, "_c2t_autotune_round", fake_round)
-    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(RT, "_c2t_autotune_round", fake_round)
+    monkeypatch.setattr(RT, "_c2t_any_cuda", lambda args: True)
     monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
 
     def search(n, stages):
         space = [SimpleNamespace(T=8, n=i) for i in range(n)]
         split = [(None, {"T": 8}, {"num_warps": 4, "num_stages": stages}) for _ in space]
-        return space, mod._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
+        return space, RT._c2t_autotune(space, split, None, lambda cfg: (1,), None, quiet=True)
     return rounds, search
 
 
@@ -340,7 +357,7 @@ def _stand_in_kernel(mod, monkeypatch, fail):
     monkeypatch.setattr(mod, "scale", kernel)
     monkeypatch.setattr(triton.runtime.driver, "_active", types.SimpleNamespace(
         get_current_device=lambda: 0, get_current_stream=lambda device: 1))
-    mod._C2T_COMPILED.clear()
+    RT._C2T_COMPILED.clear()
     return log
 
 
@@ -370,9 +387,9 @@ def test_config_search_times_on_the_device_when_lists_hold_cuda_tensors(tmp_path
 
     class OnDevice:
         is_cuda = True
-    assert mod._c2t_any_cuda(([OnDevice()], 3))
-    assert mod._c2t_any_cuda(((1, [torch.zeros(1), OnDevice()]),))
-    assert not mod._c2t_any_cuda(([torch.zeros(1)], 3, None))
+    assert RT._c2t_any_cuda(([OnDevice()], 3))
+    assert RT._c2t_any_cuda(((1, [torch.zeros(1), OnDevice()]),))
+    assert not RT._c2t_any_cuda(([torch.zeros(1)], 3, None))
 
 
 # TileGym's unsloth suite re-wraps a kernel's Python function with the hints a search picked,

@@ -7,7 +7,7 @@ import pytest
 
 import translator
 from golden_form import golden_form
-from kernel_util import build, compile_sm90, translate
+from kernel_util import RT, build, compile_sm90, translate
 
 IDIOMS = Path(__file__).resolve().parent / "idioms"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "idioms"
@@ -119,7 +119,9 @@ def test_exhaustive_search_becomes_triton_autotune_with_a_meta_grid(tmp_path, mo
     mod = build(TUNED, tmp_path)
     code = open(mod.__file__).read()
     assert "def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):" in code and "meta=_c2t_meta_scale" in code
-    assert 'tuned[lambda META: grids[running[0]]](*runtime)' in code     # the running config's grid
+    import inspect      # (the running config's grid: the runtime's search, translator/runtime/search.py)
+    assert 'tuned[lambda META: grids[running[0]]](*runtime)' in inspect.getsource(RT._c2t_autotune_round)
+    assert "from translator.runtime.search import _c2t_exhaustive_search" in code
     seen = []
     real = mod.triton.autotune
 
@@ -155,7 +157,7 @@ def test_search_result_prints_like_cutiles(tmp_path, capsys):
     best = [line for line in out.splitlines() if line.startswith("* ")]
     assert best == [f"* {res.best.config}: {res.best.mean_us:.1f} us (one run)"]     # (the interpreter: one run)
     assert str(res) == res.summary() and str(res) in out
-    M, R = mod._C2TMeasurement, mod._C2TTuningResult
+    M, R = RT._C2TMeasurement, RT._C2TTuningResult
     ms = [M(f"c{i}", float(i), 5) for i in range(14)]
     text = R(ms[3], ms[::-1], [("cx", RuntimeError, "out of resources\nmore"), ("cy", ValueError, "x" * 80)]).summary(
         top_k=10, bottom_k=2)
@@ -191,8 +193,9 @@ def test_search_by_launch_on_the_gpu_takes_do_bench_median(tmp_path, monkeypatch
         return 0.01 * len(asked)
     monkeypatch.setattr(mod.triton.testing, "do_bench", do_bench)
     monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
-    monkeypatch.setattr(mod, "_c2t_stream", lambda stream: contextlib.nullcontext())
+    monkeypatch.setattr(RT, "_c2t_any_cuda", lambda args: True)
+    for where in (mod, RT):         # (the launcher's and the search's)
+        monkeypatch.setattr(where, "_c2t_stream", lambda stream: contextlib.nullcontext())
     res = mod.search(torch.randn(100), torch.zeros(100), True)
     assert asked == [{"return_mode": "median"}] * 3
     assert [round(m.mean_us) for m in res.successes] == [10, 20, 30] and res.best.config.T == 16

@@ -9,7 +9,7 @@ for sm_90 in a subprocess (the static_assert of Triton's code generator)."""
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90
+from kernel_util import RT, build, compile_sm90
 from translator import dtype_rules as R
 
 # ---------------------------------------------------------------- the rule
@@ -269,11 +269,11 @@ def run(x, y):
 """
 
 
-def test_descriptor_store_checks_the_cast_too(tmp_path):
+def test_descriptor_store_checks_the_cast_too(monkeypatch, tmp_path):
     """A TMA store (`y_desc_0.store(...) if y_TMA else _c2t_store_2d(...)`) compiles one branch:
     the descriptor's checks the cast as the helper does."""
     m = build(TMA_STORE, tmp_path)
-    m._C2T_TMA_MODE = "on"          # (the interpreter runs the descriptor path on CPU tensors)
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")          # (the interpreter runs the descriptor path on CPU tensors)
     x = torch.randn(32, 32)
     y = torch.zeros(32, 32, dtype=torch.float16)
     assert _launch(m.run, x, y) == ("cuTile TileTypeError: Stored tile is incompatible with array's dtype: "

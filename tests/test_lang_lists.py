@@ -3,7 +3,7 @@ each run under the interpreter vs torch, plus a compile-only sm_90 check."""
 import pytest
 import torch
 
-from kernel_util import build, codes, compile_sm90, translate
+from kernel_util import RT, build, codes, compile_sm90, translate
 
 GROUPED_GEMM = """
 @ct.kernel
@@ -104,7 +104,7 @@ def test_equal_tables_are_built_once(tmp_path):
     """A launch with the same arrays reuses the device table (no host-to-device copy, which waits
     for the device); a different array, view or extent gets its own table with its own rows."""
     mod = build(GROUPED_GEMM, tmp_path)
-    mod._C2T_TABLES.clear()
+    RT._C2T_TABLES.clear()
     a, b = torch.randn(8, 16), torch.randn(4, 8)
     t1 = mod._c2t_array_list([a, b], 2, "As")[0]
     assert mod._c2t_array_list([a, b], 2, "As")[0] is t1
@@ -113,7 +113,7 @@ def test_equal_tables_are_built_once(tmp_path):
     assert t2 is not t1 and t2.tolist()[1] == [b.data_ptr(), 2, 8, 8, 1]
     t3 = mod._c2t_array_list([a.t(), b], 2, "As")[0]
     assert t3.tolist()[0] == [a.data_ptr(), 16, 8, 1, 16]
-    assert len(mod._C2T_TABLES) == 3
+    assert len(RT._C2T_TABLES) == 3
 
 
 def test_aligned_list_loads_vectorize_for_sm90(tmp_path):

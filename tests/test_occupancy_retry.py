@@ -8,7 +8,7 @@ import torch
 from triton.runtime.jit import JITFunction
 
 from compiled_standin import StandInCompiled, stand_in_driver
-from kernel_util import build
+from kernel_util import RT, build
 
 # one 16384-element row per program: 16 warps (512 threads), so two programs fit in an SM's 65536
 # registers at 64 registers per thread
@@ -38,8 +38,8 @@ def _setup(tmp_path, monkeypatch, compiles, sms=132):
     kernel.run = dispatch
     monkeypatch.setattr(mod, "scale", kernel)
     stand_in_driver(monkeypatch)
-    monkeypatch.setattr(mod, "_c2t_sm_limits", lambda: (sms, 65536, 2048))
-    mod._C2T_COMPILED.clear()
+    monkeypatch.setattr(RT, "_c2t_sm_limits", lambda: (sms, 65536, 2048))
+    RT._C2T_COMPILED.clear()
     return mod, log
 
 
@@ -71,7 +71,7 @@ def test_a_cap_that_spills_is_not_taken(tmp_path, monkeypatch):
 ])
 def test_first_compile_kept(tmp_path, monkeypatch, regs, rows, switch):
     mod, log = _setup(tmp_path, monkeypatch, {None: (regs, 0), 64: (64, 0)})
-    monkeypatch.setattr(mod, "_C2T_OCCUPANCY_RETRY", switch)
+    monkeypatch.setattr(RT, "_C2T_OCCUPANCY_RETRY", switch)
     _launch(mod, rows=rows)
     assert log == [("triton", 16, None), ("fast", None), ("fast", None)]
 

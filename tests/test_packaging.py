@@ -22,6 +22,7 @@ def test_wheel_carries_subpackages_grammar_and_templates(tmp_path):
     for t in (ROOT / "templates").glob("*.j2"):
         assert f"translator/templates/{t.name}" in names
     assert "translator/grammar/cutile.lark" in names
+    assert "translator/runtime/launch_memo.c" in names and "translator/runtime/memo.py" in names
 
 
 def test_installed_layout_finds_its_data(tmp_path, monkeypatch):

@@ -229,7 +229,7 @@ def test_a_use_outside_the_constant_branches_keeps_the_rank_check(tmp_path):
                  "if n_valid > 3:\n        ct.store(DB_PARTIAL, index=(row, 1), tile=dy)"):
         res = translate(PARTIAL.format(tail=tail))
         assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-        assert "unused=" not in res.code.split("def _c2t_array", 1)[1].split("\ndef ", 1)[1]
+        assert "unused=" not in res.code.split("\ndef launch_", 1)[1]
 
 
 SHAPE_ONLY = """
@@ -268,7 +268,7 @@ def helper(a):
 
 @ct.kernel""").replace("    ct.store(OUT", f"    s = {use}\n    ct.store(OUT"))
         assert res.ok, "\n".join(d.format() for d in res.diagnostics)
-        assert 'at_least' not in res.code.split("def _c2t_array", 1)[1].split("\ndef ", 1)[1]
+        assert 'at_least' not in res.code.split("\ndef launch_", 1)[1]
 
 
 INDEX_FORMS = """

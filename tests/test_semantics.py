@@ -1145,13 +1145,16 @@ def test_bf16_constants_in_the_interpreter(tmp_path):
 
 def test_host_cdiv_in_a_module_without_kernels(tmp_path):
     """ct.cdiv on the host is cuTile's formula (also exact for negative operands) and is defined
-    even when the module has no kernel (no host prelude)."""
-    res = translator.translate_source("import cuda.tile as ct\n\n\ndef grid(n, t):\n    return (ct.cdiv(n, t),)\n",
-                                      "host_only.py")
-    assert res.ok and "def _c2t_host_cdiv(" in res.code
-    ns = {}
-    exec(compile(res.code, "host_only_t.py", "exec"), ns)
-    assert [ns["grid"](n, t) for n, t in ((10, 4), (8, 4), (-7, 2), (7, -2))] == [(3,), (2,), (-3,), (-3,)]
+    even when the module has no kernel: imported from the runtime, or carried by a standalone module."""
+    src = "import cuda.tile as ct\n\n\ndef grid(n, t):\n    return (ct.cdiv(n, t),)\n"
+    res = translator.translate_source(src, "host_only.py")
+    assert res.ok and "from translator.runtime.values import _c2t_host_cdiv\n" in res.code
+    alone = translator.translate_source(src, "host_only.py", translator.Options(standalone=True))
+    assert alone.ok and "def _c2t_host_cdiv(" in alone.code and "translator.runtime" not in alone.code
+    for code in (res.code, alone.code):
+        ns = {}
+        exec(compile(code, "host_only_t.py", "exec"), ns)
+        assert [ns["grid"](n, t) for n, t in ((10, 4), (8, 4), (-7, 2), (7, -2))] == [(3,), (2,), (-3,), (-3,)]
 
 
 def test_nonnegative_index_division_keeps_vector_loads_on_sm90(tmp_path):

@@ -9,7 +9,7 @@ import torch
 from triton.runtime.jit import JITFunction
 
 from compiled_standin import StandInCompiled, stand_in_driver
-from kernel_util import build
+from kernel_util import RT, build
 
 SRC = """
 @ct.kernel
@@ -39,8 +39,8 @@ def _setup(tmp_path, monkeypatch, spills, regs=None, src=SRC, name="mm"):
     kernel.run = dispatch
     monkeypatch.setattr(mod, name, kernel)
     stand_in_driver(monkeypatch)
-    mod._C2T_COMPILED.clear()
-    mod._C2T_STAGES.clear()
+    RT._C2T_COMPILED.clear()
+    RT._C2T_STAGES.clear()
     return mod, log
 
 
@@ -91,7 +91,7 @@ def test_variants_that_spill_as_much_are_not_taken(tmp_path, monkeypatch):
 @pytest.mark.parametrize("spills, switch", [(0, True), (352, False)])
 def test_no_spills_or_switched_off_keeps_the_first_compile(tmp_path, monkeypatch, spills, switch):
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): spills, (4, 2): 0, (8, 3): 0})
-    monkeypatch.setattr(mod, "_C2T_SPILL_RETRY", switch)
+    monkeypatch.setattr(RT, "_C2T_SPILL_RETRY", switch)
     _launch(mod)
     assert log == [("triton", (4, 3)), ("fast", (4, 3)), ("fast", (4, 3))]
 
@@ -184,12 +184,12 @@ def test_options_as_launched_are_the_leaner_variants(tmp_path, monkeypatch):
         return StandInCompiled(log, variant, spills[variant])
     monkeypatch.setattr(mod.mm, "run", dispatch)
     a = torch.zeros(16, 16)
-    opts = mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, {"num_warps": 4, "num_stages": 3})
+    opts = RT._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, {"num_warps": 4, "num_stages": 3})
     assert opts == {"num_warps": 8, "num_stages": 3}
     assert log == [("warmup", (4, 3)), ("warmup", (8, 3))]
     log.clear()
     clean = {"num_warps": 8, "num_stages": 3}          # no spills: unchanged, one compile
-    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, clean) == clean
+    assert RT._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, clean) == clean
     assert log == [("warmup", (8, 3))]
 
 
@@ -198,19 +198,19 @@ def test_search_on_the_gpu_times_configs_with_the_options_their_launch_runs(tmp_
     spills = {(4, 3): 1136, (8, 3): 0, (4, 2): 0}
     monkeypatch.setattr(mod.mm, "run", lambda *args, grid, warmup, **kw: StandInCompiled(
         [], (kw["num_warps"], kw["num_stages"]), spills[(kw["num_warps"], kw["num_stages"])]))
-    monkeypatch.setattr(mod, "_c2t_any_cuda", lambda args: True)
+    monkeypatch.setattr(RT, "_c2t_any_cuda", lambda args: True)
     monkeypatch.setattr(mod.torch.cuda, "is_available", lambda: True)
     rounds = []
 
     def round_(which, split, opts, grids, runtime, kernel, stream, on_gpu):
         rounds.append([dict(opts[i]) for i in which])
         return {i: 1.0 + i for i in which}, which[0]
-    monkeypatch.setattr(mod, "_c2t_autotune_round", round_)
+    monkeypatch.setattr(RT, "_c2t_autotune_round", round_)
     a = torch.zeros(32, 32)
     res = mod.search(a, a, a)
     assert rounds == [[{"num_warps": 8, "num_stages": 3}, {"num_warps": 8, "num_stages": 3}]]
     assert res.best.config.T == 16
-    monkeypatch.setattr(mod, "_C2T_SPILL_RETRY", False)     # C2T_SPILL_RETRY=0: as the rule gives them
+    monkeypatch.setattr(RT, "_C2T_SPILL_RETRY", False)     # C2T_SPILL_RETRY=0: as the rule gives them
     rounds.clear()
     mod.search(a, a, a)
     assert rounds == [[{"num_warps": 4, "num_stages": 3}, {"num_warps": 4, "num_stages": 3}]]
@@ -220,7 +220,7 @@ def test_search_on_the_gpu_times_configs_with_the_options_their_launch_runs(tmp_
 
 def test_register_cap_retry_is_off_by_default(tmp_path, monkeypatch):
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): 0}, {(4, 3): 255, (8, 3): 168})
-    assert mod._C2T_CAP_RETRY is False
+    assert RT._C2T_CAP_RETRY is False
     _launch(mod)
     assert log == [("triton", (4, 3)), ("fast", (4, 3)), ("fast", (4, 3))]
 
@@ -229,7 +229,7 @@ def test_register_cap_retry_takes_eight_warps(tmp_path, monkeypatch):
     """cutile-python's AttentionFMHA 128x64 D=128: 255 registers at 4 warps, none spilled, 544 us;
     at 8 warps 329 us on the H200. Only twice the warps is tried (not one stage less)."""
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): 0, (4, 2): 0}, {(4, 3): 255, (8, 3): 168})
-    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
+    monkeypatch.setattr(RT, "_C2T_CAP_RETRY", True)
     _launch(mod)
     assert log == [("triton", (4, 3)), ("warmup", (8, 3)), ("fast", (8, 3)), ("fast", (8, 3))]
 
@@ -238,7 +238,7 @@ def test_register_cap_retry_takes_eight_warps(tmp_path, monkeypatch):
 def test_register_cap_retry_keeps_four_warps(tmp_path, monkeypatch, spills8, regs4):
     """Kept at 4 warps when 8 would spill, or when the registers are below the cap (no retry)."""
     mod, log = _setup(tmp_path, monkeypatch, {(4, 3): 0, (8, 3): spills8, (4, 2): 0}, {(4, 3): regs4})
-    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
+    monkeypatch.setattr(RT, "_C2T_CAP_RETRY", True)
     _launch(mod)
     assert log[-2:] == [("fast", (4, 3)), ("fast", (4, 3))]
     assert (("warmup", (8, 3)) in log) == (regs4 == 255)
@@ -257,14 +257,14 @@ def test_register_cap_retry_in_a_search(tmp_path, monkeypatch):
     monkeypatch.setattr(mod.mm, "run", dispatch)
     a = torch.zeros(16, 16)
     start = {"num_warps": 4, "num_stages": 3}
-    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == start
-    monkeypatch.setattr(mod, "_C2T_CAP_RETRY", True)
-    assert mod._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == {"num_warps": 8, "num_stages": 3}
+    assert RT._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == start
+    monkeypatch.setattr(RT, "_C2T_CAP_RETRY", True)
+    assert RT._c2t_options_as_launched(mod.mm, (1,), (a, a, a), {"T": 16}, start) == {"num_warps": 8, "num_stages": 3}
     assert log == [(4, 3), (4, 3), (8, 3)]
 
 
 @pytest.mark.parametrize("value, on", [("1", True), ("true", True), ("0", False)])
 def test_register_cap_retry_switch_reads_like_the_others(tmp_path, monkeypatch, value, on):
     """C2T_CAP_RETRY: any value but 0 turns it on, as C2T_SPILL_RETRY=0 turns that one off."""
-    monkeypatch.setenv("C2T_CAP_RETRY", value)
-    assert build(SRC, tmp_path)._C2T_CAP_RETRY is on
+    from kernel_util import runtime_switch
+    assert runtime_switch("stages", "_C2T_CAP_RETRY", {"C2T_CAP_RETRY": value}) == str(on)

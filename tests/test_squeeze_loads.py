@@ -5,7 +5,7 @@ nor fed to dots from shared memory. Each case runs under the interpreter against
 import pytest
 import torch
 
-from kernel_util import build, compile_sm90, translate
+from kernel_util import RT, build, compile_sm90, translate
 
 BATCHED = """
 @ct.kernel
@@ -118,7 +118,7 @@ def test_order_with_a_unit_axis_on_the_descriptor_path(tmp_path, monkeypatch, tr
     mod = build(ORDERED, tmp_path)
     v = torch.randn(3, 8, 16)
     for mode in ("off", "on"):
-        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
         y = mod.run(v, 8, 16, transposed)
         torch.testing.assert_close(y, v.transpose(1, 2) if transposed else v)
 
@@ -208,7 +208,7 @@ def test_descriptor_path_reshapes_the_tma_block(tmp_path, monkeypatch):
     x = torch.randn(2, 16, 16)
     want = x.amax(dim=2)
     for mode in ("off", "on"):
-        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
         torch.testing.assert_close(mod.run(x), want)
 
 
@@ -316,7 +316,7 @@ def test_a_descriptor_branch_transposes_its_block(tmp_path, monkeypatch):
     mod = build(src, tmp_path)
     x = torch.randn(2, 24, 16)
     for mode in ("off", "on"):
-        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
         torch.testing.assert_close(mod.run(x), x.transpose(1, 2) * 2)
 
 
@@ -446,7 +446,7 @@ def test_method_reshape_computes_right_on_both_paths(tmp_path, monkeypatch, s):
     mod = build(K_T, tmp_path)
     k = torch.randn(2, 3, s, 16)
     for mode in ("off", "on"):
-        monkeypatch.setattr(mod, "_C2T_TMA_MODE", mode)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
         torch.testing.assert_close(mod.run(k, 8), k.transpose(2, 3))
 
 

@@ -7,7 +7,7 @@ import torch
 
 import pytest
 
-from kernel_util import build, translate
+from kernel_util import RT, build, translate
 
 # A tiled GEMM tuned TileGym-style. TM/TN/TK are tile dimensions; GROUP is a Constant that is no
 # tile dimension; ALPHA reaches the kernel as a runtime scalar; NAME stays on the host.
@@ -59,8 +59,8 @@ def _shape(cfg):
 def test_the_kernel_object_names_its_tile_dimensions():
     """Only Constants written as a whole dimension of a tile shape are tile dimensions."""
     code = translate(GEMM).code
-    assert 'meta=_c2t_meta_gemm, tiles=("TM", "TN", "TK"))' in code
-    assert '_C2T_TILE_VARIANTS = {"0": False, "auto": "auto"}.get(os.environ.get("C2T_TILE_VARIANTS", "auto"), True)' in code
+    assert 'meta=_c2t_meta_gemm, tiles=("TM", "TN", "TK"), hints=True)' in code
+    assert "from translator.runtime.search import _c2t_exhaustive_search" in code       # (its switch: there)
 
 
 def test_the_translation_notes_that_a_search_may_time_other_tilings():
@@ -70,7 +70,7 @@ def test_the_translation_notes_that_a_search_may_time_other_tilings():
 
 def test_auto_by_default_adds_nothing_under_the_interpreter(tmp_path):
     mod = build(GEMM, tmp_path)
-    assert mod._C2T_TILE_VARIANTS == "auto"
+    assert RT._C2T_TILE_VARIANTS == "auto"
     a, b = torch.randn(50, 40), torch.randn(40, 70)
     res = mod.search(a, b)
     assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
@@ -78,15 +78,14 @@ def test_auto_by_default_adds_nothing_under_the_interpreter(tmp_path):
 
 @pytest.mark.parametrize("value, mode", [("0", False), ("auto", "auto"), ("1", True), ("yes", True)])
 def test_the_switch_values(tmp_path, monkeypatch, value, mode):
-    monkeypatch.setenv("C2T_TILE_VARIANTS", value)
-    assert build(GEMM, tmp_path).\
-        _C2T_TILE_VARIANTS == mode
+    from kernel_util import runtime_switch
+    assert runtime_switch("search", "_C2T_TILE_VARIANTS", {"C2T_TILE_VARIANTS": value}) == repr(mode)
 
 
 def _variants(mod, a, b, cfgs, sms=None):
     c = torch.zeros(a.shape[0], b.shape[1])
     sources = {}
-    added = mod._c2t_tile_variants(cfgs, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+    added = RT._c2t_tile_variants(cfgs, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
                                    lambda cfg: mod.grid(a.shape[0], b.shape[1], cfg),
                                    lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
                                    lambda cfg: {"num_ctas": cfg.num_ctas}, sms=sms, sources=sources)
@@ -112,7 +111,7 @@ def test_auto_spreads_only_configs_that_leave_sms_idle(tmp_path):
 
 def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, monkeypatch):
     mod = build(GEMM, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     a, b = torch.randn(50, 40), torch.randn(40, 70)        # ragged against every tile
     res = mod.search(a, b)
     shapes = sorted(_shape(m.config) for m in res.successes)
@@ -135,7 +134,7 @@ def test_variants_halve_tile_sizes_only_and_each_computes_the_product(tmp_path, 
 def test_the_printed_search_says_how_many_configs_were_added(tmp_path, monkeypatch, capsys):
     mod = build(GEMM.replace("lambda cfg: {\"num_ctas\": cfg.num_ctas}, quiet=True)",
                              "lambda cfg: {\"num_ctas\": cfg.num_ctas})"), tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     mod.search(torch.randn(50, 40), torch.randn(40, 70))
     out = capsys.readouterr().out
     assert ("exhaustive_search: C2T_TILE_VARIANTS adds 9 configs to the 2 given: its configs with a tile size "
@@ -145,10 +144,10 @@ def test_the_printed_search_says_how_many_configs_were_added(tmp_path, monkeypat
 
 def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
     mod = build(GEMM, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     a, b = torch.randn(50, 40), torch.randn(40, 70)
     space, c = list(mod.configs(ctas=2)), torch.zeros(50, 70)
-    added = mod._c2t_tile_variants(space, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+    added = RT._c2t_tile_variants(space, mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
                                    lambda cfg: mod.grid(50, 70, cfg),
                                    lambda cfg: (a, b, c, cfg.ALPHA, cfg.TM, cfg.TN, cfg.TK, cfg.GROUP),
                                    lambda cfg: {"num_ctas": cfg.num_ctas})
@@ -159,7 +158,7 @@ def test_configs_with_a_cta_cluster_get_no_variants(tmp_path, monkeypatch):
 def test_configs_without_attributes_get_no_variants(tmp_path):
     mod = build(GEMM, tmp_path)
     a, b = torch.randn(50, 40), torch.randn(40, 70)
-    added = mod._c2t_tile_variants([(64, 64, 32)], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+    added = RT._c2t_tile_variants([(64, 64, 32)], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
                                    lambda cfg: (1, 1, 1),
                                    lambda cfg: (a, b, torch.zeros(50, 70), 1.0, *cfg, 32), None)
     assert added == []
@@ -171,7 +170,7 @@ def test_a_field_that_also_reaches_a_runtime_argument_is_not_halved(tmp_path, fi
     a, b = torch.randn(50, 40), torch.randn(40, 70)
     cfg, c = next(mod.configs()), torch.zeros(50, 70)
     # the host passes the field as alpha too: halving it would change what the kernel computes
-    added = mod._c2t_tile_variants([cfg], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
+    added = RT._c2t_tile_variants([cfg], mod.gemm.c2t_meta, mod.gemm.c2t_tile_params,
                                    lambda v: mod.grid(50, 70, v),
                                    lambda v: (a, b, c, float(getattr(v, field)), v.TM, v.TN, v.TK, v.GROUP), None)
     assert field not in {f for v in added for f in ("TM", "TN", "TK") if getattr(v, f) != getattr(cfg, f)}
@@ -194,7 +193,7 @@ SimpleNamespace = Cfg
 
 def configs(ctas=1):''')
     mod = build(src, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     a, b = torch.randn(50, 40), torch.randn(40, 70)
     res = mod.search(a, b)
     assert sorted(_shape(m.config) for m in res.successes) == [(32, 64, 16, 32), (64, 64, 32, 32)]
@@ -218,7 +217,7 @@ def test_a_kernel_that_drops_the_cluster_hint_gets_variants(tmp_path, monkeypatc
         return exhaustive_search(cfgs, torch.cuda.current_stream(), lambda c: (ct.cdiv(x.shape[2], c.TN), x.shape[0]),
                                  bscale, lambda c: (x, y, c.TB, c.TN), lambda c: {"num_ctas": c.num_ctas}, quiet=True)
     """, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     x, y = torch.randn(3, 8, 100), torch.zeros(3, 8, 100)
     res = mod.search(x, y)
     assert sorted((m.config.TB, m.config.TN) for m in res.successes) == [(8, 32), (8, 64)]
@@ -245,7 +244,7 @@ def search(x, out):
 
 def test_a_variant_that_computes_something_else_is_dropped(tmp_path, monkeypatch, capsys):
     mod = build(ROWSUM, tmp_path)
-    monkeypatch.setattr(mod, "_C2T_TILE_VARIANTS", True)
+    monkeypatch.setattr(RT, "_C2T_TILE_VARIANTS", True)
     x, out = torch.randn(100, 64), torch.zeros(100)
     res = mod.search(x, out)
     printed = capsys.readouterr().out
@@ -263,7 +262,7 @@ def test_the_check_restores_the_arguments(tmp_path):
     x, out = torch.randn(100, 64), torch.full((100,), 7.0)
     cfg = mod.SimpleNamespace(TM=64, D=64)
     half = mod.SimpleNamespace(TM=32, D=64)
-    kept = mod._c2t_same_results(mod.rowsum, [half], {id(half): cfg}, None, lambda c: (ct_cdiv(100, c.TM),),
+    kept = RT._c2t_same_results(mod.rowsum, [half], {id(half): cfg}, None, lambda c: (ct_cdiv(100, c.TM),),
                                  lambda c: (x, out, c.TM, c.D), None)
     assert kept == [half]
     assert torch.equal(out, torch.full((100,), 7.0))

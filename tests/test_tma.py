@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from conftest import ROOT
-from kernel_util import build, compile_sm90, translate
+from kernel_util import RT, build, compile_sm90, translate
 
 pytestmark = pytest.mark.skipif(not os.environ.get("TRITON_INTERPRET"), reason="needs TRITON_INTERPRET=1")
 
@@ -36,16 +36,16 @@ def run(x, y, bm, bn, alpha=2.0):
 """
 
 
-def _spy(mod):
+def _spy(monkeypatch):
     """Record what the launcher decided for every array (True: descriptor path)."""
     seen = []
-    real = mod._c2t_tma
+    real = RT._c2t_tma
 
     def spy(a, blocks, grid=None, looped=True, gemm=False):
         r = real(a, blocks, grid, looped, gemm)
         seen.append(r)
         return r
-    mod._c2t_tma = spy
+    monkeypatch.setattr(RT, "_c2t_tma", spy)
     return seen
 
 
@@ -68,17 +68,19 @@ def test_generated_code_has_descriptor_prologue_and_fallback():
     # one tile per program, not in a loop: the default mode keeps pointers for it (see _c2t_tma)
     assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=grid, looped=False)' in launcher
     assert '*_c2t_array(y, 2, "y", tma=((BM, BN),), grid=grid, looped=False)' in launcher
-    assert "import os" in code and "triton.set_allocator(_c2t_tma_scratch)" in code
+    from translator.paths import RUNTIME_DIR        # (the allocator: the runtime's, which the module imports)
+    assert "triton.set_allocator(_c2t_tma_scratch)" in (RUNTIME_DIR / "tma.py").read_text()
+    assert "from translator.runtime.launch import" in code and "_c2t_array" in code
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 @pytest.mark.parametrize("shape", [(64, 64), (70, 52), (33, 96)])      # exact and ragged edges
-def test_both_paths_match_torch(tiled, dtype, shape):
+def test_both_paths_match_torch(monkeypatch, tiled, dtype, shape):
     x = torch.randn(*shape).to(dtype)
     ref = (x.float() * 2.0 + 1.0).to(dtype)
     for mode in ("on", "off"):
-        tiled._C2T_TMA_MODE = mode
-        seen = _spy(tiled)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
+        seen = _spy(monkeypatch)
         y = torch.full(shape, -7.0, dtype=dtype)
         tiled.run(x, y, 32, 32)
         torch.testing.assert_close(y, ref, rtol=1e-3, atol=1e-3)
@@ -87,10 +89,10 @@ def test_both_paths_match_torch(tiled, dtype, shape):
 
 
 @pytest.mark.parametrize("mode", ["small", "auto"])
-def test_default_mode_keeps_pointers_for_cpu_tensors(tiled, mode):
-    assert tiled._C2T_TMA_MODE == os.environ.get("C2T_TMA", "small")
-    tiled._C2T_TMA_MODE = mode
-    seen = _spy(tiled)
+def test_default_mode_keeps_pointers_for_cpu_tensors(monkeypatch, tiled, mode):
+    assert RT._C2T_TMA_MODE == os.environ.get("C2T_TMA", "small")
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
+    seen = _spy(monkeypatch)
     x = torch.randn(64, 64)
     y = tiled.run(x, torch.empty(64, 64), 32, 32)
     torch.testing.assert_close(y, x * 2 + 1)
@@ -168,19 +170,19 @@ def search_hinted(x, out):
 """
 
 
-def test_search_decides_descriptors_with_each_configs_grid(tmp_path):
+def test_search_decides_descriptors_with_each_configs_grid(monkeypatch, tmp_path):
     """exhaustive_search times each config as @triton.autotune from the kernel's META launch: the
     descriptor choice there must see the config's grid, as the launch after the search does (it
     saw none before, so a persistent GEMM was tuned with masked pointers and then launched with
     descriptors, or the other way round)."""
     mod = build(TUNED, tmp_path)
     grids = []
-    real = mod._c2t_tma
+    real = RT._c2t_tma
 
     def spy(a, blocks, grid=None, looped=True, gemm=False):
         grids.append(grid)
         return real(a, blocks, grid, looped, gemm)
-    mod._c2t_tma = spy
+    monkeypatch.setattr(RT, "_c2t_tma", spy)
     code = translate(TUNED).code
     meta = code[code.index("def _c2t_meta_rowsum"):]
     assert '*_c2t_array(x, 2, "x", tma=((BM, BN),), grid=c2t_grid),' in meta
@@ -207,75 +209,75 @@ def test_small_mode_uses_descriptors_below_one_program_per_sm(tiled, monkeypatch
     installed = []
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: SimpleNamespace(multi_processor_count=132))
     monkeypatch.setattr(triton, "set_allocator", installed.append)
-    monkeypatch.setattr(tiled, "_c2t_allocation", None)
-    tiled._C2T_SMALL.clear()
-    tiled._C2T_TMA_MODE = "small"
+    monkeypatch.setattr(RT, "_c2t_allocation", None)
+    RT._C2T_SMALL.clear()
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "small")
     a, blocks = _CudaLike(), ((32, 32),)
-    assert tiled._c2t_tma(a, blocks, (1,)) and tiled._c2t_tma(a, blocks, (8, 16)) and tiled._c2t_tma(a, blocks, (131,))
-    assert installed and installed[0] is tiled._c2t_tma_scratch
-    assert not tiled._c2t_tma(a, blocks, (132,)) and not tiled._c2t_tma(a, blocks, (12, 12))
+    assert RT._c2t_tma(a, blocks, (1,)) and RT._c2t_tma(a, blocks, (8, 16)) and RT._c2t_tma(a, blocks, (131,))
+    assert installed and installed[0] is RT._c2t_tma_scratch
+    assert not RT._c2t_tma(a, blocks, (132,)) and not RT._c2t_tma(a, blocks, (12, 12))
     # a kernel with a GEMM loop also in a grid of one program per SM (a persistent GEMM's)
-    assert tiled._c2t_tma(a, blocks, (132,), gemm=True) and tiled._c2t_tma(a, blocks, (66, 2), gemm=True)
-    assert not tiled._c2t_tma(a, blocks, (133,), gemm=True) and not tiled._c2t_tma(a, blocks, (132,))
-    assert not tiled._c2t_tma(a, blocks, lambda meta: (1,)) and not tiled._c2t_tma(a, blocks, None)
-    assert not tiled._c2t_tma(a, blocks, (1,), looped=False)
-    assert not tiled._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway
+    assert RT._c2t_tma(a, blocks, (132,), gemm=True) and RT._c2t_tma(a, blocks, (66, 2), gemm=True)
+    assert not RT._c2t_tma(a, blocks, (133,), gemm=True) and not RT._c2t_tma(a, blocks, (132,))
+    assert not RT._c2t_tma(a, blocks, lambda meta: (1,)) and not RT._c2t_tma(a, blocks, None)
+    assert not RT._c2t_tma(a, blocks, (1,), looped=False)
+    assert not RT._c2t_tma(a, ((32, 4),), (1,))              # 8-byte block rows: illegal anyway
     with pytest.raises(TypeError, match="grid must be a tuple"):
-        tiled._c2t_tma(a, blocks, [1])
-    tiled._C2T_TMA_MODE = "auto"
-    assert tiled._c2t_tma(a, blocks, (132,)) and tiled._c2t_tma(a, blocks, None)
-    assert tiled._c2t_tma(a, blocks, (1,), looped=False)
-    tiled._C2T_TMA_MODE = "off"
-    assert not tiled._c2t_tma(a, blocks, (1,))
+        RT._c2t_tma(a, blocks, [1])
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "auto")
+    assert RT._c2t_tma(a, blocks, (132,)) and RT._c2t_tma(a, blocks, None)
+    assert RT._c2t_tma(a, blocks, (1,), looped=False)
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "off")
+    assert not RT._c2t_tma(a, blocks, (1,))
 
 
 def test_legality_is_checked_per_layout(tiled, monkeypatch):
     """The rules are cached per (dtype, extents, strides, base alignment, blocks): a tensor of the
     same extents with other strides or a misaligned base is checked again, not served the cached
     answer."""
-    tiled._C2T_TMA_MODE = "on"
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")
     a = torch.zeros(64, 64, dtype=torch.float16)
-    assert tiled._c2t_tma(a, ((32, 32),))
-    assert not tiled._c2t_tma(torch.zeros(64, 65, dtype=torch.float16)[:, :64], ((32, 32),))   # 130-byte rows
-    assert not tiled._c2t_tma(torch.zeros(64 * 64 + 1, dtype=torch.float16)[1:].view(64, 64), ((32, 32),))
-    assert not tiled._c2t_tma(a.t(), ((32, 32),))                                              # last stride 64
-    assert tiled._c2t_tma(torch.ones(64, 64, dtype=torch.float16), ((32, 32),))
+    assert RT._c2t_tma(a, ((32, 32),))
+    assert not RT._c2t_tma(torch.zeros(64, 65, dtype=torch.float16)[:, :64], ((32, 32),))   # 130-byte rows
+    assert not RT._c2t_tma(torch.zeros(64 * 64 + 1, dtype=torch.float16)[1:].view(64, 64), ((32, 32),))
+    assert not RT._c2t_tma(a.t(), ((32, 32),))                                              # last stride 64
+    assert RT._c2t_tma(torch.ones(64, 64, dtype=torch.float16), ((32, 32),))
 
 
-def test_unknown_mode_is_refused(monkeypatch, tmp_path):
-    from kernel_util import build
-    monkeypatch.setenv("C2T_TMA", "fast")
-    with pytest.raises(ValueError, match="C2T_TMA must be small, auto, on or off"):
-        build(TILED, tmp_path)
+def test_unknown_mode_is_refused():
+    from kernel_util import runtime_switch
+    assert runtime_switch("tma", "_C2T_TMA_MODE", {"C2T_TMA": "auto"}) == "'auto'"
+    assert runtime_switch("tma", "_C2T_TMA_MODE", {"C2T_TMA": "fast"}).startswith(
+        "ValueError: C2T_TMA must be small, auto, on or off")
 
 
-def test_misaligned_view_falls_back(tiled):
-    tiled._C2T_TMA_MODE = "on"
+def test_misaligned_view_falls_back(monkeypatch, tiled):
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")
     base = torch.randn(64 * 64 + 1)
     x = base[1:].view(64, 64)                 # data_ptr % 16 == 4
     assert x.data_ptr() % 16 != 0
-    seen = _spy(tiled)
+    seen = _spy(monkeypatch)
     y = tiled.run(x, torch.empty(64, 64), 32, 32)
     torch.testing.assert_close(y, x * 2 + 1)
     assert seen == [False, True]              # x: pointers; y is fine
 
 
-def test_transposed_view_falls_back(tiled):
-    tiled._C2T_TMA_MODE = "on"
+def test_transposed_view_falls_back(monkeypatch, tiled):
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")
     x = torch.randn(64, 96).t()               # last stride 96, not 1
-    seen = _spy(tiled)
+    seen = _spy(monkeypatch)
     y = tiled.run(x, torch.empty(96, 64), 32, 32)
     torch.testing.assert_close(y, x * 2 + 1)
     assert seen == [False, True]
 
 
-def test_strided_rows_and_column_slices(tiled):
-    tiled._C2T_TMA_MODE = "on"
+def test_strided_rows_and_column_slices(monkeypatch, tiled):
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")
     big = torch.randn(70, 80)
     x = big[:, 16:64]                         # last stride 1, row stride 320 B, base offset 64 B: legal
     out = torch.zeros(70, 100)
     y = out[:, :48]
-    seen = _spy(tiled)
+    seen = _spy(monkeypatch)
     tiled.run(x, y, 32, 16)
     torch.testing.assert_close(y, x * 2 + 1)
     assert (out[:, 48:] == 0).all()           # the clipped store stayed inside the view
@@ -287,17 +289,17 @@ def test_strided_rows_and_column_slices(tiled):
     assert seen == [False, True]
 
 
-def test_narrow_block_falls_back(tiled):
+def test_narrow_block_falls_back(monkeypatch, tiled):
     """A block row of 2 fp32 (8 bytes) is below the copy engine's 16-byte minimum."""
-    tiled._C2T_TMA_MODE = "on"
+    monkeypatch.setattr(RT, "_C2T_TMA_MODE", "on")
     x = torch.randn(16, 16)
-    seen = _spy(tiled)
+    seen = _spy(monkeypatch)
     y = tiled.run(x, torch.empty(16, 16), 8, 2)
     torch.testing.assert_close(y, x * 2 + 1)
     assert seen == [False, False]
 
 
-def test_nan_padding_on_descriptor_path(tmp_path):
+def test_nan_padding_on_descriptor_path(monkeypatch, tmp_path):
     mod = build("""
 @ct.kernel
 def rowmax(x, out, BM: ConstInt, BN: ConstInt):
@@ -318,8 +320,8 @@ def k(x, BM: ConstInt):
     # an array that is both read and written keeps the pointer path
     assert "_c2t_desc_" not in code.split("def k(")[1]
     for mode in ("on", "off"):
-        mod._C2T_TMA_MODE = mode
-        seen = _spy(mod)
+        monkeypatch.setattr(RT, "_C2T_TMA_MODE", mode)
+        seen = _spy(monkeypatch)
         x = torch.randn(20, 12)
         x = torch.cat([x, torch.zeros(20, 4)], 1)[:, :12]      # row stride 64 B: TMA-legal
         out = torch.full((32, 16), -1, dtype=torch.int32)

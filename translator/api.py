@@ -38,6 +38,9 @@ class Options:
     # has a rank other than the one the kernel's text shows): those parameters are lowered with
     # these ranks, as cuTile compiles the kernel for them
     ranks: Optional[dict] = None
+    # carry the launch runtime's pieces the module uses (translator/runtime/) in it, so that it
+    # needs only torch and triton; False: import them from the installed `translator.runtime`
+    standalone: bool = False
 
 
 @dataclass
@@ -205,8 +208,8 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     plans = _apply_host_facts(host, plans, shared)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
-    edits.extend(_imports_and_prelude(info, shared, plans, text,
-                                      torch_used=any("torch." in e.text for e in host.edits)))
+    marks = _Marks()
+    edits.extend(_imports_and_prelude(info, shared, plans, text, marks))
     replaced = set(info.kernels) | set(refused_fds) | dead | info.inlined_cms | {
         h for h in shared.helpers if not shared.host_uses.get(h)}
     edits.extend(drop_ct_aliases(info, host_name_uses(info, replaced), text, rep))
@@ -214,9 +217,10 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     contained = options.partial and not any(d.severity == ERROR for d in rep.items[n_start:n_host])
     if refused_fds or (contained and host_errors):
         edits.append(_after_imports(info, text, partial.placeholder_block(info, host_errors)))
-    body = apply_edits(text, edits)
+    body = _fill_marks(apply_edits(text, edits), marks, set(info.other_modules), options.standalone)
     source = options.source_name or filename
-    code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body))
+    code = emit.format_module(emit.render("module.py.j2", version=_version(), source=source, body=body,
+                                               standalone=options.standalone))
 
     diags = rep.sorted()
     kernels = [_summary(name, plan, diags) for name, plan in plans.items()]
@@ -467,26 +471,55 @@ def _other_imports(st) -> list:
     return [f"import {', '.join(rest)}"] if rest else []
 
 
-def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_used: bool = False) -> list:
-    """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports.
-    `torch_used`: the host rewrite wrote torch names (`ct.int32` on the host is `torch.int32`)."""
-    edits = []
-    have = set(info.other_modules)
-    need = []
-    if "contextlib" not in have and info.kernels:
-        need.append("import contextlib")
-    if "torch" not in have and (info.kernels or torch_used):
-        need.append("import torch")
-    tma = bool(shared.ranks.get("desc"))
-    dot = any(p.launch.has_dot for p in _all_plans(plans))
-    if "functools" not in have and dot:
-        need.append("import functools")
-    if "os" not in have and (tma or info.kernels):
-        need.append("import os")
+class _Marks:
+    """Places in the module's text that are filled once it is written (_fill_marks): the import
+    lines (what they are depends on the names the whole module uses), the runtime's pieces of a
+    standalone module, and its launch memo's C source. (NUL characters: never in Python source.)"""
+    RUNTIME = "\x00c2t-runtime\x00"
+    MEMO_C = "\x00c2t-memo-c\x00"
+
+    def __init__(self):
+        self.imports = []       # (indent, the other imports that follow) per import mark
+
+    def imports_mark(self, indent: str, others: list) -> str:
+        self.imports.append((indent, others))
+        return f"\x00c2t-imports-{len(self.imports) - 1}\x00"
+
+
+_IMPORTS_MARK = re.compile("\x00c2t-imports-([0-9]+)\x00")
+_STD_IMPORTS = ("contextlib", "torch", "functools", "os")      # (in this order, before triton's)
+
+
+def _fill_marks(body: str, marks: _Marks, have: set, standalone: bool) -> str:
+    """The module's text with its marks filled: the runtime names it uses imported from
+    translator.runtime (or, `standalone`, their pieces pasted in), and the imports of torch,
+    triton and the standard modules its code (the pasted pieces included) uses that it lacks."""
+    from . import vendor
+    plain = _IMPORTS_MARK.sub("", body.replace(marks.RUNTIME, "").replace(marks.MEMO_C, ""))
+    names = vendor.runtime_names(vendor.names_used(plain))
+    runtime, memo_c, lines = "", "", []
+    if standalone:
+        runtime, needs_c = vendor.vendored(names)
+        memo_c = vendor.memo_c_block() if needs_c else ""
+    body = body.replace(marks.RUNTIME, runtime).replace(marks.MEMO_C, memo_c)
+    used = vendor.names_used(_IMPORTS_MARK.sub("", body)) if standalone else vendor.names_used(plain)
+    need = [f"import {m}" for m in _STD_IMPORTS if m not in have and m in used]
     if "triton" not in have:
         need.append("import triton")
     if "tl" not in have:
         need.append("import triton.language as tl")
+
+    def fill(m):
+        indent, others = marks.imports[int(m.group(1))]
+        runtime_lines = [] if standalone else vendor.import_lines(names, indent)
+        return ("\n" + indent).join(need + runtime_lines + others)
+    return _IMPORTS_MARK.sub(fill, body)
+
+
+def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, marks: _Marks) -> list:
+    """Replace the cuda.tile imports by Triton's, and put the helpers after the module's imports
+    (the import lines and the runtime's pieces are marks, filled by _fill_marks)."""
+    edits = []
     first = True
     for st in info.ct_import_stmts:
         line_start = text.rfind("\n", 0, st.span.start) + 1
@@ -497,8 +530,8 @@ def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_use
         others = _other_imports(st)      # `import torch, cuda.tile as ct, math` keeps torch and math
         indent = text[line_start:st.span.start]     # (an import in a `try:` block is indented)
         if first:
-            edits.append(Edit(st.span.start, st.span.end, ("\n" + (indent if not indent.strip() else "")).join(
-                need + others)))
+            edits.append(Edit(st.span.start, st.span.end, marks.imports_mark(
+                indent if not indent.strip() else "", others)))
             first = False
         elif others:
             edits.append(Edit(st.span.start, st.span.end, others[0]))
@@ -512,25 +545,8 @@ def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_use
     if device:
         parts.append(device)
     parts.extend(code.strip("\n") for code in shared.extra_defs.values())
-    if info.kernels:
-        lists = any(p.kind == "list" for plan in _all_plans(plans) for p in plan.params)
-        used = set(shared.host_needs) | ({"fit_shared_memory"} if dot else set())
-        if any(plan.subs for plan in plans.values()):
-            used.add("ranks")       # a kernel with rank variants: its launcher reads the ranks
-        if info.nested:
-            used.add("closures")    # kernels defined inside functions: _c2t_closure_kernel
-        if any(plan.launch.coarsen for plan in _all_plans(plans)):
-            used.add("coarsen")     # a coarsened kernel: its launcher picks C2T_COARSEN
-        if any(p.isdtype for plan in _all_plans(plans) for p in plan.params):
-            used.add("dtype_params")    # a ct.Constant[ct.DType] parameter: _c2t_tl_dtype
-        alias = any(p.same_as for plan in _all_plans(plans) for p in plan.params)
-        parts.append(emit.render("host_prelude.py.j2", host_used=used,
-                                 lists=lists, tma=tma, alias=alias).strip("\n"))
-    else:
-        if "cdiv" in shared.host_needs:       # a host-only module (no kernels) using ct.cdiv
-            parts.append(emit.render("host_cdiv.py.j2"))
-        if "device_function" in shared.host_needs:
-            parts.append(emit.render("host_device_function.py.j2"))
+    if info.kernels or shared.host_needs & {"cdiv", "device_function"}:
+        parts.append(marks.RUNTIME)     # (a standalone module's runtime pieces)
     if parts:
         # after the anchor's line (not inside its span: a cuda.tile import there is removed)
         pos = 0
@@ -539,10 +555,10 @@ def _imports_and_prelude(info, shared: Shared, plans: dict, text: str, torch_use
             pos = len(text) if pos < 0 else pos + 1
         block = "\n\n" + "\n\n\n".join(parts) + "\n\n\n"
         if anchor is None:
-            block = "\n".join(need) + "\n" + block.lstrip("\n") + "\n\n"
+            block = marks.imports_mark("", []) + "\n" + block.lstrip("\n") + "\n\n"
         edits.append(Edit(pos, pos, block))
     if info.kernels:
-        edits.append(_memo_c_source_edit(info, text))
+        edits.append(_memo_c_source_edit(info, text, marks))
     return edits
 
 
@@ -568,12 +584,13 @@ def _after_imports(info, text: str, block: str) -> Edit:
     return Edit(pos, pos, "\n\n" + block.strip("\n") + "\n\n\n")
 
 
-def _memo_c_source_edit(info, text: str) -> Edit:
-    """The launch memo's C source goes at the end of the module, out of the way of its code (before
-    a closing `if __name__ == "__main__":` block, whose launches then find it)."""
+def _memo_c_source_edit(info, text: str, marks: _Marks) -> Edit:
+    """Where a standalone module's launch memo C source goes: at the end of the module, out of the
+    way of its code (before a closing `if __name__ == "__main__":` block, whose launches then find
+    it)."""
     pos = len(text)
     last = info.module.body[-1] if info.module.body else None
     if last is not None and re.match(r"if\s+__name__\s*==", text[last.span.start:last.span.end]):
         pos = text.rfind("\n", 0, last.span.start) + 1
-        return Edit(pos, pos, emit.render("host_memo_c.py.j2").strip("\n") + "\n\n\n")
-    return Edit(pos, pos, "\n\n\n" + emit.render("host_memo_c.py.j2").strip("\n") + "\n")
+        return Edit(pos, pos, marks.MEMO_C + "\n\n\n")
+    return Edit(pos, pos, "\n\n\n" + marks.MEMO_C + "\n")

@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
                         "compiled to TTIR for sm_90 where triton is installed; C2T110 when Triton rejects one)")
     c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
                    help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
+    p.add_argument("--standalone", action="store_true",
+                   help="carry the launch runtime the translation uses in it (torch and triton are then its only "
+                        "dependencies); by default it imports it from translator.runtime (this package)")
     p.add_argument("--json", metavar="REPORT", help="write diagnostics, the per-kernel summary and totals as JSON "
                                                     "(key `schema`: the report's version)")
     p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
@@ -131,12 +134,15 @@ def main(argv=None) -> int:
         from .package import translate_paths
         return translate_paths(args.inputs, Path(args.output), strict=args.strict, quiet=args.quiet,
                                check=args.check, diff=args.diff, report=args.json,
-                               compile_check=args.compile_check, jobs=args.jobs, printer=printer)
+                               compile_check=args.compile_check, jobs=args.jobs, printer=printer,
+                               standalone=args.standalone)
     name = args.inputs[0]
     if name == "-":
-        res = _translate_stdin(Options(strict=args.strict, source_name="<stdin>", check=args.compile_check))
+        res = _translate_stdin(Options(strict=args.strict, source_name="<stdin>", check=args.compile_check,
+                                         standalone=args.standalone))
     else:
-        res = translate_file(name, Options(strict=args.strict, source_name=name, check=args.compile_check))
+        res = translate_file(name, Options(strict=args.strict, source_name=name, check=args.compile_check,
+                                            standalone=args.standalone))
     printer.file(res)
     printer.finish(several=False)
     if args.json:
@@ -182,7 +188,8 @@ def _lint(args, printer) -> int:
         files += python_files(Path(i)) if Path(i).is_dir() else [i]
     status = 0
     for f in files:
-        opts = Options(strict=args.strict, source_name=str(f), check=args.compile_check)
+        opts = Options(strict=args.strict, source_name=str(f), check=args.compile_check,
+                       standalone=args.standalone)
         res = _translate_stdin(opts) if f == "-" else translate_file(f, opts)
         printer.file(res)
         status = max(status, 2 if not res.ok else 1 if args.strict and printer.warnings(res) else 0)

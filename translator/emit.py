@@ -5,7 +5,7 @@ import functools
 
 import jinja2
 
-from .paths import TEMPLATE_DIR
+from .paths import RUNTIME_DIR, TEMPLATE_DIR
 
 # helper name -> Triton function it wraps (fp16/bf16 widened to fp32 around it)
 UNARY_MATH_FNS = [
@@ -23,7 +23,6 @@ def env() -> jinja2.Environment:
         keep_trailing_newline=False,
         autoescape=False,
     )
-    e.globals["c_source"] = c_source
     e.globals["dtype_rules_source"] = dtype_rules_source
     return e
 
@@ -38,10 +37,10 @@ def dtype_rules_source(views: bool = False) -> str:
 
 @functools.lru_cache(maxsize=None)
 def c_source(name: str) -> str:
-    """A C file of templates/ (not a Jinja template), for a raw triple-quoted string in a template."""
-    text = (TEMPLATE_DIR / name).read_text().rstrip("\n")
+    """A C file of translator/runtime/, for a raw triple-quoted string in a standalone module."""
+    text = (RUNTIME_DIR / name).read_text().rstrip("\n")
     if '"""' in text or text.endswith("\\"):
-        raise ValueError(f"templates/{name} cannot go into a raw triple-quoted Python string")
+        raise ValueError(f"translator/runtime/{name} cannot go into a raw triple-quoted Python string")
     return text
 
 

@@ -14,3 +14,4 @@ def _data_dir(name: str, marker: str) -> Path:
 
 GRAMMAR_DIR = _data_dir("grammar", "cutile.lark")
 TEMPLATE_DIR = _data_dir("templates", "module.py.j2")
+RUNTIME_DIR = PACKAGE / "runtime"     # the launch runtime generated modules import (a package)

@@ -20,10 +20,14 @@ import math
 
 import torch
 
-import contextlib
-import os
 import triton
 import triton.language as tl
+from translator.runtime.values import _c2t_host_cdiv
+from translator.runtime.launch import (
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
+)
+from translator.runtime.memo import _c2t_memo
+from translator.runtime.coarsen import _c2t_coarsen
 
 
 @triton.jit
@@ -233,10 +237,6 @@ def _c2t_sub_ct(x, y):
     return x - y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 193ee32b072d7511),
-# left out of golden files (tests/golden_form.py)
-
-
 @triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def floordiv_kernel(
     x, x_shape_0, x_stride_0,
@@ -286,7 +286,7 @@ def floordiv_kernel(
 
 def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket, d, lo, width, TILE, *, stream=None):
     """Launch `floordiv_kernel` as cuTile's ct.launch(stream, grid, floordiv_kernel, args) did."""
-    memo = _c2t_memo("floordiv_kernel", grid, stream, (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket), (d, lo, width), (TILE,))
+    memo = _c2t_memo(launch_floordiv_kernel, grid, stream, (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket), (d, lo, width), (TILE,))
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
@@ -370,8 +370,3 @@ C2T_SPEC = {
     "bench_cases": [{"N": 1 << 24, "d": -7, "lo": -100, "width": 30}],
     "bytes": "bytes_moved",
 }
-
-
-# The launch memo's lookup and launch in C (cutile2triton's templates/launch_memo.c), which
-# _c2t_load_memo_c builds at the first recorded launch.
-_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of golden files (tests/golden_form.py)

@@ -18,10 +18,14 @@ import math
 
 import torch
 
-import contextlib
-import os
 import triton
 import triton.language as tl
+from translator.runtime.values import _c2t_host_cdiv
+from translator.runtime.launch import (
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
+)
+from translator.runtime.memo import _c2t_memo
+from translator.runtime.coarsen import _c2t_coarsen
 
 
 # PaddingMode codes for the load helpers (see _c2t_pad_value)
@@ -166,10 +170,6 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 193ee32b072d7511),
-# left out of golden files (tests/golden_form.py)
-
-
 @triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def row_sum_argmax_kernel(
     x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
@@ -210,7 +210,7 @@ def row_sum_argmax_kernel(
 
 def launch_row_sum_argmax_kernel(grid, x, sums, argmax_out, max_out, TILE_M, TILE_N, *, stream=None):
     """Launch `row_sum_argmax_kernel` as cuTile's ct.launch(stream, grid, row_sum_argmax_kernel, args) did."""
-    memo = _c2t_memo("row_sum_argmax_kernel", grid, stream, (x, sums, argmax_out, max_out), (), (TILE_M, TILE_N))
+    memo = _c2t_memo(launch_row_sum_argmax_kernel, grid, stream, (x, sums, argmax_out, max_out), (), (TILE_M, TILE_N))
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
@@ -289,8 +289,3 @@ C2T_SPEC = {
     "bench_cases": [{"M": 8192, "N": 4096}],
     "bytes": "bytes_moved",
 }
-
-
-# The launch memo's lookup and launch in C (cutile2triton's templates/launch_memo.c), which
-# _c2t_load_memo_c builds at the first recorded launch.
-_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of golden files (tests/golden_form.py)

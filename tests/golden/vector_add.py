@@ -13,10 +13,14 @@ import math
 
 import torch
 
-import contextlib
-import os
 import triton
 import triton.language as tl
+from translator.runtime.values import _c2t_host_cdiv
+from translator.runtime.launch import (
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
+)
+from translator.runtime.memo import _c2t_memo
+from translator.runtime.coarsen import _c2t_coarsen
 
 
 # PaddingMode codes for the load helpers (see _c2t_pad_value)
@@ -142,10 +146,6 @@ def _c2t_add_ct(x, y):
     return x + y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 193ee32b072d7511),
-# left out of golden files (tests/golden_form.py)
-
-
 @triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def vector_add_kernel(
     a, a_shape_0, a_stride_0,
@@ -176,7 +176,7 @@ def vector_add_kernel(
 
 def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
     """Launch `vector_add_kernel` as cuTile's ct.launch(stream, grid, vector_add_kernel, args) did."""
-    memo = _c2t_memo("vector_add_kernel", grid, stream, (a, b, c), (), (TILE,))
+    memo = _c2t_memo(launch_vector_add_kernel, grid, stream, (a, b, c), (), (TILE,))
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
@@ -243,8 +243,3 @@ C2T_SPEC = {
     "bench_cases": [{"N": 1 << 24}],
     "bytes": "bytes_moved",
 }
-
-
-# The launch memo's lookup and launch in C (cutile2triton's templates/launch_memo.c), which
-# _c2t_load_memo_c builds at the first recorded launch.
-_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of golden files (tests/golden_form.py)

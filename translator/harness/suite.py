@@ -450,7 +450,8 @@ def main(argv=None) -> int:
         return merge(entries, args.merge, out, "cutile2triton bench " + " ".join(argv if argv is not None
                                                                               else sys.argv[1:]))
     env = dict(os.environ)
-    paths = [str(Path.cwd())]
+    # (translations import translator.runtime: this checkout's, wherever the bench runs from)
+    paths = [str(Path.cwd()), str(Path(__file__).resolve().parents[2])]
     if args.tilegym:
         paths.append(str(Path(args.tilegym).resolve().parent))
     for kv in args.env:

@@ -1,6 +1,6 @@
 """cuTile's compile options on the host: kernels wrapped again with other hints, replace_hints,
 ct.ByTarget hint values, ct.compiler_timeout, and the autotuner, ct.tune.exhaustive_search (the
-generated module's search, templates/host_search.py.j2, autotunes the kernel it is given)."""
+generated module's search, translator/runtime/search.py, autotunes the kernel it is given)."""
 from __future__ import annotations
 
 from ..ir import nodes as N

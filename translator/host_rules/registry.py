@@ -79,7 +79,7 @@ class Out:
     after the walk with the other edits inside its arguments (launches.py); `tuned`: a kernel the
     host autotunes (api.py sets plan.host.tuned)."""
     edits: tuple = ()
-    needs: frozenset = frozenset()      # host prelude parts (templates/host_prelude.py.j2 host_used)
+    needs: frozenset = frozenset()      # host prelude parts (translator/runtime/launch.py host_used)
     diags: tuple = ()
     covers: frozenset = frozenset()
     claims: bool = True

@@ -9,7 +9,7 @@ docs/decisions/016-program-coarsening.md).
 
 So an eligible kernel (`coarsen_refusal` returns "") is emitted as a loop over C2T_COARSEN
 programs of the original grid, `c2t_bid0` taking the place of `tl.program_id(0)`, and the launcher
-picks C2T_COARSEN at run time (templates/host_prelude.py.j2 `_c2t_coarsen`): 1, a plain launch,
+picks C2T_COARSEN at run time (translator/runtime/coarsen.py `_c2t_coarsen`): 1, a plain launch,
 unless the largest tile is small and the grid has many more programs than the GPU runs at once.
 Running programs one after another inside one program is a schedule the original could have had,
 as long as programs do not wait on each other and nothing reads the block index behind the

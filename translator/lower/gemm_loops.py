@@ -5,7 +5,7 @@ does, the array reads and the ct.load tiles among them. An innermost loop with o
 iteration whose reads are all tile loads of whole array parameters is a GEMM loop; any other
 loop with dots (attention: two dots per iteration) means the kernel keeps Triton's default depth.
 `stage_bytes` turns a kernel's GEMM loops into the launcher expression for the bytes one iteration
-loads, which `_c2t_num_stages` (templates/host_prelude.py.j2) turns into 3 to 8 stages when each
+loads, which `_c2t_num_stages` (translator/runtime/stages.py) turns into 3 to 8 stages when each
 program of the launch has an SM to itself (docs/decisions/001-gemm-pipeline-depth.md).
 """
 from __future__ import annotations

@@ -7,10 +7,15 @@ allow it (1-D grids, equal Constant arguments, no launch writing memory another 
 """
 import torch
 
-import contextlib
-import os
 import triton
 import triton.language as tl
+from translator.runtime.values import _c2t_host_cdiv
+from translator.runtime.launch import (
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
+)
+from translator.runtime.memo import _c2t_memo
+from translator.runtime.coarsen import _c2t_coarsen
+from translator.runtime.batch import _C2TBatch
 
 
 # PaddingMode codes for the load helpers (see _c2t_pad_value)
@@ -136,90 +141,6 @@ def _c2t_add_ct(x, y):
     return x + y
 
 
-# templates/host_prelude.py.j2's launch path and templates/host_memo.py.j2 as rendered (sha256 193ee32b072d7511),
-# left out of golden files (tests/golden_form.py)
-
-
-def _c2t_span(t):
-    """(device index, first byte, end byte) of the memory a tensor's elements occupy (None if empty)."""
-    ptr = t.data_ptr()
-    if t.is_contiguous():
-        nbytes = t.nbytes
-        return (t.get_device(), ptr, ptr + nbytes) if nbytes else None    # (get_device: -1 for CPU tensors)
-    if t.numel() == 0:
-        return None
-    lo = hi = 0
-    for d, s in zip(t.shape, t.stride()):
-        lo, hi = lo + min(0, (d - 1) * s), hi + max(0, (d - 1) * s)
-    size = t.element_size()
-    return (t.get_device(), ptr + lo * size, ptr + (hi + 1) * size)
-
-
-def _c2t_overlap(spans, others):
-    """Whether a span of `spans` and one of `others` are on one device and share a byte."""
-    for a in spans:
-        if a is not None:
-            dev, lo, hi = a
-            for b in others:
-                if b is not None and b[0] == dev and lo < b[2] and b[1] < hi:
-                    return True
-    return False
-
-
-class _C2TBatch:
-    """Launches of one kernel from a host loop, run up to four per launch (grid axis 1 picks the
-    launch). cuTile ran them one after another, so they are only grouped when that cannot be
-    observed: 1-D grids, equal Constant arguments (one specialization), the same stream, and no
-    array a launch writes overlapping any array of another launch in the group. Anything else is
-    launched on its own, in order. (The group keeps the spans of all its arrays and of the arrays
-    it writes, so a launch is checked against the group at once rather than launch by launch.)"""
-
-    def __init__(self, launch, launch_batch, *, consts, arrays, written):
-        self.launch, self.launch_batch = launch, launch_batch
-        self.consts, self.arrays = consts, arrays
-        self.written = [arrays.index(i) for i in written]     # positions among the array arguments
-        self.pending, self.stream = [], None
-        self.key = self.reads = self.writes = None              # the pending group's
-
-    def add(self, grid, *args, stream=None):
-        if self.pending and stream is not self.stream:
-            self.flush()
-        self.stream = stream
-        if type(grid) is not tuple or not grid or grid[1:] not in ((), (1,), (1, 1)):
-            self.flush()
-            self.launch(grid, *args, stream=stream)
-            return
-        spans = []                                              # once per launch, not per pair
-        for i in self.arrays:
-            a = args[i]
-            if not isinstance(a, torch.Tensor):
-                self.flush()
-                self.launch(grid, *args, stream=stream)
-                return
-            spans.append(_c2t_span(a))
-        consts = [args[i] for i in self.consts]
-        key = (*consts, *map(type, consts))                     # (True == 1: the types are compared too)
-        written = [spans[k] for k in self.written]
-        if self.pending and (key != self.key or _c2t_overlap(written, self.reads)
-                             or _c2t_overlap(self.writes, spans)):
-            self.flush()
-        if self.pending:
-            self.reads += spans
-            self.writes += written
-        else:
-            self.key, self.reads, self.writes = key, spans, written
-        self.pending.append((grid, args))
-        if len(self.pending) == 4:
-            self.flush()
-
-    def flush(self):
-        group, self.pending = self.pending, []
-        if len(group) == 1:
-            self.launch(group[0][0], *group[0][1], stream=self.stream)
-        elif group:
-            self.launch_batch(group, stream=self.stream)
-
-
 @triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def add_k(
     src, src_shape_0, src_stride_0,
@@ -241,7 +162,7 @@ def add_k(
 
 def launch_add_k(grid, src, dst, c, T, *, stream=None):
     """Launch `add_k` as cuTile's ct.launch(stream, grid, add_k, args) did."""
-    memo = _c2t_memo("add_k", grid, stream, (src, dst), (c,), (T,))
+    memo = _c2t_memo(launch_add_k, grid, stream, (src, dst), (c,), (T,))
     if memo is None:
         return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
@@ -296,7 +217,7 @@ def launch_add_k_batch4(launches, *, stream=None):
         arrays += (src, dst)
         scalars += (grid[0], c)
     src, dst, c, T = launches[0][1]
-    memo = _c2t_memo("add_k_batch4", (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
+    memo = _c2t_memo(launch_add_k_batch4, (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
                      (T,))
     if memo is None:
         return      # ran from the launch memo: a batch like an earlier one (see _c2t_memo)
@@ -334,8 +255,3 @@ def run(srcs, dsts, c, tiles):
     for s, d, t in zip(srcs, dsts, tiles):
         _c2t_batch_21.add((_c2t_host_cdiv(s.shape[0], t),), s, d, c, t)
     _c2t_batch_21.flush()
-
-
-# The launch memo's lookup and launch in C (cutile2triton's templates/launch_memo.c), which
-# _c2t_load_memo_c builds at the first recorded launch.
-_C2T_MEMO_C_SRC = None    # templates/launch_memo.c, left out of golden files (tests/golden_form.py)

@@ -1,4 +1,18 @@
-{#- cuda.tile.tune.exhaustive_search: config lists run through @triton.autotune (or launch by launch). Included by host_prelude.py.j2 inside its condition. -#}
+"""cuda.tile.tune.exhaustive_search for translated kernels: config lists run through
+@triton.autotune (or launch by launch), with cuTile's TuningResult interface.
+
+Part of cutile2triton's launch runtime (translator/runtime/launch.py says how its modules refer to
+each other).
+"""
+import os
+
+import torch
+import triton
+
+from . import launch as _rt_launch
+from . import stages as _rt_stages
+
+
 class _C2TMeasurement:
     """cuda.tile.tune.Measurement: a config and its time."""
 
@@ -308,10 +322,8 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
     on_gpu = torch.cuda.is_available() and _c2t_any_cuda(runtime)
     grids = [tuple(grid_fn(cfg)) for cfg in space]
     opts = [dict(o) for _, _, o in split]
-{%- if "fit_shared_memory" in host_used %}
-    if on_gpu and _C2T_SPILL_RETRY:
+    if on_gpu and _rt_stages._C2T_SPILL_RETRY:
         opts = [_c2t_options_as_launched(kernel, grids[i], runtime, split[i][1], opts[i]) for i in range(len(space))]
-{%- endif %}
     ms = [None] * len(space)
     todo, best = list(range(len(space))), None
     while todo:
@@ -341,9 +353,6 @@ def _c2t_autotune(space, split, stream, grid_fn, kernel, quiet):
     return result
 
 
-{%- if "fit_shared_memory" in host_used %}
-
-
 def _c2t_options_as_launched(kernel, grid, runtime, meta, options):
     """The launch options a config's launch ends up running with: a dot kernel that spills registers
     at the options it starts from runs the leaner variant its first launch picks
@@ -357,11 +366,10 @@ def _c2t_options_as_launched(kernel, grid, runtime, meta, options):
         compiled._init_handles()
     except Exception:       # noqa: BLE001 - the search itself reports a config that fails
         return options
-    if not getattr(compiled, "n_spills", 0) and not _c2t_at_register_cap(compiled, options):
+    if not getattr(compiled, "n_spills", 0) and not _rt_stages._c2t_at_register_cap(compiled, options):
         return options
-    _, opts = _c2t_leaner_variant(kernel, grid, runtime, {**meta, **options}, compiled)
+    _, opts = _rt_stages._c2t_leaner_variant(kernel, grid, runtime, {**meta, **options}, compiled)
     return {k: v for k, v in opts.items() if k not in meta}
-{%- endif %}
 
 
 def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_gpu):
@@ -373,7 +381,7 @@ def _c2t_autotune_round(which, split, opts, grids, runtime, kernel, stream, on_g
     running = [0]
     configs = [triton.Config(dict(split[i][1]), **opts[i], pre_hook=_c2t_mark(running, i)) for i in which]
     tuned = triton.autotune(configs=configs, key=[], do_bench=None if on_gpu else _c2t_cpu_bench)(kernel)
-    with _c2t_stream(stream):
+    with _rt_launch._c2t_stream(stream):
         tuned[lambda META: grids[running[0]]](*runtime)
     timings = getattr(tuned, "configs_timings", None) or {}
     timed = {}
@@ -404,7 +412,7 @@ def _c2t_search_by_launch(space, stream, grid_fn, kernel, args_fn, hints_fn, qui
             def run():
                 k.c2t_launch(grid, *args, stream=stream)
             if torch.cuda.is_available() and _c2t_any_cuda(args):
-                with _c2t_stream(stream):
+                with _rt_launch._c2t_stream(stream):
                     ms = triton.testing.do_bench(run, return_mode="median")
                 how = "do_bench median"
             else:

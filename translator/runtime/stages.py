@@ -1,4 +1,18 @@
-{#- num_stages from shared memory and register spills: the retries of a dot kernel that does not fit. Included by host_prelude.py.j2 inside its condition. -#}
+"""num_stages of dot kernels (from shared memory and the GEMM loop's launch) and the retries of
+one that does not fit: one stage less, more warps or padded products where it spills registers.
+
+Part of cutile2triton's launch runtime (translator/runtime/launch.py says how its modules refer to
+each other).
+"""
+import functools
+import os
+
+import torch
+import triton
+
+from . import launch as _rt_launch
+
+
 _C2T_STAGES = {}            # (kernel, Constant args, first num_stages) -> num_stages that fits in shared memory
 _C2T_LAST_LAUNCH = [None]   # (that key, the num_stages the launch was given)
 _C2T_DEEP = {}              # (bytes per GEMM-loop iteration, grid) -> first num_stages
@@ -26,7 +40,7 @@ def _c2t_deep_start(stage_bytes, grid):
     start = 3
     if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
         programs = 1
-        for g in _c2t_grid(grid):
+        for g in _rt_launch._c2t_grid(grid):
             programs *= g
         sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
         start = _c2t_deep_stages(stage_bytes, programs, sms)

@@ -1,4 +1,17 @@
-{#- Tensor descriptors (TMA): when the launcher uses them, and the scratch memory they need. Included by host_prelude.py.j2 inside its condition. -#}
+"""Tensor descriptors (TMA): whether a launch's array may use them (`_c2t_tma`), and the scratch
+memory in-kernel descriptors need.
+
+Part of cutile2triton's launch runtime (translator/runtime/launch.py says how its modules refer to
+each other).
+"""
+import os
+
+import torch
+import triton
+
+from . import launch as _rt_launch
+
+
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
 # - "small" (the default): for CUDA tensors that pass the checks below, in launches of fewer
 #   programs than the GPU has SMs, for arrays the kernel moves tiles of inside a loop. There each
@@ -30,7 +43,7 @@ def _c2t_small_grid(grid, device, gemm=False):
     device `device` (an index) has SMs, or (`gemm`) at most as many."""
     if grid is None or callable(grid):
         return False
-    small = _C2T_SMALL.get((_c2t_grid(grid), device, gemm))
+    small = _C2T_SMALL.get((_rt_launch._c2t_grid(grid), device, gemm))
     if small is None:
         n = 1
         for g in grid:

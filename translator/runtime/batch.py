@@ -1,4 +1,11 @@
-{#- Batched launches (seed section 5): a host loop's launches of one kernel, up to four per launch. Included by host_prelude.py.j2 inside its condition. -#}
+"""Batched launches: a host loop's launches of one kernel, run up to four per launch when that
+cannot be observed (`_C2TBatch`).
+
+Part of cutile2triton's launch runtime (translator/runtime/).
+"""
+import torch
+
+
 def _c2t_span(t):
     """(device index, first byte, end byte) of the memory a tensor's elements occupy (None if empty)."""
     ptr = t.data_ptr()

@@ -1,3 +1,15 @@
+"""cuda.tile names host code uses as values: ct.cdiv on the host, and the stand-ins of device
+functions host code holds (kernels read them when they are translated).
+
+Part of cutile2triton's launch runtime (translator/runtime/).
+"""
+
+
+def _c2t_host_cdiv(x, y):
+    """ct.cdiv on the host: ceil(x / y), exactly as cuTile computes it (plain Python, no JIT call)."""
+    return -((-x) // y)
+
+
 class _C2TDeviceFunction:
     """A cuda.tile operation host code holds as a value (in a table kernels read when they are
     translated): it names the operation, and only kernel code can call it."""

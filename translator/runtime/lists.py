@@ -1,10 +1,12 @@
-{#- Lists of arrays (cuTile `List[Array]` parameters): device pointer tables for the kernel. Included by host_prelude.py.j2 inside its condition. -#}
-# element dtypes of list-of-arrays arguments, passed to the kernel as constexprs
-_C2T_TL_DTYPES = {getattr(torch, _t): getattr(tl, _d) for _t, _d in (
-    ("bool", "int1"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
-    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
-    ("float16", "float16"), ("bfloat16", "bfloat16"), ("float32", "float32"), ("float64", "float64"),
-    ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")) if hasattr(torch, _t)}
+"""Lists of arrays (cuTile `List[Array]` parameters): device tables of their pointers, extents
+and strides for the kernel.
+
+Part of cutile2triton's launch runtime (translator/runtime/launch.py says how its modules refer to
+each other).
+"""
+import torch
+
+from . import launch as _rt_launch
 
 
 def _c2t_array_list(arrays, rank, name):
@@ -20,7 +22,7 @@ def _c2t_array_list(arrays, rank, name):
     if not arrays:
         raise ValueError(f"argument `{name}` must be a non-empty list of arrays")
     # (i64: the table holds 64-bit extents and strides, which the kernel indexes with)
-    ts = [_c2t_array(a, None, f"{name}[{i}]", i64=True)[0] for i, a in enumerate(arrays)]
+    ts = [_rt_launch._c2t_array(a, None, f"{name}[{i}]", i64=True)[0] for i, a in enumerate(arrays)]
     first = ts[0]
     for i, t in enumerate(ts):
         if t.dtype != first.dtype or t.device != first.device:
@@ -28,7 +30,7 @@ def _c2t_array_list(arrays, rank, name):
                             f"({name}[{i}] is {t.dtype} on {t.device}, {name}[0] is {first.dtype} on {first.device})")
         if rank is not None and t.dim() != rank:
             raise ValueError(f"argument `{name}` must be a list of {rank}-D arrays, {name}[{i}] is {t.dim()}-D")
-    if first.dtype not in _C2T_TL_DTYPES:
+    if first.dtype not in _rt_launch._C2T_TL_DTYPES:
         raise TypeError(f"argument `{name}`: arrays of {first.dtype} are not supported")
     import os
     if first.is_cuda and os.environ.get("TRITON_INTERPRET") == "1":
@@ -53,7 +55,7 @@ def _c2t_array_list(arrays, rank, name):
         if len(_C2T_TABLES) >= 256:
             _C2T_TABLES.clear()
         table = _C2T_TABLES[key] = torch.tensor(rows, dtype=torch.int64, device=first.device)
-    return table, len(ts), _C2T_TL_DTYPES[first.dtype], 16 // size if aligned else 0
+    return table, len(ts), _rt_launch._C2T_TL_DTYPES[first.dtype], 16 // size if aligned else 0
 
 
 # device tables of list-of-arrays arguments by content (device, rows): a launch with the same

@@ -1,4 +1,19 @@
-{#- The launch memo (_c2t_memo): included by host_prelude.py.j2. -#}
+"""The launch memo (`_c2t_memo`): a launcher's launch with the layouts of an earlier one runs
+the compiled kernel directly (with its lookup in C: launch_memo.c, next to this file).
+
+Part of cutile2triton's launch runtime (translator/runtime/launch.py says how its modules refer to
+each other).
+"""
+import os
+from pathlib import Path
+
+import torch
+import triton
+
+from . import launch as _rt_launch
+from . import tma as _rt_tma
+
+
 # The launch memo. All of a launcher's work (argument checks and flattening, descriptor legality,
 # warps and stages, the specialization key above) depends only on the grid, each array's dtype,
 # extents, strides, 16-byte alignment and device, each scalar argument's type (for ints, what
@@ -68,7 +83,7 @@ _C2T_CU_CODES = {"i1": "b", "i8": "b", "i16": "h", "i32": "i", "i64": "l", "u1":
 
 
 def _c2t_cu_launch(compiled, run, nargs):
-    """A memo entry's direct launch (see templates/launch_memo.c): ("cu", one packing code per
+    """A memo entry's direct launch (see launch_memo.c, cutile2triton's translator/runtime/launch_memo.c): ("cu", one packing code per
     argument, the kernel's CUfunction, num_warps, num_ctas, shared memory, cooperative, PDL), or
     None when the kernel's signature has a type it does not pack (tensor descriptors...)."""
     signature = getattr(getattr(compiled, "src", None), "signature", None)
@@ -89,10 +104,12 @@ def _c2t_cu_launch(compiled, run, nargs):
 def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     """Launch from the memo when this launch was seen before, and return None. Otherwise return
     what _c2t_run records the launcher's launch under: (key, pointers, scalars, arrays), or () when
-    this launch cannot be memoized. `same`: pairs of positions in `arrays` whose aliasing the kernel
+    this launch cannot be memoized. `name`: what keys the launcher's entries (generated launchers
+    pass themselves: the memo is shared by every module, and kernels of one name in two modules,
+    or in two imports of one module, are different kernels). `same`: pairs of positions in `arrays` whose aliasing the kernel
     specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
     carries (kernel.replace_hints(...): the launch options derive from them)."""
-    if not _C2T_FAST_LAUNCH or type(grid) is not tuple:
+    if not _rt_launch._C2T_FAST_LAUNCH or type(grid) is not tuple:
         return ()
     try:
         if stream is not None and (type(stream) is not torch.cuda.Stream or stream.cuda_stream
@@ -107,14 +124,14 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     if getattr(enter, "calls", True) or getattr(leave, "calls", True):
         return ()                               # profilers' hooks get the full path's arguments
     if _C2T_MEMO_C is not None:
-        found = _C2T_MEMO_C.memo(_C2T_MEMO, name, grid, device, {{ "(_C2T_TMA_MODE,)" if tma else "()" }}, consts, post,
+        found = _C2T_MEMO_C.memo(_C2T_MEMO, name, grid, device, (_rt_tma._C2T_TMA_MODE,), consts, post,
                                  arrays, scalars, same, raw_stream)
         if found is True:
             return None
         return () if found is None else (*found, scalars, arrays)
     # the same in Python
     try:
-        key = [name, grid, device{{ ", _C2T_TMA_MODE" if tma }}, *consts, *map(type, consts), *post]
+        key = [name, grid, device, _rt_tma._C2T_TMA_MODE, *consts, *map(type, consts), *post]
         ptrs = [a.data_ptr() for a in arrays]
         key += [p & 15 for p in ptrs]
         for i, j in same:
@@ -167,7 +184,7 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
 def _c2t_memo_record(memo, kernel, grid, args, compiled):
     """Record a launcher's launch for _c2t_memo: the compiled kernel (the one the cached path runs
     for these arguments) and the argument list without its pointers and scalars (the memo must not
-    keep arrays alive). The entry is the call to make (see templates/launch_memo.c)."""
+    keep arrays alive). The entry is the call to make (see launch_memo.c, cutile2triton's translator/runtime/launch_memo.c)."""
     if _C2T_C_MEMO:
         _c2t_load_memo_c()
     (key, _, _, arrays), (ptr_at, scalar_at) = memo
@@ -206,17 +223,17 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
 
 
 def _c2t_globals_entry(kernel):
-    """A memo entry's check of the globals the kernel read (see _c2t_globals_changed): (changed,
+    """A memo entry's check of the globals the kernel read (see _rt_launch._c2t_globals_changed): (changed,
     kernel, its used_global_vals, bound), where `bound` lists what the C lookup compares by
     identity while those are unchanged: (scope, name, object, (its .value,) or () when it has
     none), or is None (then each launch calls changed(kernel))."""
     used, bound = kernel.used_global_vals, None
-    if used and not _c2t_globals_changed(kernel):
-        seen = _C2T_GLOBALS_SEEN.get(id(kernel))
+    if used and not _rt_launch._c2t_globals_changed(kernel):
+        seen = _rt_launch._C2T_GLOBALS_SEEN.get(id(kernel))
         if seen is not None and seen[0] is kernel and seen[1] is used:
             bound = tuple((scope, name, obj, (obj.value,) if hasattr(obj, "value") else ())
                           for name, scope, obj, _ in seen[2])
-    return (_c2t_globals_changed, kernel, used, bound)
+    return (_rt_launch._c2t_globals_changed, kernel, used, bound)
 
 
 def _c2t_layouts(arrays):
@@ -272,12 +289,11 @@ def _c2t_scratch(device, stream, nbytes, align):
     module's own (_c2t_tma_scratch, marked `c2t_scratch`), launches outside CUDA-graph capture
     share one buffer per device and stream, grown when needed (launches on one stream run one
     after another). None (the full path, which installs an allocator) when there is none."""
-{%- if tma %}
-    if _c2t_allocation is None:
+    if _rt_tma._c2t_allocation is None:
         return None
-    allocator = _c2t_allocation._allocator.get()
+    allocator = _rt_tma._c2t_allocation._allocator.get()
     if not getattr(allocator, "c2t_scratch", False):     # the program's own allocator
-        if isinstance(allocator, _c2t_allocation.NullAllocator):
+        if isinstance(allocator, _rt_tma._c2t_allocation.NullAllocator):
             return None
         return allocator(nbytes, align, stream)
     if torch.cuda.is_current_stream_capturing():    # a graph's launches keep their own memory
@@ -287,6 +303,9 @@ def _c2t_scratch(device, stream, nbytes, align):
         buffer = torch.empty(max(nbytes, 1 << 16), dtype=torch.int8, device=f"cuda:{device}")
         hit = _C2T_SCRATCH[(device, stream)] = (buffer.data_ptr(), buffer.numel(), buffer)
     return hit[0]
-{%- else %}
-    return None     # this module makes no descriptors: the full path, with Triton's allocator
-{%- endif %}
+
+
+# The launch memo's lookup and launch in C (launch_memo.c, next to this file), which
+# _c2t_load_memo_c builds at the first recorded launch. (The same text as a standalone
+# translation's literal, so that both find one build in Triton's cache.)
+_C2T_MEMO_C_SRC = "\n" + Path(__file__).with_name("launch_memo.c").read_text().rstrip("\n")

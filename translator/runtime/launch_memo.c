@@ -1,7 +1,7 @@
-/* The launch memo's key and hit path in C (cutile2triton). templates/host_memo_c.py.j2 puts this
-   file at the end of every generated module with launchers, which compiles it once per machine
+/* The launch memo's key and hit path in C (cutile2triton). translator/runtime/memo.py reads this
+   file (a --standalone translation carries it at its end) and compiles it once per machine
    with Triton's own helper (triton.runtime.build.compile_module_from_src, cached by Triton) at its
-   first recorded launch (templates/host_memo.py.j2, _c2t_load_memo_c). It does what the Python path of _c2t_memo does, in the same order, and
+   first recorded launch (translator/runtime/memo.py, _c2t_load_memo_c). It does what the Python path of _c2t_memo does, in the same order, and
    tests/test_fast_launch.py runs each memo test on both; on the H200's host TileGym
    flash_decode's launcher took 14.9 us per call from the memo with this, 20.7 us with the Python
    lookup (docs/decisions/023-memo-lookup-in-c.md).

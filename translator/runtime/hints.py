@@ -1,4 +1,14 @@
-{#- cuTile kernel hints: replace_hints(...) and the options they become (num_ctas clusters). Included by host_prelude.py.j2 inside its condition. -#}
+"""cuTile kernel hints at launch time: kernel.replace_hints(...) and the launch options they
+become (num_ctas: a CTA cluster).
+
+Part of cutile2triton's launch runtime (translator/runtime/).
+"""
+import os
+
+import torch
+import triton
+
+
 class _C2THinted:
     """`kernel.replace_hints(**hints)`: the translated kernel, whose launches carry these hints."""
 

@@ -1,4 +1,24 @@
-{#- Host-side helpers used by the generated launchers. -#}
+"""The launchers' common path: streams, grids, array arguments, and the cached launch of a
+compiled kernel (`_c2t_run`), with the kernel objects host code uses (`_c2t_kernel_object`).
+
+Part of cutile2triton's launch runtime (translator/runtime/): generated modules import the names
+they use from here (a `--standalone` translation carries the same source instead). Names of the
+other runtime modules are read through them (`_rt_memo._c2t_memo_record`), so that a value set on
+the module that holds it (a test's, `memo._C2T_MEMO_C = None`) is the one every caller sees.
+"""
+import contextlib
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+from . import hints as _rt_hints
+from . import memo as _rt_memo
+from . import stages as _rt_stages
+from . import tma as _rt_tma
+
+
 _C2T_NO_STREAM = contextlib.nullcontext()
 
 
@@ -19,21 +39,13 @@ def _c2t_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
-{% include "host_cdiv.py.j2" %}
-{%- if "device_function" in host_used %}
-
-
-{% include "host_device_function.py.j2" %}
-{%- endif %}
-{%- if "dtype_params" in host_used %}
-
-
-_C2T_TL_DTYPES = {
-    torch.bool: tl.int1, torch.int8: tl.int8, torch.int16: tl.int16, torch.int32: tl.int32,
-    torch.int64: tl.int64, torch.uint8: tl.uint8, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16,
-    torch.float32: tl.float32, torch.float64: tl.float64,
-    torch.float8_e4m3fn: tl.float8e4nv, torch.float8_e5m2: tl.float8e5,
-}
+# Triton dtypes of torch ones: a ct.Constant[ct.DType] argument's, and the element dtypes of
+# list-of-arrays arguments (passed to the kernel as constexprs)
+_C2T_TL_DTYPES = {getattr(torch, _t): getattr(tl, _d) for _t, _d in (
+    ("bool", "int1"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
+    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
+    ("float16", "float16"), ("bfloat16", "bfloat16"), ("float32", "float32"), ("float64", "float64"),
+    ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")) if hasattr(torch, _t)}
 
 
 def _c2t_tl_dtype(dtype):
@@ -43,7 +55,6 @@ def _c2t_tl_dtype(dtype):
     if dtype not in _C2T_TL_DTYPES:
         raise TypeError(f"{dtype!r} is not a dtype a kernel takes")
     return _C2T_TL_DTYPES[dtype]
-{%- endif %}
 
 
 def _c2t_grid(grid):
@@ -74,7 +85,7 @@ def _c2t_run(kernel, grid, args, *, c2t_memo=None, **options):
         grid = _c2t_grid(grid)      # raises the error
     compiled, cached = _c2t_dispatch(kernel, grid, args, options)
     if c2t_memo is not None and c2t_memo[0] and cached is not None:
-        _c2t_memo_record(c2t_memo, kernel, grid, args, cached)
+        _rt_memo._c2t_memo_record(c2t_memo, kernel, grid, args, cached)
     return compiled
 
 
@@ -103,7 +114,7 @@ def _c2t_dispatch(kernel, grid, args, options):
     if not _C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
         if type(kernel) is not _C2T_JIT and float in map(type, args):
             args = _c2t_interpreted_floats(kernel, args)
-        return {{ "_c2t_first_launch(kernel, grid, args, options)" if "hints" in host_used else "kernel[grid](*args, **options)" }}, None
+        return _rt_hints._c2t_first_launch(kernel, grid, args, options), None
     device = triton.runtime.driver.active.get_current_device()
     try:
         # the specialization: argument types, then each value, with tensors as (dtype, alignment);
@@ -126,13 +137,11 @@ def _c2t_dispatch(kernel, grid, args, options):
     except TypeError:       # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **options), None
     if kernel_and_compiled is None or kernel_and_compiled[0] is not kernel:
-        compiled = {{ "_c2t_first_launch(kernel, grid, args, options)" if "hints" in host_used else "kernel[grid](*args, **options)" }}
+        compiled = _rt_hints._c2t_first_launch(kernel, grid, args, options)
         cached = compiled
-{%- if "fit_shared_memory" in host_used %}
-        if "num_stages" in options and _C2T_SPILL_RETRY and (getattr(compiled, "n_spills", 0) > 0
-                                                             or _c2t_at_register_cap(compiled, options)):
-            cached = _c2t_leaner_if_spilling(kernel, grid, args, options, compiled)
-{%- endif %}
+        if "num_stages" in options and _rt_stages._C2T_SPILL_RETRY and (getattr(compiled, "n_spills", 0) > 0
+                                                             or _rt_stages._c2t_at_register_cap(compiled, options)):
+            cached = _rt_stages._c2t_leaner_if_spilling(kernel, grid, args, options, compiled)
         if "num_stages" not in options and "maxnreg" not in options and _C2T_OCCUPANCY_RETRY:
             cached = _c2t_two_programs_per_sm(kernel, grid, args, options, compiled)
         if compiled is None or hasattr(compiled, "result"):
@@ -239,9 +248,6 @@ def _c2t_immutable(v):
     return v is None or type(v) in (int, float, bool, str) or isinstance(v, tl.dtype)
 
 
-{% include "host_memo.py.j2" %}
-
-
 def _c2t_tensor(a, name):
     """An Array argument as a torch tensor (DLPack and CUDA array interface objects are wrapped)."""
     if not isinstance(a, torch.Tensor):
@@ -253,20 +259,18 @@ def _c2t_tensor(a, name):
             raise TypeError(f"argument `{name}` must be an array (torch tensor, DLPack or CUDA array "
                             f"interface object), got {type(a).__name__}")
     return a
-{%- if "ranks" in host_used %}
 
 
 def _c2t_rank(a, name):
     """The rank of an Array argument (what picks a rank variant of a kernel)."""
     return (a if type(a) is torch.Tensor else _c2t_tensor(a, name)).dim()
-{%- endif %}
 
 
-def _c2t_array(a, rank, name{{ ", tma=None, grid=None, looped=True, gemm=False" if tma }}{{ ", same=()" if alias }}, unused=False, at_least=False, i64=False):
-    """An Array argument as pointer, extents and strides (in elements){{ "; with `tma` (the
+def _c2t_array(a, rank, name, tma=None, grid=None, looped=True, gemm=False, same=(), unused=False, at_least=False, i64=False):
+    """An Array argument as pointer, extents and strides (in elements); with `tma` (the
     block shapes of its descriptors), also whether the kernel may use them (`<name>_TMA`; `grid`:
     the launch's grid, None when not known here; `looped`: whether the kernel moves tiles of it
-    inside a loop; `gemm`: whether the kernel has a GEMM loop)" if tma }}; `unused`: whether the
+    inside a loop; `gemm`: whether the kernel has a GEMM loop); `unused`: whether the
     kernel's Constant arguments leave out every use of it; `at_least`: whether the kernel reads
     only its first `rank` extents and strides (then a higher rank is fine); `i64`: whether the
     kernel indexes it with 64 bits (a `ct.IndexedWithInt64` parameter)."""
@@ -287,15 +291,11 @@ def _c2t_array(a, rank, name{{ ", tma=None, grid=None, looped=True, gemm=False" 
         raise ValueError(f"argument `{name}` must be a {rank}-D array{' (or of a higher rank)' if at_least else ''}, got {a.dim()}-D")
     if not i64:
         _c2t_int32_indexable(a, name)
-{%- if alias %}
     if same:        # `<name>_IS_<other>` flags: whether `other` is this very array (aliased-load reuse)
-        return (a, *a.shape, *a.stride(){{ ", *((_c2t_tma(a, tma, grid, looped, gemm),) if tma is not None else ())" if tma }},
+        return (a, *a.shape, *a.stride(), *((_rt_tma._c2t_tma(a, tma, grid, looped, gemm),) if tma is not None else ()),
                 *(_c2t_same(a, o) for o in same))
-{%- endif %}
-{%- if tma %}
     if tma is not None:
-        return (a, *a.shape, *a.stride(), _c2t_tma(a, tma, grid, looped, gemm))
-{%- endif %}
+        return (a, *a.shape, *a.stride(), _rt_tma._c2t_tma(a, tma, grid, looped, gemm))
     return (a, *a.shape, *a.stride())
 
 
@@ -314,7 +314,6 @@ def _c2t_int32_indexable(a, name, offsets=True):
     raise OverflowError(f"argument `{name}`: its elements (shape {tuple(sh)}, strides {tuple(st)}) lie past "
                         "2**31 - 1 elements from its start, which the translation indexes only for a parameter "
                         "annotated ct.IndexedWithInt64 (32-bit offsets would wrap): annotate it so")
-{%- if alias %}
 
 
 def _c2t_same(a, other):
@@ -325,27 +324,16 @@ def _c2t_same(a, other):
         other = _c2t_tensor(other, "argument")
     return (a.data_ptr() == other.data_ptr() and a.dtype == other.dtype and a.device == other.device
             and a.shape == other.shape and a.stride() == other.stride())
-{%- endif %}
 
 
-{%- if lists %}
-
-
-{% include "host_lists.py.j2" %}
-{%- endif %}
-
-
-def _c2t_launch(stream, grid, kernel, args{% if "pdl" in host_used %}, pdl=False{% endif %}):
+def _c2t_launch(stream, grid, kernel, args, pdl=False):
     """ct.launch of a kernel object chosen at run time: dispatch to its generated launcher."""
     launcher = getattr(kernel, "c2t_launch", None)
     if launcher is None:
         raise TypeError(f"{kernel!r} is not a kernel translated by cutile2triton")
-{%- if "pdl" in host_used %}
     if pdl:
         return launcher(grid, *args, stream=stream, c2t_pdl=True)
-{%- endif %}
     return launcher(grid, *args, stream=stream)
-{%- if "pdl" in host_used %}
 
 
 def _c2t_pdl_options(pdl):
@@ -355,27 +343,25 @@ def _c2t_pdl_options(pdl):
     if pdl and torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
         return {"launch_pdl": True}
     return {}
-{%- endif %}
 
 
-def _c2t_kernel_object(kernel, launcher, meta=None, tiles=()):
-    """Give a translated kernel what host code used on the cuTile kernel object."""
+def _c2t_kernel_object(kernel, launcher, meta=None, tiles=(), hints=False):
+    """Give a translated kernel what host code used on the cuTile kernel object (`hints`: whether
+    its launcher takes cuTile hints, `c2t_hints`)."""
     kernel.c2t_launch = launcher
     kernel._pyfunc = kernel.fn      # (cuTile's kernel._pyfunc, read e.g. for its __name__: the translated function)
     if meta is not None:            # kernels tuned by exhaustive_search: their launch split for autotune
         kernel.c2t_meta = meta
         kernel.c2t_tile_params = tiles      # its Constant parameters that are tile dimensions
-{%- if "hints" in host_used %}
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
-    # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
-    kernel.replace_hints = lambda **hints: _C2THinted(kernel, hints)
-{%- else %}
-    # kernel.replace_hints(...) returned a re-tuned cuTile kernel; this module passes no hints,
-    # so it returns the same kernel
-    kernel.replace_hints = lambda **hints: kernel
-{%- endif %}
+    if hints:
+        # kernel.replace_hints(...) returned a re-tuned cuTile kernel: here, the same kernel launched
+        # with those hints (only num_ctas has a Triton meaning, see _c2t_hint_options)
+        kernel.replace_hints = lambda **hints: _rt_hints._C2THinted(kernel, hints)
+    else:
+        # kernel.replace_hints(...) returned a re-tuned cuTile kernel; the module's launchers take
+        # no hints, so it returns the same kernel
+        kernel.replace_hints = lambda **hints: kernel
     return kernel
-{%- if "closures" in host_used %}
 
 
 class _c2t_closure_kernel:
@@ -391,17 +377,6 @@ class _c2t_closure_kernel:
 
     def replace_hints(self, **hints):
         return _c2t_closure_kernel(self.kernel.replace_hints(**hints), self.captures)
-{%- endif %}
-{%- if "hints" in host_used %}
-
-
-{% include "host_hints.py.j2" %}
-{%- endif %}
-{%- if "fit_shared_memory" in host_used %}
-
-
-{% include "host_stages.py.j2" %}
-{%- endif %}
 
 
 def _c2t_num_warps(elements, dot=False, coarsen=1):
@@ -416,75 +391,3 @@ def _c2t_num_warps(elements, dot=False, coarsen=1):
         # 256-element ones best with 2 (docs/decisions/016-program-coarsening.md)
         return 1 if elements < 256 else 2
     return 4 if elements <= 2048 else 8 if elements <= 8192 else 16
-{%- if "coarsen" in host_used %}
-
-
-# Program coarsening (translator/lower/coarsen.py): a kernel that does little per program (a
-# small tile, no loops) over a grid of many more programs than the GPU holds at once is bound by
-# how fast programs start. Such kernels take `c2t_programs, C2T_COARSEN` and run C2T_COARSEN
-# consecutive programs of the grid per program. TileGym's GEGLU (256-element tiles, 458752
-# programs on 4096x28672): 144.3 -> 92.6 us in fp16, 61% -> 95% of a same-size copy, with 4 per
-# program (docs/decisions/016-program-coarsening.md).
-#   auto (the default): on a GPU, tiles of at most 512 elements over at least 256 programs per
-#        SM, 1024 // elements programs in one (at most 8). Measured on a 1-D kernel over 2**26
-#        fp16 elements (one tile per program): tiles of 512, 256, 128 and 64 elements went from
-#        82%, 42%, 22% and 11% of the copy bandwidth to 99%, 95%, 80% and 50% with 2, 4, 8 and 8
-#        in one (16 in one was no faster); 1024-element tiles were 1-6% slower grouped. TileGym's
-#        rope at B=1 S=16384 D=64 (512-element tiles and three more per program, 124 programs
-#        per SM) was 3-6% slower with 2 in one, hence the programs per SM;
-#   N:   N programs in one for every such kernel, also under the interpreter (the tests use it);
-#   1 or 0: off (one program each, as the grid says).
-_C2T_COARSEN = os.environ.get("C2T_COARSEN", "auto")
-if _C2T_COARSEN != "auto" and not (_C2T_COARSEN.isdigit() and int(_C2T_COARSEN) <= 64):
-    raise ValueError(f"C2T_COARSEN must be auto or a number of programs (0-64), not {_C2T_COARSEN!r}")
-
-
-_C2T_COARSEN_GPU = None    # whether launches run on a GPU, not the interpreter (looked up once)
-
-
-def _c2t_coarsen_gpu():
-    global _C2T_COARSEN_GPU
-    _C2T_COARSEN_GPU = os.environ.get("TRITON_INTERPRET") != "1" and torch.cuda.is_available()
-    return _C2T_COARSEN_GPU
-
-
-def _c2t_coarsen(grid, elements):
-    """(the grid to launch, the programs of `grid` along axis 0, how many of them each program
-    runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
-    elements (None: not known on the host). See _C2T_COARSEN."""
-    if type(grid) is not tuple or not 0 < len(grid) < 4:
-        grid = _c2t_grid(grid)      # raises the error
-    global _C2T_COARSEN_GPU
-    n = int(grid[0])
-    if _C2T_COARSEN != "auto":
-        k = max(1, int(_C2T_COARSEN))
-    elif elements is None or elements > 512:
-        k = 1
-    elif not (_C2T_COARSEN_GPU if _C2T_COARSEN_GPU is not None else _c2t_coarsen_gpu()):
-        k = 1
-    else:
-        programs = n * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
-        k = max(1, min(8, 1024 // max(1, elements))) if programs >= 256 * _c2t_sm_limits()[0] else 1
-    if k == 1 or n >= 2 ** 31 - k:
-        return grid, n, 1
-    return (-(-n // k), *grid[1:]), n, k
-{%- endif %}
-
-
-# (the launchers' common path ends here: templates/host_prelude.py.j2)
-
-{%- if "exhaustive_search" in host_used %}
-
-
-{% include "host_search.py.j2" %}
-{%- endif %}
-{%- if tma %}
-
-
-{% include "host_tma.py.j2" %}
-{%- endif %}
-{%- if "batched" in host_used %}
-
-
-{% include "host_batch.py.j2" %}
-{%- endif %}

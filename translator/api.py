@@ -34,6 +34,8 @@ class Options:
     # a construct that cannot be translated refuses the kernel it is in (a stand-in whose launch
     # raises), not the module; False: any error refuses the module (Result.code is None)
     partial: bool = True
+    # lay the module out with ruff's formatter (translator/formatting.py); the shim does not
+    format: bool = True
 
 
 @dataclass
@@ -110,6 +112,14 @@ def translate_source(text: str, filename: str = "<string>", options: Optional[Op
     from .suppress import inline_ignores, split
     res = _translate_source(text, filename, options)
     res.diagnostics, res.suppressed = split(res.diagnostics, inline_ignores(text))
+    unchanged = any(d.code == "C2T001" for d in res.diagnostics + res.suppressed)   # not a cuTile module
+    if res.code is not None and not unchanged and (options is None or options.format):
+        from .formatting import FormatError, format_code
+        try:
+            res.code = format_code(res.code)
+        except FormatError as e:          # valid Python ruff cannot format: the translator's bug
+            res.diagnostics.append(Reporter(filename).make("C2T003", str(e)))
+            res.code = None
     return res
 
 

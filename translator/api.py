@@ -41,6 +41,8 @@ class Options:
     # carry the launch runtime's pieces the module uses (translator/runtime/) in it, so that it
     # needs only torch and triton; False: import them from the installed `translator.runtime`
     standalone: bool = False
+    # lay the module out with ruff's formatter (translator/formatting.py); the shim does not
+    format: bool = True
 
 
 @dataclass
@@ -117,6 +119,14 @@ def translate_source(text: str, filename: str = "<string>", options: Optional[Op
     from .suppress import inline_ignores, split
     res = _translate_source(text, filename, options)
     res.diagnostics, res.suppressed = split(res.diagnostics, inline_ignores(text))
+    unchanged = any(d.code == "C2T001" for d in res.diagnostics + res.suppressed)   # not a cuTile module
+    if res.code is not None and not unchanged and (options is None or options.format):
+        from .formatting import FormatError, format_code
+        try:
+            res.code = format_code(res.code)
+        except FormatError as e:          # valid Python ruff cannot format: the translator's bug
+            res.diagnostics.append(Reporter(filename).make("C2T003", str(e)))
+            res.code = None
     return res
 
 

@@ -167,8 +167,8 @@ def _load(key, built, kernel_name, ranks=None):
             code = f.read().decode("utf-8")
     if code is None:
         from ..api import Options, translate_source
-        res = translate_source(built.text, built.filename, Options(check=False, partial=False,
-                                                                   ranks={kernel_name: ranks} if ranks else None))
+        options = Options(check=False, partial=False, format=False, ranks={kernel_name: ranks} if ranks else None)
+        res = translate_source(built.text, built.filename, options)
         if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
             for d in res.diagnostics:
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)

@@ -1,0 +1,36 @@
+"""Generated modules are laid out by ruff's formatter (translator/formatting.py, issue 36 item 2)."""
+import subprocess
+
+import pytest
+
+import translator
+from conftest import EXAMPLES
+from translator.formatting import LINE_LENGTH, FormatError, format_code, ruff_binary
+
+
+def _ruff(*args, text):
+    return subprocess.run([ruff_binary(), *args, "--isolated", "--line-length", str(LINE_LENGTH), "-"],
+                          input=text, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_translation_passes_ruff_format_check(example):
+    res = translator.translate_file(example, translator.Options(check=False))
+    assert res.code is not None
+    r = _ruff("format", "--check", text=res.code)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert format_code(res.code) == res.code                        # idempotent
+
+
+def test_unformatted_when_asked_and_for_files_returned_unchanged():
+    src = "import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y):\n    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(16,)))\n"
+    laid = translator.translate_source(src, "k.py", translator.Options(check=False)).code
+    raw = translator.translate_source(src, "k.py", translator.Options(check=False, format=False)).code
+    assert laid != raw and format_code(raw) == laid
+    plain = "x = [1,\n  2]\n"                                       # not a cuTile module: C2T001, as it is
+    assert translator.translate_source(plain, "p.py").code == plain
+
+
+def test_format_error_is_raised_not_swallowed():
+    with pytest.raises(FormatError, match="ruff format failed"):
+        format_code("def f(:\n")

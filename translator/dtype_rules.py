@@ -21,18 +21,35 @@ The rules (reference 3.5 and the store/atomic rows of 2.x):
 - atomics: each read-modify-write op accepts its array dtypes only, and the bitwise ones (and, or,
   xor) want the update's dtype exactly (a loose constant's being int32, int64 or uint64 by size).
 """
+
 from __future__ import annotations
+
 
 # ---- copied into translated modules (templates/prelude_casts.py.j2)
 def _c2t_rule_kind(name):
     """(category: 0 bool, 1 integer, 2 float, 3 restricted float; signedness; bits) of a cuTile
     dtype, None for a name cuTile does not have."""
-    kinds = {"bool_": (0, "", 1), "int8": (1, "s", 8), "int16": (1, "s", 16), "int32": (1, "s", 32),
-             "int64": (1, "s", 64), "uint8": (1, "u", 8), "uint16": (1, "u", 16), "uint32": (1, "u", 32),
-             "uint64": (1, "u", 64), "float16": (2, "", 16), "bfloat16": (2, "", 16), "float32": (2, "", 32),
-             "float64": (2, "", 64), "tfloat32": (3, "", 32), "float8_e4m3fn": (3, "", 8),
-             "float8_e5m2": (3, "", 8), "float8_e5m3fnu": (3, "", 8), "float8_e8m0fnu": (3, "", 8),
-             "float4_e2m1fn": (3, "", 4)}
+    kinds = {
+        "bool_": (0, "", 1),
+        "int8": (1, "s", 8),
+        "int16": (1, "s", 16),
+        "int32": (1, "s", 32),
+        "int64": (1, "s", 64),
+        "uint8": (1, "u", 8),
+        "uint16": (1, "u", 16),
+        "uint32": (1, "u", 32),
+        "uint64": (1, "u", 64),
+        "float16": (2, "", 16),
+        "bfloat16": (2, "", 16),
+        "float32": (2, "", 32),
+        "float64": (2, "", 64),
+        "tfloat32": (3, "", 32),
+        "float8_e4m3fn": (3, "", 8),
+        "float8_e5m2": (3, "", 8),
+        "float8_e5m3fnu": (3, "", 8),
+        "float8_e8m0fnu": (3, "", 8),
+        "float4_e2m1fn": (3, "", 4),
+    }
     return kinds[name] if name in kinds else None
 
 
@@ -41,11 +58,11 @@ def _c2t_rule_promote(a, b):
     ka, kb = _c2t_rule_kind(a), _c2t_rule_kind(b)
     if a == b:
         return a
-    if ka[0] == 3 or kb[0] == 3:                # restricted floats promote with themselves only
+    if ka[0] == 3 or kb[0] == 3:  # restricted floats promote with themselves only
         return None
     if ka[0] != kb[0]:
         return a if ka[0] > kb[0] else b
-    if ka[1] != kb[1] or ka[2] == kb[2]:        # signed with unsigned; float16 with bfloat16
+    if ka[1] != kb[1] or ka[2] == kb[2]:  # signed with unsigned; float16 with bfloat16
         return None
     return a if ka[2] > kb[2] else b
 
@@ -62,7 +79,7 @@ def _c2t_rule_cast_error(value, dst):
     cat, sign, bits = _c2t_rule_kind(dst)
     if (cat == 0 and (src == 2 or value not in (0, 1))) or (cat != 0 and src > cat):
         return "TileTypeError", f"cannot implicitly cast {value} to {dst}"
-    lo, hi = (0, 2**bits - 1) if sign == "u" else (-2**(bits - 1), 2**(bits - 1) - 1)
+    lo, hi = (0, 2**bits - 1) if sign == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     if src == 1 and cat == 1 and not lo <= value <= hi:
         return "TileValueError", f"{value} is out of range of {dst}"
     return None
@@ -74,26 +91,47 @@ def _c2t_rule_operand_error(what, value, dst):
     (RawArrayMemory.store_offset), "cas" (atomic_cas's expected and desired values) or a
     read-modify-write atomic ("add", "xchg", "and", ...)."""
     ints, floats = ("int32", "int64", "uint32", "uint64"), ("float32", "float64")
-    atomics = {"xchg": ints + floats, "add": ints + floats + ("float16", "bfloat16"), "max": ints,
-               "min": ints, "and": ints, "or": ints, "xor": ints, "cas": ints + floats}
+    atomics = {
+        "xchg": ints + floats,
+        "add": ints + floats + ("float16", "bfloat16"),
+        "max": ints,
+        "min": ints,
+        "and": ints,
+        "or": ints,
+        "xor": ints,
+        "cas": ints + floats,
+    }
     if what in atomics and dst not in atomics[what]:
         return "TileTypeError", f"Unsupported array dtype: {dst}"
     if what in ("and", "or", "xor"):
         got = value
-        if not isinstance(value, str):      # a loose constant: the dtype it would get
-            got = "bool_" if isinstance(value, bool) else "float32" if isinstance(value, float) else \
-                "int32" if -2**31 <= value < 2**31 else "int64" if -2**63 <= value < 2**63 else "uint64"
+        if not isinstance(value, str):  # a loose constant: the dtype it would get
+            got = (
+                "bool_"
+                if isinstance(value, bool)
+                else "float32"
+                if isinstance(value, float)
+                else "int32"
+                if -(2**31) <= value < 2**31
+                else "int64"
+                if -(2**63) <= value < 2**63
+                else "uint64"
+            )
         if got == dst:
             return None
-        return "TileTypeError", ("Bitwise atomic read-modify-write operations require the update "
-                                 f"dtype ({got}) to exactly match the target dtype ({dst})")
+        return "TileTypeError", (
+            "Bitwise atomic read-modify-write operations require the update "
+            f"dtype ({got}) to exactly match the target dtype ({dst})"
+        )
     err = _c2t_rule_cast_error(value, dst)
     if err is None:
         return None
-    contexts = {"store": "Stored tile is incompatible with array's dtype",
-                "scatter": "Stored value is incompatible with array's dtype",
-                "raw_store": "Stored value is incompatible with RawArrayMemory's dtype",
-                "cas": "Stored value is incompatible with array's dtype"}
+    contexts = {
+        "store": "Stored tile is incompatible with array's dtype",
+        "scatter": "Stored value is incompatible with array's dtype",
+        "raw_store": "Stored value is incompatible with RawArrayMemory's dtype",
+        "cas": "Stored value is incompatible with array's dtype",
+    }
     context = contexts[what] if what in contexts else "Update is incompatible with the target dtype"
     return err[0], f"{context}: {err[1]}"
 
@@ -106,7 +144,7 @@ def _c2t_rule_dtype_of(value):
     if isinstance(value, bool):
         return "bool_"
     if isinstance(value, int):
-        return "int32" if -2**31 <= value < 2**31 else "int64" if -2**63 <= value < 2**63 else "uint64"
+        return "int32" if -(2**31) <= value < 2**31 else "int64" if -(2**63) <= value < 2**63 else "uint64"
     return "float32"
 
 
@@ -123,8 +161,10 @@ def _c2t_rule_binary_error(op, a, b):
     strict = isinstance(a, str) and isinstance(b, str)
     if op in ("&", "|", "^"):
         if ka[0] > 1 or kb[0] > 1:
-            return "TileTypeError", ("Bitwise operations require integers or booleans. Use an explicit "
-                                     "cuda.tile.bitcast() for non-integer operands.")
+            return "TileTypeError", (
+                "Bitwise operations require integers or booleans. Use an explicit "
+                "cuda.tile.bitcast() for non-integer operands."
+            )
         if strict and da != db:
             return "TileTypeError", f"Bitwise operands must have same data type, got: {da} and {db}"
         if da != db and (da, db) in (("bool_", "int8"), ("int8", "bool_")):
@@ -138,10 +178,13 @@ def _c2t_rule_binary_error(op, a, b):
     if not strict or _c2t_rule_promote(da, db) is not None:
         return None
     if ka[0] == 3 or kb[0] == 3:
-        return "TileTypeError", (f"Implicit promotion of {da} and {db} is not supported as it involves "
-                                 "restricted float dtypes. Please perform an explicit cast instead.")
-    return "TileTypeError", (f"Implicit promotion of {da} and {db} is not supported. Please perform an "
-                             "explict cast instead.")
+        return "TileTypeError", (
+            f"Implicit promotion of {da} and {db} is not supported as it involves "
+            "restricted float dtypes. Please perform an explicit cast instead."
+        )
+    return "TileTypeError", (
+        f"Implicit promotion of {da} and {db} is not supported. Please perform an explict cast instead."
+    )
 
 
 def _c2t_rule_rounding_error(fn, mode, ftz, dtype):
@@ -149,10 +192,24 @@ def _c2t_rule_rounding_error(fn, mode, ftz, dtype):
     mul, truediv, max, min; others are not checked) computing in the dtype `dtype` (truediv: an
     integer's quotient is float32), else (error class, message). `mode`: a RoundingMode's name (RN, RZ, ...) or None;
     `ftz`: flush_to_zero."""
-    values = {"RN": "nearest_even", "RZ": "zero", "RM": "negative_inf", "RP": "positive_inf",
-              "RA": "nearest_away", "FULL": "full", "APPROX": "approx", "RZI": "nearest_int_to_zero"}
-    modes = {"add": ("RN", "RZ", "RM", "RP"), "sub": ("RN", "RZ", "RM", "RP"), "mul": ("RN", "RZ", "RM", "RP"),
-             "truediv": ("RN", "RZ", "RM", "RP", "FULL", "APPROX"), "max": (), "min": ()}
+    values = {
+        "RN": "nearest_even",
+        "RZ": "zero",
+        "RM": "negative_inf",
+        "RP": "positive_inf",
+        "RA": "nearest_away",
+        "FULL": "full",
+        "APPROX": "approx",
+        "RZI": "nearest_int_to_zero",
+    }
+    modes = {
+        "add": ("RN", "RZ", "RM", "RP"),
+        "sub": ("RN", "RZ", "RM", "RP"),
+        "mul": ("RN", "RZ", "RM", "RP"),
+        "truediv": ("RN", "RZ", "RM", "RP", "FULL", "APPROX"),
+        "max": (),
+        "min": (),
+    }
     kind = _c2t_rule_kind(dtype)
     if fn not in modes or kind is None:
         return None
@@ -162,14 +219,14 @@ def _c2t_rule_rounding_error(fn, mode, ftz, dtype):
         if mode not in modes[fn]:
             return "TileTypeError", f"Rounding mode {values[mode]} is not supported for {fn}"
         if kind[0] != 2:
-            return "TileTypeError", ("Rounding mode can only be used for unrestricted float types, "
-                                     f"but got {dtype}")
+            return "TileTypeError", (f"Rounding mode can only be used for unrestricted float types, but got {dtype}")
         if mode in ("FULL", "APPROX") and dtype != "float32":
-            return "TileTypeError", (f"Rounding mode {values[mode]} can only be used for float32 type, "
-                                     f"but got {dtype}")
+            return "TileTypeError", (f"Rounding mode {values[mode]} can only be used for float32 type, but got {dtype}")
     if ftz and dtype != "float32":
         return "TileTypeError", f"Flush to zero can only be used for float32 type, but got {dtype}"
     return None
+
+
 # ----
 
 
@@ -181,15 +238,35 @@ def _c2t_rule_view_error(what, value, dst):
     if what == "store":
         err = _c2t_rule_cast_error(value, dst)
         return None if err is None else (err[0], f"Stored tile is incompatible with tiled view's dtype: {err[1]}")
-    if _c2t_rule_operand_error(what, dst, dst) is not None:    # refused whatever the update
+    if _c2t_rule_operand_error(what, dst, dst) is not None:  # refused whatever the update
         return "TileTypeError", f"Unsupported tiled view dtype: {dst}"
     return _c2t_rule_operand_error(what, value, dst)
+
+
 # ----
 
 
-DTYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-          "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2", "float8_e5m3fnu",
-          "float8_e8m0fnu", "float4_e2m1fn")         # every cuTile dtype (_c2t_rule_kind's)
+DTYPES = (
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "tfloat32",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e5m3fnu",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+)  # every cuTile dtype (_c2t_rule_kind's)
 
 
 def promote(a: str, b: str) -> str | None:
@@ -231,12 +308,13 @@ def device_source(views: bool = False) -> str:
     methods, and checks global data they read at each launch: the block's tables are locals)."""
     import inspect
     import sys
+
     lines = inspect.getsource(sys.modules[__name__]).split("\n")
     mark = "# ---- copied into translated modules " + ("with tiled views" if views else "(")
     start = next(i for i, ln in enumerate(lines) if ln.startswith(mark))
     end = next(i for i in range(start + 1, len(lines)) if lines[i] == "# ----")
     out = []
-    for ln in lines[start + 1:end]:
+    for ln in lines[start + 1 : end]:
         if ln.startswith("def "):
             out.append("@triton.constexpr_function")
         out.append(ln)

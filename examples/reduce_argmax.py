@@ -12,7 +12,6 @@ max/argmax.  For the sum those columns are switched back to 0 with
 * row max, in the input dtype.
 """
 
-import math
 
 import torch
 

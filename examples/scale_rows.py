@@ -12,7 +12,6 @@ in TILE_N-wide column tiles (a nested dynamic loop bounded by
 parameter (``SLOPE``).
 """
 
-import math
 
 import torch
 

@@ -7,7 +7,6 @@ elements) and a ``ct.Constant[int]`` tile size.  The ragged tail of the last
 tile is zero-padded on load and its out-of-bounds lanes are dropped on store.
 """
 
-import math
 
 import torch
 

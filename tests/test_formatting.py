@@ -34,3 +34,19 @@ def test_unformatted_when_asked_and_for_files_returned_unchanged():
 def test_format_error_is_raised_not_swallowed():
     with pytest.raises(FormatError, match="ruff format failed"):
         format_code("def f(:\n")
+
+
+def test_imports_only_the_kernels_read_are_dropped_the_users_others_kept():
+    from translator.formatting import drop_orphaned_imports
+    src = ("import math\nimport os\nimport sys\nimport cuda.tile as ct\n\n\n@ct.kernel\ndef k(x):\n"
+           "    t = ct.full((16,), -math.inf, ct.float32)\n    ct.store(x, (0,), t)\n\n\ndef host():\n"
+           "    return sys.argv\n")
+    res = translator.translate_source(src, "k.py", translator.Options(check=False))
+    lines = res.code.splitlines()
+    assert "import math" not in lines           # read by the kernel only: its translation does not
+    assert "import os" in lines                 # the user's, read nowhere in the input either
+    assert "import sys" in lines                # the host still reads it
+    kept = "import math\n\nx = 1\n"
+    assert drop_orphaned_imports("import math\nprint(math.pi)\n", kept) == "\nx = 1\n"
+    assert drop_orphaned_imports("import math, os\nprint(math.pi, os.sep)\n", "import math, os\nos.sep\n") == \
+        "import math, os\nos.sep\n"             # a statement binding a name still read stays whole

@@ -121,9 +121,9 @@ def translate_source(text: str, filename: str = "<string>", options: Optional[Op
     res.diagnostics, res.suppressed = split(res.diagnostics, inline_ignores(text))
     unchanged = any(d.code == "C2T001" for d in res.diagnostics + res.suppressed)   # not a cuTile module
     if res.code is not None and not unchanged and (options is None or options.format):
-        from .formatting import FormatError, format_code
+        from .formatting import FormatError, drop_orphaned_imports, format_code
         try:
-            res.code = format_code(res.code)
+            res.code = format_code(drop_orphaned_imports(text, res.code))
         except FormatError as e:          # valid Python ruff cannot format: the translator's bug
             res.diagnostics.append(Reporter(filename).make("C2T003", str(e)))
             res.code = None

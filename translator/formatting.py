@@ -30,3 +30,38 @@ def format_code(code: str) -> str:
     if r.returncode != 0:
         raise FormatError(f"ruff format failed: {r.stderr.strip()[:500]}")
     return r.stdout
+
+
+def _names_used(tree) -> set:
+    import ast
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+    return used
+
+
+def drop_orphaned_imports(source: str, code: str) -> str:
+    """`code` without the module-level imports that only translated code used: a name the input
+    reads somewhere, that the output binds by an import and no longer reads (the kernels that read
+    it became Triton code). Imports the input does not read either are the user's and stay. A
+    statement goes only when every name it binds goes."""
+    import ast
+    try:
+        out_tree, in_tree = ast.parse(code), ast.parse(source)
+    except SyntaxError:
+        return code
+    used_in, used_out = _names_used(in_tree), _names_used(out_tree)
+    drop = []
+    for stmt in out_tree.body:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "module", None) == "__future__":
+            continue
+        bound = [a.asname or a.name.split(".")[0] for a in stmt.names]
+        if "*" not in bound and all(b in used_in and b not in used_out for b in bound):
+            drop.append((stmt.lineno, stmt.end_lineno))
+    if not drop:
+        return code
+    lines = code.split("\n")
+    for start, end in reversed(drop):
+        del lines[start - 1:end]
+    return "\n".join(lines)

@@ -16,8 +16,6 @@ read with ``ct.gather`` and ``padding_value=1`` so the padded lanes of the last
 tile never divide by zero.
 """
 
-import math
-
 import torch
 
 import triton

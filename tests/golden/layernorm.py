@@ -15,8 +15,6 @@ with ``ct.store`` (a (1,) tile at tile index ``row``) and ``ct.scatter`` (a 0-d
 value at element index ``row``).
 """
 
-import math
-
 import torch
 
 import triton

@@ -14,8 +14,6 @@ in TILE_N-wide column tiles (a nested dynamic loop bounded by
 parameter (``SLOPE``).
 """
 
-import math
-
 import torch
 
 import triton
@@ -186,7 +184,8 @@ def scale_rows_kernel(
     for row in range(tl.program_id(0), n_rows, tl.num_programs(0)):
         # Per-row factor: a 0-d gather at element index `row` (float32).
         s = _c2t_gather_1d(scale, scale_shape_0, scale_stride_0, row, None, 0, True)
-        # the next iteration's tile is loaded while this one is used (two tiles in flight: cuTile pipelines these loads itself)
+        # the next iteration's tile is loaded while this one is used
+        # (two tiles in flight: cuTile pipelines these loads itself)
         xt_prefetch: tl.constexpr = 1 * TILE_N <= 16384
         xt_next = (
             (

@@ -11,8 +11,6 @@ to the input dtype before ``ct.scatter`` writes it (out-of-range columns are
 dropped).
 """
 
-import math
-
 import torch
 
 import triton

@@ -14,8 +14,6 @@ output and are dropped by the store.
   ``ct.permute(t, (0, 2, 1))`` and a (1, TN, TM) store.
 """
 
-import math
-
 import torch
 
 import triton

@@ -158,8 +158,8 @@ def emit_before_loop(lw, loads, loop_var: str, start: str, depth: int) -> dict:
     if not firsts:
         return {}
     if not lw.prefetch_comment_done:
-        lw.emit(depth, "# the next iteration's tile is loaded while this one is used (two tiles in "
-                       "flight: cuTile pipelines these loads itself)")
+        lw.emit(depth, "# the next iteration's tile is loaded while this one is used")
+        lw.emit(depth, "# (two tiles in flight: cuTile pipelines these loads itself)")
         lw.prefetch_comment_done = True
     flag = fresh_name(lw, f"{firsts[0][0].targets[0].id}_prefetch" if len(firsts) == 1 else f"{loop_var}_prefetch")
     elements = " + ".join(" * ".join(f"({d})" if not str(d).isidentifier() and not str(d).isdigit() else str(d)

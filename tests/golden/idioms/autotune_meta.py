@@ -9,7 +9,6 @@ a grid `lambda META: ...` taken from the config META belongs to.
 
 from types import SimpleNamespace
 
-import torch
 
 import triton
 import triton.language as tl

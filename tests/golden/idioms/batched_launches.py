@@ -6,8 +6,6 @@ Up to four launches of `add_k` share one launch of its `_batch4` twin when the r
 allow it (1-D grids, equal Constant arguments, no launch writing memory another one touches).
 """
 
-import torch
-
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv

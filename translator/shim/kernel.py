@@ -237,6 +237,7 @@ class ShimKernel:
         self._built = None
         self._params = None         # (positional parameter names, those annotated ct.Constant)
         self._variants = {}         # nesting of tuple arguments -> launcher (tuple_args.py)
+        self._arg_nodes = None      # per parameter, its annotation tree (launch_args.py)
 
     @property
     def pyfunc(self):
@@ -298,7 +299,16 @@ class ShimKernel:
             launcher = self._variants[key] = getattr(translated_module(built, self._name), f"launch_{self._name}")
         return launcher, tuple_args.flatten(args, key)
 
+    def check_args(self, args):
+        """cuTile's launch-time checks of the arguments against the annotations (launch_args.py)."""
+        from . import launch_args
+        if self._arg_nodes is None:
+            from .capture import _forwarded
+            self._arg_nodes = launch_args.parameter_nodes(_forwarded(self._pyfunc), self._tuple_params()[0])
+        launch_args.check(self._arg_nodes, args)
+
     def launch(self, stream, grid, args, pdl=False):
+        self.check_args(args)
         launcher, args = self.prepared(args)
         try:
             if pdl:

@@ -10,7 +10,7 @@ from typing import Optional
 
 from .. import const_fold, rules
 from ..ir import nodes as N
-from . import ops, ops_views, registry
+from . import ops, ops_dicts, ops_views, registry
 from . import types as T
 from .arrays import walk
 from .context import _rank
@@ -185,6 +185,8 @@ class ExpressionLowering:
         idx = e.index
         if base.kind == T.LIST:
             return self._list_element(base, idx, e)
+        if base.kind == ops_dicts.DICT:
+            return ops_dicts.item(self.cx, base, idx, e)
         if base.kind == T.TUPLE and base.elts is not None and isinstance(idx, N.SliceExpr):
             # a slice of a tuple, with bounds known at translation time: the tuple of those elements
             bounds = [self.expr(b) if b is not None else None for b in (idx.lower, idx.upper, idx.step)]
@@ -468,6 +470,13 @@ class ExpressionLowering:
 
     def e_Compare(self, e):
         vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        if any(v.kind == ops_dicts.DICT for v in vals):     # (a helper's **kwargs, a dict display)
+            if len(vals) == 2 and e.ops[0] in ("in", "not in") and vals[1].kind == ops_dicts.DICT:
+                return ops_dicts.contains(self.cx, e, e.ops[0], e.left, vals[1])
+            if len(vals) == 2 and e.ops[0] in ("==", "!="):
+                return ops_dicts.compare(self.cx, e, e.ops[0], *vals)
+            self.fail("C2T103", f"`{' '.join(e.ops)}` on a dictionary is not supported in kernel code "
+                                "(cuTile's dictionaries have [key], .get(key), `in` and ==)", e)
         if len(vals) == 2 and all(v.kind == T.TUPLE and v.elts is not None for v in vals):
             refused = self._tuple_compare_error(e.ops[0], *vals)
             if refused is not None:
@@ -624,6 +633,8 @@ class ExpressionLowering:
         return ops.call(self.cx, e)
 
     def e_Raw(self, e):
+        if e.kind == "dict":
+            return ops_dicts.display(self.cx, e)
         self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
 
     def e_Lambda(self, e):

@@ -285,6 +285,8 @@ def _static_eval(cx, node, call, what) -> V:
         cx.fail("C2T109", f"{what} is missing", call)
     if not node.span.end > node.span.start:
         return cx.expr(node)
+    if _has_dict(node):     # (const_fold takes no dict displays; kernel code lowers them: ops_dicts.py)
+        return cx.expr(node)
     src, base = _source(cx.source, node.span)
     must = _has_raw(node)
     try:
@@ -322,7 +324,19 @@ def _static_eval(cx, node, call, what) -> V:
     return cx.static_value(val, node)
 
 
+def _has_dict(node) -> bool:
+    if isinstance(node, N.Raw) and node.kind == "dict":
+        return True
+    if isinstance(node, N.Node):
+        return any(_has_dict(getattr(node, f)) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")
+    if isinstance(node, list):
+        return any(_has_dict(x) for x in node)
+    return False
+
+
 def _has_raw(node) -> bool:
+    if isinstance(node, N.Raw) and node.kind in ("dict", "key_value"):
+        return _has_raw(node.parts)     # (kernel code lowers dict displays: lower/ops_dicts.py)
     if isinstance(node, (N.Raw, N.Comprehension)):
         return True
     if isinstance(node, N.Node):

@@ -450,6 +450,13 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.env[target.id] = v
             return target.id
         if isinstance(target, (N.TupleExpr, N.ListExpr)):
+            if v.kind == T.TUPLE and v.elts is not None and len(v.elts) != len(target.elts) \
+                    and not any(isinstance(t, N.Starred) for t in target.elts):
+                few = "few" if len(v.elts) < len(target.elts) else "many"
+                self.fail("C2T109", f"too {few} values to unpack: {len(target.elts)} names for a tuple of "
+                                    f"{len(v.elts)}", target,
+                          cutile=("TileValueError", f"Too {few} values to unpack (expected {len(target.elts)}, "
+                                                    f"got {len(v.elts)})"))
             names = []
             for i, t in enumerate(target.elts):
                 ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else None

@@ -320,15 +320,35 @@ class ExpressionLowering:
             out.append(self.expr(comp.elt))
             return
         f = comp.fors[k]
+        if k:       # a later iterable sees the comprehension's own names bound by the clauses before it only
+            self._comp_scope(comp, k, f.iter)
         for item in self._comp_items(f.iter):
             self._bind_static(f.target, item, f)
             if all(self._comp_condition(c) for c in f.conds):
                 self._unroll_level(comp, k + 1, out)
 
+    def _comp_scope(self, comp, k: int, it):
+        """Python's (and cuTile's) scope of a comprehension: every `for` target is local to all of
+        it, so the iterable of clause k > 0 reading a target that only clause k or a later one binds
+        reads an unbound name (cuTile's TileSyntaxError), not the enclosing function's."""
+        bound = {x.id for f in comp.fors[:k] for x in walk(f.target) if isinstance(x, N.Name)}
+        later = {x.id for f in comp.fors[k:] for x in walk(f.target) if isinstance(x, N.Name)} - bound
+        for n in walk(it):
+            if isinstance(n, N.Name) and n.id in later:
+                self.fail("C2T103", f"name `{n.id}` is read by this comprehension's iterable before its own "
+                                    "`for` binds it (a comprehension's names are local to all of it)", n,
+                          cutile=("TileSyntaxError", f"Undefined variable {n.id} used"))
+
     def _comp_condition(self, cond) -> bool:
-        c = self._known_value(self.expr(cond))
+        v = self.expr(cond)
+        c = self._known_value(v)
         if c is _UNKNOWN:
-            self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation time", cond)
+            # (a runtime condition is cuTile's error too; a Constant parameter's is known to cuTile)
+            why = ("TileTypeError", "Tuple comprehension if-conditions must be statically known; if the "
+                   "condition can be evaluated at compile time, wrap it with ct.static_eval()") \
+                if v.kind in (T.SCALAR, T.TILE) else None
+            self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation time", cond,
+                      cutile=why)
         return bool(c)
 
     def _comp_items(self, it) -> list:
@@ -635,6 +655,9 @@ class ExpressionLowering:
     def e_Raw(self, e):
         if e.kind == "dict":
             return ops_dicts.display(self.cx, e)
+        if e.kind == "assign_expr":     # `:=`: cuTile's parser has none either
+            self.fail("C2T103", f"`{e.text[:40]}` (assign_expr) is not supported in kernel code", e,
+                      cutile=("TileSyntaxError", "Unsupported syntax"))
         self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
 
     def e_Lambda(self, e):

@@ -83,3 +83,23 @@ def test_walrus_is_cutiles_syntax_error():
         ct.scatter(x, (0,), t[0])
     """)
     assert d.cutile == ("TileSyntaxError", "Unsupported syntax"), d
+
+
+def test_range_inside_zip_and_enumerate_of_static_iter(tmp_path):
+    # ct.static_iter takes any iterable it can evaluate: range() inside zip/enumerate too, in a
+    # comprehension and in a for statement (before: C2T103 "`range(...)` is not supported here")
+    import torch
+    mod = build("""
+    @ct.kernel
+    def k(x):
+        ts = (ct.bid(0) + 1, 5, 7)
+        scaled = tuple(w * t for w, t in ct.static_iter(zip(range(2, 8, 2), ts)))
+        for q, (w, s) in ct.static_iter(enumerate(zip(range(3), scaled))):
+            ct.scatter(x, (q,), s + w * 100)
+
+    def run():
+        x = torch.zeros(3, dtype=torch.int32)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x,))
+        return x
+    """, tmp_path)
+    assert mod.run().tolist() == [2, 120, 242]

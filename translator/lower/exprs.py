@@ -354,23 +354,28 @@ class ExpressionLowering:
     def _comp_items(self, it) -> list:
         if isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range" \
                 and "range" not in self.env:
-            if it.keywords or not 1 <= len(it.args) <= 3:
-                self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
-            bounds = [self._known_value(self.expr(a)) for a in it.args]
-            if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
-                self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
-                                    "time (literals, module constants, enum/dataclass fields)", it)
-            if len(bounds) == 3 and bounds[2] == 0:
-                self.fail("C2T109", "range() step must not be zero", it)
-            r = range(*bounds)
-            if len(r) > 4096:
-                self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
-            return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
+            return self.range_items(it)
         if isinstance(it, N.Call) and self.s.info.ct_path(it.func) == "static_iter":
             if len(it.args) != 1 or it.keywords:
                 self.fail("C2T109", "ct.static_iter takes one iterable", it)
             return self._comp_items(it.args[0])
         return self._static_items(it, "a tuple comprehension")
+
+    def range_items(self, it) -> list:
+        """The values of `range(...)` with integer bounds known at translation time (a comprehension's
+        or ct.static_iter's iterable, also inside zip/enumerate), as static values."""
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
+        bounds = [self._known_value(self.expr(a)) for a in it.args]
+        if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+            self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
+                                "time (literals, module constants, enum/dataclass fields)", it)
+        if len(bounds) == 3 and bounds[2] == 0:
+            self.fail("C2T109", "range() step must not be zero", it)
+        r = range(*bounds)
+        if len(r) > 4096:
+            self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
+        return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
 
     @staticmethod
     def _known_value(v: V):

@@ -1005,6 +1005,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 first = s0.value
             return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
                     for i, e in enumerate(self._static_items(src.args[0], what), first)]
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "range" \
+                and "range" not in self.env:        # (in zip/enumerate: ct.static_iter takes any iterable)
+            return self.range_items(src)
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "zip" \
                 and "zip" not in self.env and not src.keywords:
             seqs = [self._static_items(a, what) for a in src.args]

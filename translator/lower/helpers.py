@@ -502,7 +502,7 @@ def _parameter(plan, env: dict, out_params: list, p, a: V):
         plan.array_params[p.name] = a.array.rank
         out_params.append(", ".join(decls))
     elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
-        ref = ListRef(p.name, a.value.rank)
+        ref = ListRef(p.name, a.value.rank, static=a.value.static)
         env[p.name] = V(p.name, T.LIST, value=ref)
         out_params.append(ref.decl())
     elif _bound(a):

@@ -619,8 +619,15 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         src = v.array
         ref = T.ArrayRef.for_param(name, src.rank)
         ref.root = src.root
+        keep = {}       # (the list's static extents and strides: its constexprs, as they are)
         for dst, code in zip(ref.flat(), src.flat()):
+            if code in src.constexprs:
+                keep[dst] = code
+                continue
             self.emit(depth, f"{dst} = {code}")
+        ref.shapes = [keep.get(x, x) for x in ref.shapes]
+        ref.strides = [keep.get(x, x) for x in ref.strides]
+        ref.constexprs = src.constexprs
         self.env[name] = V(name, T.ARRAY, array=ref)
 
     def _tuple_vars(self, name, v):

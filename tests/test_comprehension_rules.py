@@ -103,3 +103,20 @@ def test_range_inside_zip_and_enumerate_of_static_iter(tmp_path):
         return x
     """, tmp_path)
     assert mod.run().tolist() == [2, 120, 242]
+
+
+def test_kernel_in_a_function_does_not_capture_comprehension_names():
+    # a kernel defined in a host function: its comprehensions' targets and lambdas' parameters are
+    # its own, not values of the function (before: captured, `lambda: (w, t)`, a NameError at launch)
+    res = translate("""
+    def host(x, y):
+        @ct.kernel
+        def k(x, y):
+            ts = tuple(ct.load(x, (i,), (4,)) for i in ct.static_iter(range(2)))
+            out = tuple((lambda v: v * w)(t) for w, t in ct.static_iter(zip(range(1, 3), ts)))
+            for q, o in ct.static_iter(enumerate(out)):
+                ct.store(y, (q,), o)
+        ct.launch(torch.cuda.current_stream(), (1,), k, (x, y))
+    """)
+    assert res.ok, [d.format() for d in res.diagnostics]
+    assert "lambda: ()" in res.code and "lambda: (w" not in res.code, res.code

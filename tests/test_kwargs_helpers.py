@@ -105,3 +105,17 @@ def test_unknown_keyword_without_kwargs_is_still_refused():
         ct.scatter(x, (0,), f(a=1, b=2))
     """)
     assert any(d.code == "C2T109" and "no parameter `b`" in d.message for d in res.diagnostics), res.diagnostics
+
+
+def test_dict_display_outside_static_evaluation_is_cutiles_syntax_error():
+    res = translate("""
+    def f(t, scale):
+        return t * scale
+
+    @ct.kernel
+    def k(x):
+        d = {"scale": 2}
+        ct.scatter(x, (0,), f(1, **d))
+    """)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and errs[0].cutile == ("TileSyntaxError", "Unsupported syntax"), res.diagnostics

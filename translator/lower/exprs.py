@@ -658,8 +658,10 @@ class ExpressionLowering:
         return ops.call(self.cx, e)
 
     def e_Raw(self, e):
-        if e.kind == "dict":
-            return ops_dicts.display(self.cx, e)
+        if e.kind == "dict":        # (cuTile has them only where it evaluates statically: ops_debug)
+            self.fail("C2T103", f"`{e.text[:40]}` (a dict display) is not supported in kernel code (a helper's "
+                                "**kwargs is a dictionary; a static_assert/static_eval may compare with one)", e,
+                      cutile=("TileSyntaxError", "Unsupported syntax"))
         if e.kind == "assign_expr":     # `:=`: cuTile's parser has none either
             self.fail("C2T103", f"`{e.text[:40]}` (assign_expr) is not supported in kernel code", e,
                       cutile=("TileSyntaxError", "Unsupported syntax"))

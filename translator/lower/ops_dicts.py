@@ -1,6 +1,8 @@
 """Dictionaries in kernel code, as cuTile has them: a helper's `**kwargs` (the keyword arguments no
-other parameter takes, keys in call order) and dict displays (`{"foo": 123}`, in a static_assert's
-comparison), with string keys known at translation time. What cuTile does with them:
+other parameter takes, keys in call order), and dict displays (`{"foo": 123}`) where cuTile evaluates
+statically only (a static_assert's or static_eval's expression: ops_debug._static_eval; elsewhere
+a display is cuTile's TileSyntaxError), with string keys known at translation time. What cuTile
+does with them:
 
     kwargs["foo"]             the value (a missing key: cuTile's TileTypeError "Key 'qux' not
                               found in dictionary")

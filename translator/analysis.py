@@ -378,6 +378,25 @@ def static_dims(info: ModuleInfo, ann) -> dict:
     return out
 
 
+def list_static_dims(info: ModuleInfo, ann) -> dict:
+    """static_dims of the arrays of a list parameter: `Annotated[list, ct.ListAnnotation(element=
+    ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...))]` (or through an alias)."""
+    if isinstance(ann, N.Name) and ann.id in info.hint_aliases:
+        ann = info.hint_aliases[ann.id]
+    if not _annotated_metadata(info, ann):
+        return {}
+    for m in ann.index.elts[1:]:
+        if info.ct_path(m.func) != "ListAnnotation":
+            continue
+        el = next((k.value for k in m.keywords if k.name == "element"), m.args[0] if m.args else None)
+        if isinstance(el, N.Call) and info.ct_path(el.func) == "ArrayAnnotation":
+            # (read as the hint of an array: Annotated[Array, <element>])
+            fake = N.Subscript(span=ann.span, value=ann.value,
+                               index=N.TupleExpr(span=ann.span, elts=[ann.index.elts[0], el]))
+            return static_dims(info, fake)
+    return {}
+
+
 def indexed_with_int64(info: ModuleInfo, ann) -> bool:
     """Whether a parameter's hint makes it an array indexed with 64 bits: `ct.IndexedWithInt64`
     (bare or subscripted, written there or through an alias) or

@@ -92,7 +92,8 @@ def _walk_no_defs(body):
 
 def _bound(fd: N.FunctionDef) -> set:
     """Names a function binds in its own scope: parameters, assignment and loop targets, imports,
-    the functions it defines."""
+    the functions it defines (and, not to read them as captures, its comprehensions' targets and
+    its lambdas' parameters)."""
     names = {p.name for p in fd.params if p.name}
     for n in _walk_no_defs(fd.body):
         targets = []
@@ -100,8 +101,11 @@ def _bound(fd: N.FunctionDef) -> set:
             targets = n.targets
         elif isinstance(n, (N.AugAssign, N.AnnAssign)):
             targets = [n.target]
-        elif isinstance(n, N.For):
+        elif isinstance(n, (N.For, N.CompFor)):
+            # (a comprehension's targets are its own; not captured from the enclosing function)
             targets = [n.target]
+        elif isinstance(n, N.Lambda):
+            names.update(p.name for p in n.params if p.name)
         elif isinstance(n, N.FunctionDef) and n is not fd:
             names.add(n.name)
         elif isinstance(n, N.Import):

@@ -11,7 +11,7 @@ from typing import Optional
 from .. import const_fold, rules
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
-from . import ops, ops_views, registry
+from . import ops, ops_dicts, ops_views, registry
 from . import types as T
 from .arrays import walk
 from .context import _rank
@@ -196,6 +196,8 @@ class ExpressionLowering:
         idx = e.index
         if base.kind == T.LIST:
             return self._list_element(base, idx, e)
+        if base.kind == ops_dicts.DICT:
+            return ops_dicts.item(self.cx, base, idx, e)
         if base.kind == T.TUPLE and base.elts is not None and isinstance(idx, N.SliceExpr):
             # a slice of a tuple, with bounds known at translation time: the tuple of those elements
             bounds = [self.expr(b) if b is not None else None for b in (idx.lower, idx.upper, idx.step)]
@@ -346,37 +348,62 @@ class ExpressionLowering:
             out.append(self.expr(comp.elt))
             return
         f = comp.fors[k]
+        if k:       # a later iterable sees the comprehension's own names bound by the clauses before it only
+            self._comp_scope(comp, k, f.iter)
         for item in self._comp_items(f.iter):
             self._bind_static(f.target, item, f)
             if all(self._comp_condition(c) for c in f.conds):
                 self._unroll_level(comp, k + 1, out)
 
+    def _comp_scope(self, comp, k: int, it):
+        """Python's (and cuTile's) scope of a comprehension: every `for` target is local to all of
+        it, so the iterable of clause k > 0 reading a target that only clause k or a later one binds
+        reads an unbound name (cuTile's TileSyntaxError), not the enclosing function's."""
+        bound = {x.id for f in comp.fors[:k] for x in walk(f.target) if isinstance(x, N.Name)}
+        later = {x.id for f in comp.fors[k:] for x in walk(f.target) if isinstance(x, N.Name)} - bound
+        for n in walk(it):
+            if isinstance(n, N.Name) and n.id in later:
+                self.fail("C2T103", f"name `{n.id}` is read by this comprehension's iterable before its own "
+                                    "`for` binds it (a comprehension's names are local to all of it)", n,
+                          cutile=("TileSyntaxError", f"Undefined variable {n.id} used"))
+
     def _comp_condition(self, cond) -> bool:
-        c = self._known_value(self.expr(cond))
+        v = self.expr(cond)
+        c = self._known_value(v)
         if c is _UNKNOWN:
-            self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation time", cond)
+            # (a runtime condition is cuTile's error too; a Constant parameter's is known to cuTile)
+            why = ("TileTypeError", "Tuple comprehension if-conditions must be statically known; if the "
+                   "condition can be evaluated at compile time, wrap it with ct.static_eval()") \
+                if v.kind in (T.SCALAR, T.TILE) else None
+            self.fail("C2T105", "the `if` of a tuple comprehension must be known at translation time", cond,
+                      cutile=why)
         return bool(c)
 
     def _comp_items(self, it) -> list:
         if isinstance(it, N.Call) and isinstance(it.func, N.Name) and it.func.id == "range" \
                 and "range" not in self.env:
-            if it.keywords or not 1 <= len(it.args) <= 3:
-                self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
-            bounds = [self._known_value(self.expr(a)) for a in it.args]
-            if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
-                self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
-                                    "time (literals, module constants, enum/dataclass fields)", it)
-            if len(bounds) == 3 and bounds[2] == 0:
-                self.fail("C2T109", "range() step must not be zero", it)
-            r = range(*bounds)
-            if len(r) > 4096:
-                self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
-            return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
+            return self.range_items(it)
         if isinstance(it, N.Call) and self.s.info.ct_path(it.func) == "static_iter":
             if len(it.args) != 1 or it.keywords:
                 self.fail("C2T109", "ct.static_iter takes one iterable", it)
             return self._comp_items(it.args[0])
         return self._static_items(it, "a tuple comprehension")
+
+    def range_items(self, it) -> list:
+        """The values of `range(...)` with integer bounds known at translation time (a comprehension's
+        or ct.static_iter's iterable, also inside zip/enumerate), as static values."""
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
+        bounds = [self._known_value(self.expr(a)) for a in it.args]
+        if any(b is _UNKNOWN or not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+            self.fail("C2T105", "a comprehension over range() needs integer bounds known at translation "
+                                "time (literals, module constants, enum/dataclass fields)", it)
+        if len(bounds) == 3 and bounds[2] == 0:
+            self.fail("C2T109", "range() step must not be zero", it)
+        r = range(*bounds)
+        if len(r) > 4096:
+            self.fail("C2T105", "this comprehension unrolls to more than 4096 elements", it)
+        return [V(str(i), T.STATIC, value=i, known=True, prec=14 if i < 0 else 100) for i in r]
 
     @staticmethod
     def _known_value(v: V):
@@ -496,6 +523,13 @@ class ExpressionLowering:
 
     def e_Compare(self, e):
         vals = [self.expr(x) for x in [e.left, *e.comparators]]
+        if any(v.kind == ops_dicts.DICT for v in vals):     # (a helper's **kwargs, a dict display)
+            if len(vals) == 2 and e.ops[0] in ("in", "not in") and vals[1].kind == ops_dicts.DICT:
+                return ops_dicts.contains(self.cx, e, e.ops[0], e.left, vals[1])
+            if len(vals) == 2 and e.ops[0] in ("==", "!="):
+                return ops_dicts.compare(self.cx, e, e.ops[0], *vals)
+            self.fail("C2T103", f"`{' '.join(e.ops)}` on a dictionary is not supported in kernel code "
+                                "(cuTile's dictionaries have [key], .get(key), `in` and ==)", e)
         if len(vals) == 2 and all(v.kind == T.TUPLE and v.elts is not None for v in vals):
             refused = self._tuple_compare_error(e.ops[0], *vals)
             if refused is not None:
@@ -652,6 +686,13 @@ class ExpressionLowering:
         return ops.call(self.cx, e)
 
     def e_Raw(self, e):
+        if e.kind == "dict":        # (cuTile has them only where it evaluates statically: ops_debug)
+            self.fail("C2T103", f"`{e.text[:40]}` (a dict display) is not supported in kernel code (a helper's "
+                                "**kwargs is a dictionary; a static_assert/static_eval may compare with one)", e,
+                      cutile=("TileSyntaxError", "Unsupported syntax"))
+        if e.kind == "assign_expr":     # `:=`: cuTile's parser has none either
+            self.fail("C2T103", f"`{e.text[:40]}` (assign_expr) is not supported in kernel code", e,
+                      cutile=("TileSyntaxError", "Unsupported syntax"))
         self.fail("C2T103", f"`{e.text[:40]}` ({e.kind}) is not supported in kernel code", e)
 
     def e_Lambda(self, e):

@@ -13,6 +13,7 @@ from .. import emit
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from ..passes import prepare
+from . import ops_dicts
 from . import types as T
 from .arrays import infer_params, walk
 from .context import starred_arguments
@@ -32,6 +33,8 @@ def _bound(v: V) -> bool:
 
 
 def _sig_of(v: V):
+    if v.kind == ops_dicts.DICT:        # its keys, and its values' signatures
+        return (v.kind, v.value, tuple(_sig_of(e) for e in v.elts))
     # a value bound at translation time (a function, an enum member, a dataclass value...) is part
     # of the helper's lowering: each distinct one gets a helper of its own
     bound = None
@@ -200,7 +203,7 @@ def _pass_captures(lw, fd, args) -> tuple:
 
 def _signature(lw, fd, e):
     """A helper's parameters in order, as (Param, how it may be passed: "pos" positional only,
-    "any", "kw" keyword only); *args and **kwargs parameters are refused."""
+    "any", "kw" keyword only, "star" the *args tuple, "kwstar" the **kwargs dictionary)."""
     out, how = [], "any"
     if any(p.kind == "posonly_marker" for p in fd.params):
         how = "pos"
@@ -211,8 +214,8 @@ def _signature(lw, fd, e):
             if p.name != "*":       # *args: the extra positional arguments, as a tuple (_bind)
                 out.append((N.Param(span=p.span, name=p.name), "star"))
             how = "kw"
-        elif p.kind == "kwstar":
-            lw.fail("C2T103", f"`{fd.name}` has **{p.name}; a helper's **kwargs is not supported in kernel code", e)
+        elif p.kind == "kwstar":        # **kwargs: the other keyword arguments, a dictionary (_bind)
+            out.append((N.Param(span=p.span, name=p.name), "kwstar"))
         else:
             out.append((p, how))
     return out
@@ -235,16 +238,23 @@ def _bind(lw, fd, e) -> tuple:
     if star is not None:        # `def helper(arr, *items)`: the rest, a tuple
         bound[star.name] = lw.make_tuple([lw.expr(a) for a in call_args[len(positional):]])
     by_name = {p.name: how for p, how in sig}
-    for kw in e.keywords:
-        if kw.name is None:
-            lw.fail("C2T103", f"call `{fd.name}(...)` with **mapping arguments is not supported in kernel code", kw)
-        if kw.name not in by_name or by_name[kw.name] == "star":
-            lw.fail("C2T109", f"`{fd.name}` has no parameter `{kw.name}`", kw)
-        if by_name[kw.name] == "pos":
-            lw.fail("C2T109", f"`{fd.name}`: parameter `{kw.name}` is positional-only", kw)
-        if kw.name in bound:
-            lw.fail("C2T109", f"`{fd.name}` got two values for the argument `{kw.name}`", kw)
-        bound[kw.name] = lw.expr(kw.value)
+    kwstar = next((p for p, how in sig if how == "kwstar"), None)
+    extra = {}          # the keyword arguments **kwargs takes, in call order
+    for name, value, node in _keywords(lw, fd, e):
+        if (name not in by_name or by_name[name] in ("star", "kwstar")) and kwstar is not None:
+            if name in extra:
+                lw.fail("C2T109", f"`{fd.name}` got two values for the argument `{name}`", node)
+            extra[name] = value
+            continue
+        if name not in by_name or by_name[name] in ("star", "kwstar"):
+            lw.fail("C2T109", f"`{fd.name}` has no parameter `{name}`", node)
+        if by_name[name] == "pos":
+            lw.fail("C2T109", f"`{fd.name}`: parameter `{name}` is positional-only", node)
+        if name in bound:
+            lw.fail("C2T109", f"`{fd.name}` got two values for the argument `{name}`", node)
+        bound[name] = value
+    if kwstar is not None:
+        bound[kwstar.name] = ops_dicts.make(extra.keys(), extra.values())
     params, args = [], []
     for p, _ in sig:
         if p.name not in bound:
@@ -254,6 +264,21 @@ def _bind(lw, fd, e) -> tuple:
         params.append(p)
         args.append(bound[p.name])
     return params, args
+
+
+def _keywords(lw, fd, e):
+    """The call's keyword arguments as (name, lowered value, node), `**d` of a dictionary spread
+    into its items (anything else after `**` is cuTile's TileTypeError)."""
+    for kw in e.keywords:
+        if kw.name is not None:
+            yield kw.name, lw.expr(kw.value), kw
+            continue
+        d = lw.expr(kw.value)
+        if d.kind != ops_dicts.DICT:
+            lw.fail("C2T103", f"call `{fd.name}(...)`: `**` needs a dictionary (a helper's **kwargs)", kw,
+                    cutile=("TileTypeError", "Expected a dictionary after **"))
+        for name, value in ops_dicts.items(d):
+            yield name, value, kw
 
 
 def _descriptor_return(fd: N.FunctionDef, params, args):
@@ -327,9 +352,9 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
             s.add_def(emit_name, lambda _n: code)
     if getattr(plan, "permutes", False):
         lw.permutes_tiles = True
-    for p, a in zip(all_params, all_args):      # the arrays it loads from and stores to, in order
-        if a.kind in (T.ARRAY, TILEDVIEW) and (p.name in plan.array_reads or p.name in plan.array_writes):
-            lw.helper_access(a.array, p.name in plan.array_reads, p.name in plan.array_writes)
+    for name, a in _expanded(all_params, all_args):     # the arrays it loads from and stores to, in order
+        if a.kind in (T.ARRAY, TILEDVIEW) and (name in plan.array_reads or name in plan.array_writes):
+            lw.helper_access(a.array, name in plan.array_reads, name in plan.array_writes)
     # its dots and reads count where it is called; a loop with dots inside it is one the
     # launcher cannot size a pipeline for (its tile shapes are in the helper's names)
     lw.count_dot(getattr(plan, "dots", 0))
@@ -341,7 +366,7 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
     if getattr(plan, "dot_loops", False):
         lw.other_dot_loops = True
     flat = []
-    for a in all_args:
+    for _p, a in _expanded(all_params, all_args):
         if _bound(a):
             continue
         flat.extend(a.array.flat() if a.kind == T.ARRAY else a.value.params() if a.kind == T.LIST
@@ -359,6 +384,17 @@ def _call(lw, fd, base_name, e, captured, module_level, cap_vals=None) -> V:
         return V(code, T.TUPLE, elts=elts)
     kind = ret.kind if ret.kind not in (T.STATIC, T.TUPLE) else T.UNKNOWN
     return V(code, kind, rank=ret.rank, **_returned_facts(ret, all_params, all_args))
+
+
+def _expanded(params, args):
+    """(parameter name, value) pairs of a helper call, a dictionary's as one per key, in the order
+    _parameter declares them."""
+    for p, a in zip(params, args):
+        name = p.name if isinstance(p, N.Param) else p
+        if a.kind == ops_dicts.DICT:
+            yield from _expanded([f"_c2t_kw_{name}_{k}" for k in a.value], a.elts)
+        else:
+            yield name, a
 
 
 def _returned_facts(ret: V, params, args) -> dict:
@@ -423,30 +459,7 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     s.helper_depth = depth + 1
     env, out_params = {}, []
     for p, a in zip(params, args):
-        if a.kind == T.ARRAY:
-            ref = ArrayRef.for_param(p.name, a.array.rank)
-            env[p.name] = V(p.name, T.ARRAY, array=ref)
-            plan.array_params[p.name] = a.array.rank
-            out_params.append(", ".join(ref.flat()))
-        elif a.kind == TILEDVIEW:     # a view: its array, and its unknown tile entries as constexprs
-            env[p.name], decls = view_parameter(p.name, a)
-            plan.array_params[p.name] = a.array.rank
-            out_params.append(", ".join(decls))
-        elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
-            ref = ListRef(p.name, a.value.rank)
-            env[p.name] = V(p.name, T.LIST, value=ref)
-            out_params.append(ref.decl())
-        elif _bound(a):
-            env[p.name] = a          # functions, modules, enum members: bound at translation time
-        elif a.kind == T.DTYPE:
-            env[p.name] = V(p.name, T.DTYPE, tf32=a.tf32)
-            out_params.append(p.name)
-        else:
-            env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR, T.TUPLE) else T.UNKNOWN,
-                            rank=a.rank, tf32=a.tf32, elts=_param_elts(p.name, a), isint=a.isint,
-                            # its own dtype family; whether it may be bf16 is part of the signature
-                            dsrc=f"param:{p.name}", mbf=may_be_bf16(a), isfloat=a.isfloat)
-            out_params.append(p.name)
+        _parameter(plan, env, out_params, p, a)
     sub = FunctionLowerer(s, prepare(plan.fd), env, lw.tiles)
     sub.local_funcs = dict(getattr(lw, "local_funcs", {}))
     try:
@@ -465,6 +478,44 @@ def _lower_helper(lw: FunctionLowerer, plan: HelperPlan, params, args):
     rets = [r for r in sub.returns if r is not None]
     plan.ret = rets[0] if rets else None
     plan.done = True
+
+
+def _parameter(plan, env: dict, out_params: list, p, a: V):
+    """A helper's parameter `p` given `a`: its value in the helper's `env`, its declarations in
+    `out_params` (none for values bound at translation time). A dictionary (**kwargs) is a
+    parameter per key, `_c2t_kw_<name>_<key>`, and a dictionary of them."""
+    if a.kind == ops_dicts.DICT:
+        vals = []
+        for key, v in ops_dicts.items(a):
+            hidden = f"_c2t_kw_{p.name}_{key}"
+            _parameter(plan, env, out_params, N.Param(span=p.span, name=hidden), v)
+            vals.append(env[hidden])
+        env[p.name] = ops_dicts.make(a.value, vals)
+        return
+    if a.kind == T.ARRAY:
+        ref = ArrayRef.for_param(p.name, a.array.rank)
+        env[p.name] = V(p.name, T.ARRAY, array=ref)
+        plan.array_params[p.name] = a.array.rank
+        out_params.append(", ".join(ref.flat()))
+    elif a.kind == TILEDVIEW:     # a view: its array, and its unknown tile entries as constexprs
+        env[p.name], decls = view_parameter(p.name, a)
+        plan.array_params[p.name] = a.array.rank
+        out_params.append(", ".join(decls))
+    elif a.kind == T.LIST:     # a list of arrays: its table, length and dtype
+        ref = ListRef(p.name, a.value.rank, static=a.value.static)
+        env[p.name] = V(p.name, T.LIST, value=ref)
+        out_params.append(ref.decl())
+    elif _bound(a):
+        env[p.name] = a          # functions, modules, enum members: bound at translation time
+    elif a.kind == T.DTYPE:
+        env[p.name] = V(p.name, T.DTYPE, tf32=a.tf32)
+        out_params.append(p.name)
+    else:
+        env[p.name] = V(p.name, a.kind if a.kind in (T.STATIC, T.TILE, T.SCALAR, T.TUPLE) else T.UNKNOWN,
+                        rank=a.rank, tf32=a.tf32, elts=_param_elts(p.name, a), isint=a.isint,
+                        # its own dtype family; whether it may be bf16 is part of the signature
+                        dsrc=f"param:{p.name}", mbf=may_be_bf16(a), isfloat=a.isfloat)
+        out_params.append(p.name)
 
 
 def _param_elts(name, a: V):

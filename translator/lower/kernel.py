@@ -451,6 +451,13 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.env[target.id] = v
             return target.id
         if isinstance(target, (N.TupleExpr, N.ListExpr)):
+            if v.kind == T.TUPLE and v.elts is not None and len(v.elts) != len(target.elts) \
+                    and not any(isinstance(t, N.Starred) for t in target.elts):
+                few = "few" if len(v.elts) < len(target.elts) else "many"
+                self.fail("C2T109", f"too {few} values to unpack: {len(target.elts)} names for a tuple of "
+                                    f"{len(v.elts)}", target,
+                          cutile=("TileValueError", f"Too {few} values to unpack (expected {len(target.elts)}, "
+                                                    f"got {len(v.elts)})"))
             names = []
             for i, t in enumerate(target.elts):
                 ev = v.elts[i] if v.kind == T.TUPLE and v.elts and i < len(v.elts) else None
@@ -613,8 +620,15 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         src = v.array
         ref = T.ArrayRef.for_param(name, src.rank)
         ref.root = src.root
+        keep = {}       # (the list's static extents and strides: its constexprs, as they are)
         for dst, code in zip(ref.flat(), src.flat()):
+            if code in src.constexprs:
+                keep[dst] = code
+                continue
             self.emit(depth, f"{dst} = {code}")
+        ref.shapes = [keep.get(x, x) for x in ref.shapes]
+        ref.strides = [keep.get(x, x) for x in ref.strides]
+        ref.constexprs = src.constexprs
         self.env[name] = V(name, T.ARRAY, array=ref)
 
     def _tuple_vars(self, name, v):
@@ -1002,6 +1016,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 first = s0.value
             return [V("", T.TUPLE, elts=[V(str(i), T.STATIC, value=i, known=True), e])
                     for i, e in enumerate(self._static_items(src.args[0], what), first)]
+        if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "range" \
+                and "range" not in self.env:        # (in zip/enumerate: ct.static_iter takes any iterable)
+            return self.range_items(src)
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "zip" \
                 and "zip" not in self.env and not src.keywords:
             seqs = [self._static_items(a, what) for a in src.args]

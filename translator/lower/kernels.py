@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
-from ..analysis import indexed_with_int64, static_dims
+from ..analysis import indexed_with_int64, list_static_dims, static_dims
 from ..diagnostics import TranslationError
 from ..ir import nodes as N
 from . import types as T
@@ -43,6 +43,7 @@ class Param:
     # constexpr parameters, so Triton compiles the kernel for each of their values, as cuTile does
     constexprs: frozenset = frozenset()
     int64: bool = False         # arrays: indexed with 64 bits (`ct.IndexedWithInt64`)
+    list_static: tuple = ()     # lists: the elements' static extents and strides (ListRef.static)
 
     def kernel_params(self) -> str:
         if self.kind == "array":
@@ -53,7 +54,7 @@ class Param:
             flat += [f"{self.name}_IS_{o}: tl.constexpr" for o in self.same_as]
             return ", ".join(flat)
         if self.kind == "list":
-            return ListRef(self.name, self.rank).decl()
+            return ListRef(self.name, self.rank, static=self.list_static).decl()
         if self.kind == "constexpr":
             return f"{self.name}: tl.constexpr"
         return self.name
@@ -365,7 +366,8 @@ def _signature(shared: Shared, fd: N.FunctionDef, arrays: dict, lists: dict) -> 
         if info.is_constant_annotation(p.annotation):
             kp = Param(p.name, "constexpr", isdtype=info.is_constant_dtype(p.annotation), comment=comment)
         elif p.name in lists:
-            kp = Param(p.name, "list", lists[p.name], comment=comment)
+            kp = Param(p.name, "list", lists[p.name], comment=comment,
+                       list_static=_list_static_dims(shared, p, lists[p.name]))
         elif p.name in arrays:
             kp = Param(p.name, "array", arrays[p.name], comment=comment,
                        constexprs=_static_dims(shared, p, arrays[p.name]),
@@ -405,6 +407,29 @@ def _static_dims(shared: Shared, p, rank) -> frozenset:
     return frozenset(names)
 
 
+def _list_static_dims(shared: Shared, p, rank) -> tuple:
+    """(what, axis) of the static extents and strides of list parameter `p`'s arrays
+    (`ct.ListAnnotation(element=ct.ArrayAnnotation(static_*_dims=...))`: analysis.list_static_dims)."""
+    dims = list_static_dims(shared.info, p.annotation)
+    out = []
+    for key, what in (("static_shape_dims", "shape"), ("static_stride_dims", "stride")):
+        if key not in dims:
+            continue
+        axes = dims[key]
+        if axes is None:
+            shared.reporter.add("C2T105", f"`{p.name}`: {key} must be a tuple of int literals", p.span)
+            continue
+        if rank is None:        # (only the arrays' pointers are used)
+            continue
+        for a in axes:
+            if not -rank <= a < rank:
+                shared.reporter.add("C2T106", f"`{p.name}`: {key} contains axis {a}, but the kernel uses its "
+                                              f"arrays as {rank}-D arrays", p.span)
+            elif (what, a % rank) not in out:
+                out.append((what, a % rank))
+    return tuple(out)
+
+
 def _param_env(params) -> dict:
     """The kernel body's environment: each parameter's value kind."""
     env = {}
@@ -416,7 +441,7 @@ def _param_env(params) -> dict:
             ref.int64 = kp.int64
             env[kp.name] = V(kp.name, T.ARRAY, array=ref)
         elif kp.kind == "list":
-            env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank))
+            env[kp.name] = V(kp.name, T.LIST, value=ListRef(kp.name, kp.rank, static=kp.list_static))
         elif kp.kind == "constexpr" and kp.isdtype:
             env[kp.name] = V(kp.name, T.DTYPE)      # (a tl.dtype constexpr)
         elif kp.kind == "constexpr":

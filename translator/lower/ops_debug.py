@@ -3,11 +3,13 @@ ct.assert_, ct.static_assert, ct.static_eval, ct.ensure_constant, ct.assume_divi
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 
 from .. import const_fold
 from ..diagnostics import Span, TranslationError
 from ..ir import nodes as N
+from . import ops_dicts
 from . import types as T
 from .context import _req
 from .ops_math import _as_runtime    # (loose constants become i1/i32/f32 scalars, as in math calls)
@@ -344,6 +346,13 @@ def _static_eval(cx, node, call, what, where="static_eval()") -> V:
     _static_eval_calls(cx, node, where)
     if not node.span.end > node.span.start:
         return cx.expr(node)
+    if _has_dict(node):
+        # dict displays: evaluated here (a static_assert's `kwargs == {"a": 1}`), as cuTile's static
+        # evaluation does; const_fold takes none, and kernel code has none (ops_dicts.display)
+        with contextlib.ExitStack() as stack:
+            for n in _dicts(node):      # (innermost first: an outer display reads the inner ones)
+                stack.enter_context(cx.binding({id(n): ops_dicts.display(cx, n)}))
+            return cx.expr(node)
     src, base = _source(cx.source, node.span)
     must = _has_raw(node)
     try:
@@ -386,7 +395,28 @@ def _static_eval(cx, node, call, what, where="static_eval()") -> V:
     return cx.static_value(val, node)
 
 
+def _dicts(node) -> list:
+    """The dict displays in an expression, innermost first."""
+    out = []
+    if isinstance(node, N.Node):
+        for f in getattr(node, "__dataclass_fields__", {}):
+            if f != "span":
+                out += _dicts(getattr(node, f))
+        if isinstance(node, N.Raw) and node.kind == "dict":
+            out.append(node)
+    elif isinstance(node, list):
+        for x in node:
+            out += _dicts(x)
+    return out
+
+
+def _has_dict(node) -> bool:
+    return bool(_dicts(node))
+
+
 def _has_raw(node) -> bool:
+    if isinstance(node, N.Raw) and node.kind in ("dict", "key_value"):
+        return _has_raw(node.parts)     # (kernel code lowers dict displays: lower/ops_dicts.py)
     if isinstance(node, (N.Raw, N.Comprehension)):
         return True
     if isinstance(node, N.Node):

@@ -81,17 +81,26 @@ class ListRef:
     group_gemm ran at 11 TFLOP/s on the H200, and its sm_90 PTX loaded tiles element by element)."""
     name: str
     rank: Optional[int]       # None: only the pointers are used (rows hold just the pointer)
+    # (what, axis) of the elements' extents ("shape") and strides ("stride") that a
+    # `ct.ListAnnotation(element=ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...))`
+    # hint makes compile-time constants: `<name>_SHAPE_<axis>` / `<name>_STRIDE_<axis>` constexprs,
+    # which the launcher checks every array agrees on (cuTile's ValueError)
+    static: tuple = ()
 
     @property
     def width(self) -> int:
         return 1 + 2 * (self.rank or 0)
 
+    def static_name(self, what: str, axis: int) -> str:
+        return f"{self.name}_{what.upper()}_{axis}"
+
     def params(self) -> list:
-        return [f"{self.name}_tbl", f"{self.name}_len", f"{self.name}_DTYPE", f"{self.name}_ALIGNED"]
+        return [f"{self.name}_tbl", f"{self.name}_len", f"{self.name}_DTYPE", f"{self.name}_ALIGNED"] \
+            + [self.static_name(w, a) for w, a in self.static]
 
     def decl(self) -> str:
-        tbl, n, dt, al = self.params()
-        return f"{tbl}, {n}, {dt}: tl.constexpr, {al}: tl.constexpr"
+        tbl, n, dt, al, *static = self.params()
+        return f"{tbl}, {n}, {dt}: tl.constexpr, {al}: tl.constexpr" + "".join(f", {c}: tl.constexpr" for c in static)
 
     def element(self, index: str, known=None) -> ArrayRef:
         """The array at position `index` (source text of an int scalar, or a known int)."""
@@ -112,8 +121,11 @@ class ListRef:
             + [f"(1 if {al} else {strides[-1]})"]
         shapes = [f"tl.load({row(1 + k)}).to(tl.int32)" for k in range(r)]
         shapes[-1] = f"(tl.multiple_of({shapes[-1]}, {al}) if {al} else {shapes[-1]})"
+        for what, a in self.static:       # (constexprs: the same for every array of the list)
+            (shapes if what == "shape" else strides)[a] = self.static_name(what, a)
         return ArrayRef(f"(tl.multiple_of({ptr}, 16) if {al} else {ptr})", r, shapes, strides,
-                        root=self.name, from_list=True)
+                        root=self.name, from_list=True,
+                        constexprs=frozenset(self.static_name(w, a) for w, a in self.static))
 
 
 @dataclass

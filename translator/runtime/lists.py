@@ -9,14 +9,16 @@ import torch
 from . import launch as _rt_launch
 
 
-def _c2t_array_list(arrays, rank, name):
+def _c2t_array_list(arrays, rank, name, static=()):
     """A list-of-arrays argument (cuTile's List[Array]) as (table, length, element dtype, aligned).
     The table is an int64 tensor on the arrays' device with one row per array: its data pointer,
     then (when the kernel uses them) its `rank` extents and `rank` strides in elements; equal
     tables are built once (_C2T_TABLES). `aligned` is the number of elements in 16 bytes when
     every array has a unit last stride, a 16-byte aligned base, other strides of 16-byte multiples
     and a last extent of whole 16-byte vectors (the kernel then gives Triton these facts, so that
-    tile loads vectorize), else 0."""
+    tile loads vectorize), else 0. `static`: (what, axis) of the extents ("shape") and strides
+    ("stride") the kernel takes as constexprs (the list's hint made them static): every array must
+    agree on them (cuTile's ValueError), their values follow."""
     if not isinstance(arrays, list):
         raise TypeError(f"argument `{name}` must be a list of arrays, got {type(arrays).__name__}")
     if not arrays:
@@ -55,7 +57,14 @@ def _c2t_array_list(arrays, rank, name):
         if len(_C2T_TABLES) >= 256:
             _C2T_TABLES.clear()
         table = _C2T_TABLES[key] = torch.tensor(rows, dtype=torch.int64, device=first.device)
-    return table, len(ts), _rt_launch._C2T_TL_DTYPES[first.dtype], 16 // size if aligned else 0
+    consts = []
+    for what, axis in static:
+        vals = [(t.shape if what == "shape" else t.stride())[axis] for t in ts]
+        for v in vals[1:]:
+            if v != vals[0]:
+                raise ValueError(f"Arrays in list vary in static {what} at axis {axis} ({vals[0]} vs {v})")
+        consts.append(vals[0])
+    return (table, len(ts), _rt_launch._C2T_TL_DTYPES[first.dtype], 16 // size if aligned else 0, *consts)
 
 
 # device tables of list-of-arrays arguments by content (device, rows): a launch with the same

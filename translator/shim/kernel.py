@@ -284,6 +284,7 @@ class ShimKernel:
         self._params = None         # (positional parameter names, those annotated ct.Constant)
         self._variants = {}         # nesting of tuple arguments -> launcher (tuple_args.py)
         self._by_rank = {}          # (nesting, array ranks) -> launcher (a launch's ranks: _rank_mismatch)
+        self._arg_nodes = None      # per parameter, its annotation tree (launch_args.py)
 
     @property
     def pyfunc(self):
@@ -372,7 +373,16 @@ class ShimKernel:
             launcher = self._by_rank[vkey] = getattr(mod, f"launch_{self._name}")
         return launcher
 
+    def check_args(self, args):
+        """cuTile's launch-time checks of the arguments against the annotations (launch_args.py)."""
+        from . import launch_args
+        if self._arg_nodes is None:
+            from .capture import _forwarded
+            self._arg_nodes = launch_args.parameter_nodes(_forwarded(self._pyfunc), self._tuple_params()[0])
+        launch_args.check(self._arg_nodes, args)
+
     def launch(self, stream, grid, args, pdl=False):
+        self.check_args(args)
         launcher, flat = self.prepared(args)
         pins = {}
         while True:

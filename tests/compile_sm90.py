@@ -70,7 +70,7 @@ def _capture(mod) -> list:
     """Replace the launched kernels (not the helpers they call) by launch recorders."""
     import re
     text = open(mod.__file__).read()
-    launched = set(re.findall(r"_c2t_run\(\s*(\w+), ", text)) | set(re.findall(r"\): (\w+),\n", text))
+    launched = set(re.findall(r"_c2t_run\(\s*(\w+),", text)) | set(re.findall(r"\):\s*(\w+),\n", text))
     calls = []
     for name, obj in list(vars(mod).items()):
         if isinstance(obj, JITFunction) and name in launched:

@@ -71,8 +71,15 @@ class ExpressionLowering:
         if nm in _BUILTINS:
             return V(nm, T.MODULE, value="builtins." + nm)
         known = _module_names(info)
-        undefined = None if known is None or nm in known or hasattr(builtins, nm) else \
-            ("TileSyntaxError", f"Undefined variable {nm}")    # bound nowhere: cuTile's error too
+        fd = getattr(self, "fd", None)
+        # bound nowhere, or a local of this function read before any assignment to it on this
+        # path (`acc = ct.mma(a, b, acc)` first): cuTile's error too
+        local = fd is not None and nm in N.assigned_names(fd.body) | {p.name for p in fd.params}
+        undefined = ("TileTypeError", f"Use of potentially undefined variable `{nm}`") \
+            if nm in getattr(self, "one_path", ()) else \
+            ("TileSyntaxError", f"Undefined variable {nm} used") if local else \
+            None if known is None or nm in known or hasattr(builtins, nm) else \
+            ("TileSyntaxError", f"Undefined variable {nm}")
         self.fail("C2T103", f"name `{nm}` is not defined for kernel code "
                             "(module globals must be literals, cuTile objects or functions)", e, cutile=undefined)
 

@@ -155,6 +155,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.pre_lines: list = []       # lines to emit before the statement being lowered
         self.carried: dict = {}         # array names the enclosing loops rebind -> their carried V (array_choice)
         self.carried_ptrs: set = set()  # the pointer variables of those
+        self.one_path: set = set()      # names a run-time `if` bound on one of its paths only
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
@@ -827,6 +828,17 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                         self.env[k] = chosen
                         other = dict(other, **{k: chosen})
         self._same_descriptors(other, node)
+        if runtime and isinstance(node, N.If) and before is not None and not self.loop_depth and not any(
+                isinstance(n, (N.Return, N.Simple)) and getattr(n, "kind", "") != "pass"
+                for n in walk(node.body + node.orelse)):
+            # bound by one branch only (neither leaves early; not in a loop, whose exits the passes
+            # made flags): cuTile's "potentially undefined" variable, an error where it is read
+            # after the `if` (Triton's compiler drops it)
+            for k in set(other) ^ set(self.env):
+                if k not in before and not k.startswith("_c2t_"):
+                    self.one_path.add(k)
+                    self.env.pop(k, None)
+                    other = {n: x for n, x in other.items() if n != k}
         for k, v in other.items():
             w = self.env.get(k)
             if w is not None and w is not v and v.kind == w.kind == T.HELPER and _fn_key(v) != _fn_key(w):

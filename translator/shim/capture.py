@@ -22,14 +22,16 @@ import types
 import typing
 from dataclasses import dataclass, field
 
+from .errors import TileSyntaxError
+
 
 class ShimCaptureError(TypeError):
     """A kernel reads a value from outside that cannot be written as cuTile source."""
 
 
-class ShimUndefinedName(ShimCaptureError):
+class ShimUndefinedName(ShimCaptureError, TileSyntaxError):
     """A kernel (or a function it calls) reads a name that is bound nowhere: cuTile's compiler
-    rejects it too."""
+    rejects it too, with a TileSyntaxError "Undefined variable" (this is one)."""
 
 
 @dataclass
@@ -347,7 +349,8 @@ class Builder:
                 v = _annotation_value(n, _fdef, annotations)
                 if v is _MISSING:
                     raise ShimUndefinedName(f"kernel `{self.kernel}`: `{fn.__qualname__}` reads `{n}`, which is "
-                                           "neither a variable of an enclosing function, a global nor a builtin")
+                                           "neither a variable of an enclosing function, a global nor a builtin "
+                                           f"(cuTile: Undefined variable {n} used)")
             self.capture(n, v)
         self.defs[slot] = (name, ((decorator + "\n") if decorator else "") + text, filename, line,
                            indent, 1 if decorator else 0)

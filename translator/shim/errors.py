@@ -1,0 +1,50 @@
+"""cuTile's exception classes as the shim serves them (`cuda.tile.TileError`, ...; ct_module.py
+names them cuda.tile's), apart so that capture.py can raise one without importing ct_module."""
+
+
+class TileError(Exception):
+    pass
+
+
+class TileSyntaxError(TileError):
+    pass
+
+
+class TileTypeError(TileError):
+    pass
+
+
+class TileValueError(TileError):
+    pass
+
+
+class TileUnsupportedFeatureError(TileError):
+    pass
+
+
+class TileRecursionError(TileError):
+    pass
+
+
+class TileStaticAssertionError(TileError):
+    pass
+
+
+class TileStaticEvalError(TileError):
+    pass
+
+
+class StaticException(TileStaticEvalError):
+    pass
+
+
+class TileInternalError(TileError):
+    pass
+
+
+class TileCompilerExecutionError(TileInternalError):
+    pass
+
+
+class TileCompilerTimeoutError(TileInternalError):
+    pass

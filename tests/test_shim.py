@@ -482,3 +482,26 @@ def test_kernels_have_no_name_attribute_so_test_ids_are_cutiles(tmp_path):
         r.stdout + r.stderr
     r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_ids.py"], tmp_path)
     assert "2 passed" in r.stdout, r.stdout + r.stderr
+
+
+def test_name_bound_nowhere_is_cutiles_tile_syntax_error(tmp_path):
+    # a kernel reading a name nothing binds: the capture's error is cuTile's TileSyntaxError
+    # "Undefined variable", as cuTile's compiler raises it from ct.launch
+    p = _script(tmp_path, "unbound.py", """
+        import torch
+        import cuda.tile as ct
+
+        @ct.kernel
+        def twice(x, T: ct.Constant[int]):
+            t = ct.load(x, index=(0,), shape=(T,))
+            ct.store(x, index=(0,), tile=t + never_bound)  # noqa: F821
+
+        x = torch.zeros(4).cuda()
+        try:
+            ct.launch(torch.cuda.current_stream(), (1,), twice, (x, 4))
+        except ct.TileSyntaxError as e:
+            assert "Undefined variable never_bound used" in str(e), e
+            print("RESULT OK")
+    """)
+    r = _run([str(p)], tmp_path)
+    assert r.returncode == 0 and "RESULT OK" in r.stdout, r.stdout + r.stderr

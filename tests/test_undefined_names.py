@@ -43,3 +43,64 @@ def test_names_a_with_or_try_may_bind_are_not_claimed_undefined():
         ct.scatter(x, (0,), m + 1)
     """)
     assert d.cutile is None
+
+
+def test_local_read_before_its_first_assignment_is_undefined():
+    # on the first iteration `total` is not bound yet (cuTile: "Undefined variable total used")
+    d = _c2t103("""
+    @ct.kernel
+    def k(x, n: int, T: ConstInt):
+        for i in range(n):
+            total = ct.load(x, index=(i,), shape=(T,)) + total
+        ct.store(x, index=(0,), tile=total)
+    """)
+    assert d.cutile == ("TileSyntaxError", "Undefined variable total used")
+
+
+def test_local_read_in_the_other_branch_is_undefined():
+    d = _c2t103("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        if ct.bid(0) > 1:
+            s = ct.load(x, index=(0,), shape=(T,))
+        else:
+            s = s * 2
+        ct.store(x, index=(0,), tile=s)
+    """)
+    assert d.cutile == ("TileSyntaxError", "Undefined variable s used")
+
+
+def test_name_bound_by_one_branch_and_read_after_the_if_is_potentially_undefined():
+    d = _c2t103("""
+    @ct.kernel
+    def k(x, y, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        if ct.bid(0) == 0:
+            extra = ct.load(y, index=(0,), shape=(T,))
+        t = t + extra
+        ct.store(x, index=(0,), tile=t)
+    """)
+    assert d.cutile == ("TileTypeError", "Use of potentially undefined variable `extra`")
+
+
+def test_name_bound_by_one_branch_is_fine_unread_or_where_the_other_path_returns():
+    from kernel_util import translate
+    for src in ("""
+    @ct.kernel
+    def k(x, T: ConstInt):
+        t = ct.load(x, index=(0,), shape=(T,))
+        if ct.bid(0) == 0:
+            u = t * 3
+            t = u + 1
+        ct.store(x, index=(0,), tile=t)
+    """, """
+    @ct.kernel
+    def k(x, T: ConstInt):
+        if ct.bid(0) == 0:
+            u = ct.load(x, index=(0,), shape=(T,))
+        else:
+            return
+        ct.store(x, index=(0,), tile=u + 1)
+    """):
+        res = translate(src)
+        assert res.ok, [d.format() for d in res.diagnostics]

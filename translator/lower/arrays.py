@@ -180,6 +180,37 @@ def static_iter_members(target, src, tuple_elts: dict, candidates: set, out: dic
         bind(target, item)
 
 
+def name_copies(body, info: ModuleInfo, params: set) -> dict:
+    """Local names bound to other names (`a = x`, `a = y if c else x`, `a, b = (y, x)`; in any
+    branch or loop): name -> the names it may stand for, in order (an array chosen at run time is
+    any of them). Parameters rebinding themselves are left out (their own value is one of them)."""
+    out: dict = {}
+
+    def sources(e):
+        if isinstance(e, N.Name):
+            return [e.id]
+        if isinstance(e, N.IfExp):
+            a, b = sources(e.body), sources(e.orelse)
+            return a + b if a and b else []
+        return []
+
+    def bind(t, v):
+        if isinstance(t, N.Name) and t.id not in params:
+            for src in sources(v):
+                if src != t.id and src not in out.setdefault(t.id, []):
+                    out[t.id].append(src)
+        elif isinstance(t, (N.TupleExpr, N.ListExpr)) and isinstance(v, (N.TupleExpr, N.ListExpr)) \
+                and len(t.elts) == len(v.elts) and not any(isinstance(x, N.Starred) for x in t.elts + v.elts):
+            for sub_t, sub_v in zip(t.elts, v.elts):
+                bind(sub_t, sub_v)
+
+    for n in info.nodes(body):
+        if isinstance(n, N.Assign):
+            for t in n.targets:
+                bind(t, n.value)
+    return {k: v for k, v in out.items() if v}
+
+
 def infer_arrays(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: int = 0) -> dict:
     """Map parameter name -> rank (None when used as an array but the rank is unknown)."""
     return infer_params(fd, info, candidates, _depth)[0]
@@ -197,11 +228,15 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
     lists: dict = {}
     exact: dict = {}
 
-    def note(target, rank):
+    def note(target, rank, _seen=()):
         name, elem = target if isinstance(target, tuple) else (target, False)
         if name in iterated:        # `for A in ct.static_iter((x, y))`: a use of A is one of x, y
             for member in iterated[name]:
                 note((member, elem), rank)
+            return
+        if name in copies and name not in _seen:    # `a = y if c else x`: a use of a is one of x, y
+            for member in copies[name]:
+                note((member, elem), rank, (*_seen, name))
             return
         if name not in candidates:
             return
@@ -213,6 +248,7 @@ def infer_params(fd: N.FunctionDef, info: ModuleInfo, candidates: set, _depth: i
             table.setdefault(name, old)
 
     tuple_names, alias, tuple_elts = {}, {}, {}
+    copies = name_copies(fd.body, info, candidates)
     int_constants = {p.name for p in fd.params if info.is_constant_annotation(p.annotation)
                      and not info.is_constant_bool(p.annotation) and not info.is_constant_dtype(p.annotation)
                      and _annotation_names_int(p.annotation, info)}

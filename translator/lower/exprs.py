@@ -51,6 +51,10 @@ class ExpressionLowering:
             return self.env[nm]
         info = self.s.info
         fd = getattr(self, "fd", None)
+        if nm in getattr(self, "one_path", ()):
+            # bound by one path of a run-time `if` only, read after it: cuTile's error
+            self.fail("C2T103", f"name `{nm}` is bound on one path of a run-time `if` only, and read after "
+                                "it", e, cutile=("TileTypeError", f"Use of potentially undefined variable `{nm}`"))
         if fd is not None and nm in own_locals(fd, info):
             # a local of this function (it assigns the name) read where no assignment has bound it
             # (before its first one, or on a path that skips it): never the module's binding of

@@ -12,7 +12,7 @@ from .. import rules
 from ..analysis import ModuleInfo
 from ..diagnostics import ERROR, Reporter, TranslationError
 from ..ir import nodes as N
-from . import prefetch, registry
+from . import array_choice, prefetch, registry
 from . import types as T
 from .arrays import static_iter_members, walk
 from .context import LoweringContext, _static_tuple
@@ -154,6 +154,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         self.all_read: set = set()      # every array it loads from (a helper's, for its callers)
         self.local_funcs: dict = {}     # nested defs and named lambdas
         self.pre_lines: list = []       # lines to emit before the statement being lowered
+        self.carried: dict = {}         # array names the enclosing loops rebind -> their carried V (array_choice)
+        self.carried_ptrs: set = set()  # the pointer variables of those
+        self.one_path: set = set()      # names a run-time `if` bound on one of its paths only
         self.tma = None                 # a tma.TmaPlan while lowering a kernel body (descriptor path)
         self.prefetch: dict = {}        # id(load statement) -> prefetch.Prefetch (persistent loops)
         self.prefetch_comment_done = False
@@ -512,6 +515,9 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         if v.kind in (T.ARRAY, T.LIST, T.CONSTOBJ, T.CTFUNC, T.CTMOD, T.HELPER, T.MODULE, T.ENUM) \
                 or registry.lookup_method(v.kind, "__getattr__") is not None:
             # (kinds a topic module defines, e.g. a TiledView, are compile-time descriptors too)
+            if v.kind == T.ARRAY and len(st.targets) == 1 and isinstance(st.targets[0], N.Name) \
+                    and array_choice.assign_carried(self, st.targets[0].id, v, st, depth):
+                return      # an array name a loop rebinds: its carried parts are set
             for t in st.targets:       # aliases of arrays/functions are resolved statically
                 if not isinstance(t, N.Name):
                     self.fail("C2T103", "cannot unpack this value", t)
@@ -725,7 +731,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             if not test.is_static:      # (a constexpr condition: Triton keeps one branch)
                 self._warn_constants_merged(st, before, after_body)
         chosen = self._tf32_chosen(st, test, after_body) if test.is_static else {}
-        self._merge_env(after_body, runtime=not test.is_static, node=st, test=test)
+        self._merge_env(after_body, runtime=not test.is_static, node=st, test=test, before=before)
         for k, tf32 in chosen.items():
             self.env[k] = dataclasses.replace(self.env[k], tf32=tf32)
         if frame is not None:
@@ -814,7 +820,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def _uses_arrays(stmts: list, names) -> bool:
         return any(isinstance(n, N.Name) and n.id in names for n in walk(stmts))
 
-    def _merge_env(self, other: dict, runtime: bool = True, node=None, test=None):
+    def _merge_env(self, other: dict, runtime: bool = True, node=None, test=None, before=None):
         """The names after two paths met (the branches of an `if`; a loop and no iteration of it).
         A number whose value depends on a run-time path is a run-time scalar after it, not a
         constexpr (`t = 1` then `if pid > 0: t = 2`); a constexpr `if` keeps it compile-time, and
@@ -828,7 +834,26 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                         and not same_descriptor(v, w):
                     self.env[k] = choose_views(self.cx, test, v, w, node, typed=False)
                     other = dict(other, **{k: self.env[k]})
+        elif isinstance(node, N.If) and test is not None:
+            for k, v in other.items():      # arrays chosen by a run-time `if` (array_choice)
+                w = self.env.get(k)
+                if w is not None and w is not v and v.kind == w.kind == T.ARRAY:
+                    chosen = array_choice.merge_if(self, k, v, w, before or {}, test, node)
+                    if chosen is not None:
+                        self.env[k] = chosen
+                        other = dict(other, **{k: chosen})
         self._same_descriptors(other, node)
+        if runtime and isinstance(node, N.If) and before is not None and not self.loop_depth and not any(
+                isinstance(n, (N.Return, N.Simple)) and getattr(n, "kind", "") != "pass"
+                for n in walk(node.body + node.orelse)):
+            # bound by one branch only (neither leaves early; not in a loop, whose exits the passes
+            # made flags): cuTile's "potentially undefined" variable, an error where it is read
+            # after the `if` (Triton's compiler drops it)
+            for k in set(other) ^ set(self.env):
+                if k not in before and not k.startswith("_c2t_"):
+                    self.one_path.add(k)
+                    self.env.pop(k, None)
+                    other = {n: x for n, x in other.items() if n != k}
         for k, v in other.items():
             w = self.env.get(k)
             if w is not None and w is not v and v.kind == w.kind == T.HELPER and _fn_key(v) != _fn_key(w):
@@ -933,6 +958,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         # not `isint`: the interpreter runs range() loops with Python ints, not tensors
         self.env[st.target.id] = V(st.target.id, T.SCALAR)
         self._forget_loop_assigned(st.body)
+        carried = array_choice.carry_into_loop(self, st.body)
         before = dict(self.env)
         self.written |= self._loop_writes(st.body)
         grid_stride = step is not None and not step.is_static
@@ -941,6 +967,7 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self._loop_body(st.body, depth + 1)
         finally:
             self.grid_stride_depth -= grid_stride
+            self.carried = carried
         self._merge_env(before, node=st)
 
     def _int32_bound(self, a: V) -> V:
@@ -1044,10 +1071,14 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             self.fail("C2T103", "`while ... else` is not supported in kernel code", st)
         self.written |= self._loop_writes(st.body)
         assigned = self._forget_loop_assigned(st.body)
+        carried = array_choice.carry_into_loop(self, st.body)
         test = self.expr(st.test)
         self.emit(depth, f"while {test.code}:")
         before = dict(self.env)
-        self._loop_body(st.body, depth + 1)
+        try:
+            self._loop_body(st.body, depth + 1)
+        finally:
+            self.carried = carried
         self._same_descriptors(before, st)
         for k in assigned:       # after the loop: the value before it (no iteration) or the body's
             v = self.env.get(k)

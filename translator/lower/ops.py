@@ -954,6 +954,17 @@ def operator_call(cx, name: str, e: N.Call) -> V:
     return cx.expr(node)
 
 
+def _typed_constant(cx, a):
+    """The number `a` is when it is a dtype applied to a constant (`ct.float32(5.0)`), else None."""
+    if not (isinstance(a, N.Call) and len(a.args) == 1 and not a.keywords):
+        return None
+    path = cx.info.ct_path(a.func)
+    if path not in rules.DTYPES:
+        return None
+    v = cx.expr(a.args[0])
+    return v.value if v.known and type(v.value) in (bool, int, float) else None
+
+
 def builtin_call(cx, name: str, e: N.Call) -> V:
     if name == "print":
         return print_call(cx, e)
@@ -979,6 +990,11 @@ def builtin_call(cx, name: str, e: N.Call) -> V:
             return V(str(len(x.elts)), T.STATIC, value=len(x.elts), known=True)
         if x.is_static and name == "abs":
             return static_abs(cx, x, e)
+        const = x.value if x.known else _typed_constant(cx, e.args[0])
+        if name in ("int", "float", "bool") and type(const) in (bool, int, float):
+            # of a constant (`float(ct.float32(5.0))` too): a loose constant, as in cuTile
+            value = {"int": int, "float": float, "bool": bool}[name](const)
+            return V(repr(value), T.STATIC, value=value, known=True, prec=14 if repr(value).startswith("-") else 100)
         if x.is_static or name == "len":
             return V(f"{name}({x.code})", T.STATIC)
         if name == "abs":

@@ -23,6 +23,8 @@ import types
 import typing
 from dataclasses import dataclass, field
 
+from .errors import TileSyntaxError
+
 
 class ShimCaptureError(TypeError):
     """A kernel reads a value from outside that cannot be written as cuTile source. `cutile`:
@@ -30,9 +32,9 @@ class ShimCaptureError(TypeError):
     cutile = None
 
 
-class ShimUndefinedName(ShimCaptureError):
+class ShimUndefinedName(ShimCaptureError, TileSyntaxError):
     """A kernel (or a function it calls) reads a name that is bound nowhere: cuTile's compiler
-    rejects it too."""
+    rejects it too, with a TileSyntaxError "Undefined variable" (this is one)."""
 
     def __init__(self, message, name):
         super().__init__(message)

@@ -221,60 +221,10 @@ for _e in (PaddingMode, RoundingMode, MemoryOrder, MemoryScope):
     _e.__module__ = "cuda.tile"
 
 
-class TileError(Exception):
-    pass
-
-
-class TileSyntaxError(TileError):
-    pass
-
-
-class TileTypeError(TileError):
-    pass
-
-
-class TileValueError(TileError):
-    pass
-
-
-class TileUnsupportedFeatureError(TileError):
-    pass
-
-
-class TileRecursionError(TileError):
-    pass
-
-
-class TileStaticAssertionError(TileError):
-    """cuTile's: made from the assertion's message, "Static assertion failed[: message]", and its
-    text ends with a newline (where cuTile's continues with the location)."""
-
-    def __init__(self, message: str = ""):
-        self.message = "Static assertion failed" + (": " + message if message else "")
-        super().__init__(self.message)
-
-    def __str__(self):
-        return self.message + "\n"
-
-
-class TileStaticEvalError(TileError):
-    pass
-
-
-class StaticException(TileStaticEvalError):
-    pass
-
-
-class TileInternalError(TileError):
-    pass
-
-
-class TileCompilerExecutionError(TileInternalError):
-    pass
-
-
-class TileCompilerTimeoutError(TileInternalError):
-    pass
+from .errors import (  # noqa: E402  (served as cuda.tile's; capture.py raises one too)
+    StaticException, TileCompilerExecutionError, TileCompilerTimeoutError, TileError, TileInternalError,
+    TileRecursionError, TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError,
+    TileUnsupportedFeatureError, TileValueError)
 
 
 _EXCEPTIONS = {c.__name__: c for c in (

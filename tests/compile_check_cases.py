@@ -94,7 +94,7 @@ def test_translation_is_refused_when_the_check_fails(monkeypatch):
     [d] = [d for d in res.diagnostics if d.code == "C2T110"]
     assert d.line == HEADER.count("\n") + 5 and "T=64" in d.message      # the store's line; the launch's T
     assert not [k for k in res.kernels if k.name == "k"][0].translated
-    assert res.partial and res.stubs == ["k"] and 'k = _C2TUntranslatedKernel("k", ' in res.code
+    assert res.partial and res.stubs == ["k"] and "k = _C2TUntranslatedKernel('k', " in res.code
     assert f"C2T110 at line {d.line}: Triton rejects" in res.code and "@triton.jit\ndef k(" not in res.code
     ast.parse(res.code)
     assert translator.translate_source(HEADER + textwrap.dedent(SRC), "k.py",

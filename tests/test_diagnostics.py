@@ -41,7 +41,7 @@ def test_unsupported_constructs_are_refused_with_location(body, code, line):
     res = translator.translate_source(src, "k.py")
     # the kernel is refused, not the module: a partial translation, exit 2, the kernel a stand-in
     assert not res.ok and res.partial and res.exit_code() == 2 and res.stubs == ["k"], res.code
-    assert "@triton.jit" not in res.code and 'k = _C2TUntranslatedKernel("k", ' in res.code
+    assert "@triton.jit" not in res.code and "k = _C2TUntranslatedKernel('k', " in res.code
     assert [k.stub for k in res.kernels] == [True]
     assert translator.translate_source(src, "k.py", translator.Options(partial=False)).code is None
     hits = [d for d in res.diagnostics if d.code == code]

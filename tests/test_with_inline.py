@@ -61,6 +61,6 @@ def test_a_kernel_a_pass_refuses_leaves_the_others_translated():
         ct.scatter(x, 0, 3)
     """)
     assert res.code is not None, [d.format() for d in res.diagnostics]
-    assert "def k_fine(" in res.code and '_C2TUntranslatedKernel("k_indirect"' in res.code
+    assert "def k_fine(" in res.code and "_C2TUntranslatedKernel('k_indirect'" in res.code
     [d] = [d for d in res.diagnostics if d.severity == "error"]
     assert d.code == "C2T103" and d.cutile[0] == "TileSyntaxError"

@@ -41,8 +41,9 @@ class Options:
     # carry the launch runtime's pieces the module uses (translator/runtime/) in it, so that it
     # needs only torch and triton; False: import them from the installed `translator.runtime`
     standalone: bool = False
-    # lay the module out with ruff's formatter (translator/formatting.py); the shim does not
-    format: bool = True
+    # lay the module out with ruff's formatter (translator/formatting.py; CLI --format); off by
+    # default until the tests that read generated text are written for the formatted layout
+    format: bool = False
 
 
 @dataclass
@@ -120,7 +121,7 @@ def translate_source(text: str, filename: str = "<string>", options: Optional[Op
     res = _translate_source(text, filename, options)
     res.diagnostics, res.suppressed = split(res.diagnostics, inline_ignores(text))
     unchanged = any(d.code == "C2T001" for d in res.diagnostics + res.suppressed)   # not a cuTile module
-    if res.code is not None and not unchanged and (options is None or options.format):
+    if res.code is not None and not unchanged and (options or Options()).format:
         from .formatting import FormatError, drop_orphaned_imports, format_code
         try:
             res.code = format_code(drop_orphaned_imports(text, res.code))

@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
                         "compiled to TTIR for sm_90 where triton is installed; C2T110 when Triton rejects one)")
     c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
                    help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
+    p.add_argument("--format", action="store_true",
+                   help="lay the output out with ruff's formatter at line length 120 (it then passes `ruff format "
+                        "--check --line-length 120`), and drop imports only the translated kernels read")
     p.add_argument("--standalone", action="store_true",
                    help="carry the launch runtime the translation uses in it (torch and triton are then its only "
                         "dependencies); by default it imports it from translator.runtime (this package)")
@@ -135,14 +138,14 @@ def main(argv=None) -> int:
         return translate_paths(args.inputs, Path(args.output), strict=args.strict, quiet=args.quiet,
                                check=args.check, diff=args.diff, report=args.json,
                                compile_check=args.compile_check, jobs=args.jobs, printer=printer,
-                               standalone=args.standalone)
+                               standalone=args.standalone, format=args.format)
     name = args.inputs[0]
     if name == "-":
         res = _translate_stdin(Options(strict=args.strict, source_name="<stdin>", check=args.compile_check,
-                                         standalone=args.standalone))
+                                         standalone=args.standalone, format=args.format))
     else:
         res = translate_file(name, Options(strict=args.strict, source_name=name, check=args.compile_check,
-                                            standalone=args.standalone))
+                                            standalone=args.standalone, format=args.format))
     printer.file(res)
     printer.finish(several=False)
     if args.json:
@@ -189,7 +192,7 @@ def _lint(args, printer) -> int:
     status = 0
     for f in files:
         opts = Options(strict=args.strict, source_name=str(f), check=args.compile_check,
-                       standalone=args.standalone)
+                       standalone=args.standalone, format=args.format)
         res = _translate_stdin(opts) if f == "-" else translate_file(f, opts)
         printer.file(res)
         status = max(status, 2 if not res.ok else 1 if args.strict and printer.warnings(res) else 0)

@@ -77,7 +77,8 @@ def translate_tree(src: Path, out: Path, **kw) -> int:
 
 def translate_paths(inputs: list, out: Path, *, strict: bool = False, quiet: bool = False, check: bool = False,
                     diff: bool = False, report: str | None = None, compile_check=None, jobs: int = 1,
-                    printer=None, progress: bool | None = None, standalone: bool = False) -> int:
+                    printer=None, progress: bool | None = None, standalone: bool = False,
+                    format: bool = False) -> int:
     """Translate (or with `check`/`diff`, compare) every file; returns the exit status: 1 when a file was
     written with parts not translated (partial translation or a stand-in module), --check/--diff found a
     difference or --strict a warning, else 0. The package written always imports: a file that cannot
@@ -103,7 +104,8 @@ def translate_paths(inputs: list, out: Path, *, strict: bool = False, quiet: boo
     files = [f for f, _, _ in todo]
     planned = {f.resolve() for f in files}
     partly, stood_in, stale, warned, kernels, results = [], [], [], 0, 0, []
-    options = [Options(strict=strict, source_name=str(path), check=compile_check, standalone=standalone)
+    options = [Options(strict=strict, source_name=str(path), check=compile_check, standalone=standalone,
+                       format=format)
                for path in files]
     for i, ((path, target, rel), res) in enumerate(zip(todo, _translations(files, options, jobs)), 1):
         if progress:

@@ -17,11 +17,7 @@ import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -59,7 +55,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
     o0 = i0 * B0 + tl.arange(0, B0)
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         return tl.load(ptrs, mask=mask, other=_c2t_pad_value(PAD))
     else:
         return tl.load(ptrs)
@@ -72,7 +68,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -86,23 +82,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -118,17 +104,12 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def copy_kernel(
-    src,
-    src_shape_0,
-    src_stride_0,
-    dst,
-    dst_shape_0,
-    dst_stride_0,
+    src, src_shape_0, src_stride_0,
+    dst, dst_shape_0, dst_stride_0,
     TILE: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
     # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
@@ -146,18 +127,15 @@ def launch_copy_kernel(grid, src, dst, TILE, *, stream=None):
     """Launch `copy_kernel` as cuTile's ct.launch(stream, grid, copy_kernel, args) did."""
     memo = _c2t_memo(launch_copy_kernel, grid, stream, (src, dst), (), (TILE,))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TILE)
         _c2t_run(
-            copy_kernel,
-            c2t_grid,
-            (
+            copy_kernel, c2t_grid, (
                 *_c2t_array(src, 1, "src"),
                 *_c2t_array(dst, 1, "dst"),
                 TILE,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 3), ())),  # where the pointers and scalars are above
@@ -169,34 +147,10 @@ _c2t_kernel_object(copy_kernel, launch_copy_kernel)
 
 @triton.jit
 def copy_kernel_batch4(
-    c2t_grid_0,
-    src_0,
-    src_0_shape_0,
-    src_0_stride_0,
-    dst_0,
-    dst_0_shape_0,
-    dst_0_stride_0,
-    c2t_grid_1,
-    src_1,
-    src_1_shape_0,
-    src_1_stride_0,
-    dst_1,
-    dst_1_shape_0,
-    dst_1_stride_0,
-    c2t_grid_2,
-    src_2,
-    src_2_shape_0,
-    src_2_stride_0,
-    dst_2,
-    dst_2_shape_0,
-    dst_2_stride_0,
-    c2t_grid_3,
-    src_3,
-    src_3_shape_0,
-    src_3_stride_0,
-    dst_3,
-    dst_3_shape_0,
-    dst_3_stride_0,
+    c2t_grid_0, src_0, src_0_shape_0, src_0_stride_0, dst_0, dst_0_shape_0, dst_0_stride_0,
+    c2t_grid_1, src_1, src_1_shape_0, src_1_stride_0, dst_1, dst_1_shape_0, dst_1_stride_0,
+    c2t_grid_2, src_2, src_2_shape_0, src_2_stride_0, dst_2, dst_2_shape_0, dst_2_stride_0,
+    c2t_grid_3, src_3, src_3_shape_0, src_3_stride_0, dst_3, dst_3_shape_0, dst_3_stride_0,
     TILE: tl.constexpr,
 ):
     """Up to four launches of `copy_kernel` from a host loop, run as one: program_id(1) picks the
@@ -220,17 +174,16 @@ def copy_kernel_batch4(
 def launch_copy_kernel_batch4(launches, *, stream=None):
     """Run up to four `({grid}, args)` launches of `copy_kernel` (1-D grids, equal Constant
     arguments, checked by _C2TBatch) as one launch of `copy_kernel_batch4`."""
-    arrays, scalars = [], []  # of the four slots (unused ones repeat the first), for _c2t_memo
+    arrays, scalars = [], []        # of the four slots (unused ones repeat the first), for _c2t_memo
     for grid, (src, dst, TILE) in launches + launches[:1] * (4 - len(launches)):
         arrays += (src, dst)
         scalars += (grid[0],)
     src, dst, TILE = launches[0][1]
-    memo = _c2t_memo(
-        launch_copy_kernel_batch4, (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars, (TILE,)
-    )
+    memo = _c2t_memo(launch_copy_kernel_batch4, (max(g[0] for g, _ in launches), len(launches)), stream, arrays, scalars,
+                     (TILE,))
     if memo is None:
-        return  # ran from the launch memo: a batch like an earlier one (see _c2t_memo)
-    flat, programs = [], 0  # (the grids are 1-D tuples: _C2TBatch.add checked them)
+        return      # ran from the launch memo: a batch like an earlier one (see _c2t_memo)
+    flat, programs = [], 0      # (the grids are 1-D tuples: _C2TBatch.add checked them)
     for grid, (src, dst, TILE) in launches:
         programs = max(programs, grid[0])
         flat += [
@@ -239,27 +192,23 @@ def launch_copy_kernel_batch4(launches, *, stream=None):
             *_c2t_array(dst, 1, "dst"),
         ]
     per_slot = len(flat) // len(launches)
-    flat += flat[:per_slot] * (4 - len(launches))  # unused slots (never run) repeat the first
+    flat += flat[:per_slot] * (4 - len(launches))      # unused slots (never run) repeat the first
     src, dst, TILE = launches[0][1]
     with _c2t_stream(stream):
         _c2t_run(
-            copy_kernel_batch4,
-            (programs, len(launches)),
-            (
+            copy_kernel_batch4, (programs, len(launches)), (
                 *flat,
                 TILE,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False),
-            c2t_memo=(
-                memo,
-                ((1, 4, 8, 11, 15, 18, 22, 25), (0, 7, 14, 21)),
-            ),  # where the pointers and scalars are above
+            c2t_memo=(memo, ((1, 4, 8, 11, 15, 18, 22, 25), (0, 7, 14, 21))),  # where the pointers and scalars are above
         )
 
 
 def _c2t_batch_copy_kernel():
     """A host loop's launches of `copy_kernel`, run up to four per launch when they are independent."""
-    return _C2TBatch(launch_copy_kernel, launch_copy_kernel_batch4, consts=(2,), arrays=(0, 1), written=(1,))
+    return _C2TBatch(launch_copy_kernel, launch_copy_kernel_batch4,
+                     consts=(2,), arrays=(0, 1), written=(1,))
 
 
 def concat(tensors: list) -> torch.Tensor:
@@ -268,7 +217,7 @@ def concat(tensors: list) -> torch.Tensor:
     out = torch.empty(total, device=tensors[0].device, dtype=tensors[0].dtype)
     pieces, start = [], 0
     for t in tensors:
-        pieces.append(out[start : start + t.shape[0]])
+        pieces.append(out[start:start + t.shape[0]])
         start += t.shape[0]
     tile = 1024
     _c2t_batch_36 = _c2t_batch_copy_kernel()  # this loop's launches run up to four per launch

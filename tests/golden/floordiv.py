@@ -16,17 +16,14 @@ read with ``ct.gather`` and ``padding_value=1`` so the padded lanes of the last
 tile never divide by zero.
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -39,8 +36,8 @@ def _c2t_floordiv(a, b):
     stays bf16; fp16/bf16 quotients are rounded before the floor; fp64 is divided in fp64)."""
     msg: tl.constexpr = _c2t_binary_message(a, b, "//")
     tl.static_assert(msg == "", msg)
-    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)  # each operand's own dtype
-    z = a * 0 + b * 0  # only its dtype and shape are used
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
+    z = a * 0 + b * 0                          # only its dtype and shape are used
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
         xb, yb = tl.where(True, a, za).to(tl.bfloat16), tl.where(True, b, zb).to(tl.bfloat16)
         q = tl.div_rn(xb.to(tl.float32), yb.to(tl.float32)).to(tl.bfloat16)
@@ -49,7 +46,7 @@ def _c2t_floordiv(a, b):
         x, y = tl.where(True, a, z), tl.where(True, b, z)
         return tl.floor(x / y)
     elif z.dtype.is_floating():
-        x, y = tl.where(True, a, z), tl.where(True, b, z)  # a, b in the common dtype (inf stays inf)
+        x, y = tl.where(True, a, z), tl.where(True, b, z)   # a, b in the common dtype (inf stays inf)
         q = tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
         return tl.floor(q.to(tl.float32)).to(z.dtype)
     else:
@@ -64,7 +61,7 @@ def _c2t_mod(a, b):
     the remainder of two bf16 values is exact, and rounded once."""
     msg: tl.constexpr = _c2t_binary_message(a, b, "%")
     tl.static_assert(msg == "", msg)
-    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)  # each operand's own dtype
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
         x = tl.where(True, a, za).to(tl.bfloat16).to(tl.float32)
         y = tl.where(True, b, zb).to(tl.bfloat16).to(tl.float32)
@@ -73,7 +70,7 @@ def _c2t_mod(a, b):
     else:
         r = a % b
         z = a * 0 + b * 0
-        return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).to(z.dtype)  # fp16 % stays fp16
+        return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).to(z.dtype)   # fp16 % stays fp16
 
 
 @triton.jit
@@ -114,7 +111,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
     o0 = i0 * B0 + tl.arange(0, B0)
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         return tl.load(ptrs, mask=mask, other=_c2t_pad_value(PAD))
     else:
         return tl.load(ptrs)
@@ -127,7 +124,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -174,15 +171,8 @@ def _c2t_binary_message(x, y, op):
     """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
     in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
     have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     vals = []
     for v in (x, y):
         if hasattr(v, "dtype"):
@@ -201,23 +191,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -240,7 +220,7 @@ def _c2t_promote(x, y):
     constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
     msg: tl.constexpr = _c2t_binary_message(x, y, "promote")
     tl.static_assert(msg == "", msg)
-    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)  # each operand's own dtype (no arithmetic: fp8 has none)
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
     if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
         return x, tl.where(True, y, zy).to(tl.bfloat16)
     elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
@@ -256,38 +236,21 @@ def _c2t_sub_ct(x, y):
     return x - y
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def floordiv_kernel(
-    x,
-    x_shape_0,
-    x_stride_0,
-    y,
-    y_shape_0,
-    y_stride_0,
-    q_scalar,
-    q_scalar_shape_0,
-    q_scalar_stride_0,
-    r_scalar,
-    r_scalar_shape_0,
-    r_scalar_stride_0,
-    q_tile,
-    q_tile_shape_0,
-    q_tile_stride_0,
-    r_tile,
-    r_tile_shape_0,
-    r_tile_stride_0,
-    ceil_q,
-    ceil_q_shape_0,
-    ceil_q_stride_0,
-    bucket,
-    bucket_shape_0,
-    bucket_stride_0,
+    x, x_shape_0, x_stride_0,
+    y, y_shape_0, y_stride_0,
+    q_scalar, q_scalar_shape_0, q_scalar_stride_0,
+    r_scalar, r_scalar_shape_0, r_scalar_stride_0,
+    q_tile, q_tile_shape_0, q_tile_stride_0,
+    r_tile, r_tile_shape_0, r_tile_stride_0,
+    ceil_q, ceil_q_shape_0, ceil_q_stride_0,
+    bucket, bucket_shape_0, bucket_stride_0,
     d,
     lo,
     width,
     TILE: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
     # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
@@ -320,26 +283,15 @@ def floordiv_kernel(
             _c2t_scatter_1d(bucket, bucket_shape_0, bucket_stride_0, offs, b, None, True)
 
 
-def launch_floordiv_kernel(
-    grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket, d, lo, width, TILE, *, stream=None
-):
+def launch_floordiv_kernel(grid, x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket, d, lo, width, TILE, *, stream=None):
     """Launch `floordiv_kernel` as cuTile's ct.launch(stream, grid, floordiv_kernel, args) did."""
-    memo = _c2t_memo(
-        launch_floordiv_kernel,
-        grid,
-        stream,
-        (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket),
-        (d, lo, width),
-        (TILE,),
-    )
+    memo = _c2t_memo(launch_floordiv_kernel, grid, stream, (x, y, q_scalar, r_scalar, q_tile, r_tile, ceil_q, bucket), (d, lo, width), (TILE,))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TILE)
         _c2t_run(
-            floordiv_kernel,
-            c2t_grid,
-            (
+            floordiv_kernel, c2t_grid, (
                 *_c2t_array(x, 1, "x"),
                 *_c2t_array(y, 1, "y"),
                 *_c2t_array(q_scalar, 1, "q_scalar"),
@@ -352,8 +304,7 @@ def launch_floordiv_kernel(
                 lo,
                 width,
                 TILE,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 3, 6, 9, 12, 15, 18, 21), (24, 25, 26))),  # where the pointers and scalars are above
@@ -408,17 +359,13 @@ C2T_SPEC = {
     "make_args": "make_args",
     "op_class": "integer",
     "dtypes": ["int32"],
-    "cases": [
-        {"N": 37, "d": -7, "lo": -100, "width": 30},
-        {"N": 256, "d": 5, "lo": -999, "width": 7},
-        {"N": 1000, "d": -1, "lo": 3, "width": 64},
-        {"N": 3000, "d": 16, "lo": -1, "width": 1},
-    ],
-    "gpu_cases": [
-        {"N": 1001, "d": -7, "lo": -100, "width": 30},
-        {"N": 1 << 20, "d": 3, "lo": -512, "width": 25},
-        {"N": 5_000_003, "d": -13, "lo": 17, "width": 9},
-    ],
+    "cases": [{"N": 37, "d": -7, "lo": -100, "width": 30},
+              {"N": 256, "d": 5, "lo": -999, "width": 7},
+              {"N": 1000, "d": -1, "lo": 3, "width": 64},
+              {"N": 3000, "d": 16, "lo": -1, "width": 1}],
+    "gpu_cases": [{"N": 1001, "d": -7, "lo": -100, "width": 30},
+                  {"N": 1 << 20, "d": 3, "lo": -512, "width": 25},
+                  {"N": 5_000_003, "d": -13, "lo": 17, "width": 9}],
     "bench_cases": [{"N": 1 << 24, "d": -7, "lo": -100, "width": 30}],
     "bytes": "bytes_moved",
 }

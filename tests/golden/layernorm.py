@@ -15,16 +15,13 @@ with ``ct.store`` (a (1,) tile at tile index ``row``) and ``ct.scatter`` (a 0-d
 value at element index ``row``).
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -36,9 +33,9 @@ def _c2t_truediv(a, b):
     an integer too: Triton's promotion gives float32 there)."""
     msg: tl.constexpr = _c2t_binary_message(a, b, "/")
     tl.static_assert(msg == "", msg)
-    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)  # each operand's own dtype
-    z = a * 0 + b * 0  # only its dtype and shape are used
-    x, y = tl.where(True, a, z), tl.where(True, b, z)  # a, b in the common dtype (inf stays inf)
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
+    z = a * 0 + b * 0                          # only its dtype and shape are used
+    x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
         xb, yb = tl.where(True, a, za).to(tl.bfloat16), tl.where(True, b, zb).to(tl.bfloat16)
         return tl.div_rn(xb.to(tl.float32), yb.to(tl.float32)).to(tl.bfloat16)
@@ -56,7 +53,7 @@ def _c2t_truediv(a, b):
         return tl.where(odd, xf * inv, tl.div_rn(xf, tl.where(odd, 1.0, yf))).to(z.dtype)
     elif z.dtype.is_floating():
         return tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
-    else:  # int / int gives float32
+    else:                                      # int / int gives float32
         return tl.div_rn(x.to(tl.float32), y.to(tl.float32))
 
 
@@ -103,16 +100,14 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
     o0 = i0 * B0 + tl.arange(0, B0)
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         return tl.load(ptrs, mask=mask, other=_c2t_pad_value(PAD))
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -131,7 +126,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -157,7 +152,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
@@ -199,15 +194,8 @@ def _c2t_binary_message(x, y, op):
     """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
     in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
     have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     vals = []
     for v in (x, y):
         if hasattr(v, "dtype"):
@@ -226,23 +214,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -258,35 +236,17 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def layernorm_fwd_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    x_TMA: tl.constexpr,
-    weight,
-    weight_shape_0,
-    weight_stride_0,
-    bias,
-    bias_shape_0,
-    bias_stride_0,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
-    mean_out,
-    mean_out_shape_0,
-    mean_out_stride_0,
-    rstd_out,
-    rstd_out_shape_0,
-    rstd_out_stride_0,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
+    weight, weight_shape_0, weight_stride_0,
+    bias, bias_shape_0, bias_stride_0,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
+    mean_out, mean_out_shape_0, mean_out_stride_0,
+    rstd_out, rstd_out_shape_0, rstd_out_stride_0,
     eps,
     TILE_N: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`)
     x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, 1, TILE_N, "zero", x_TMA)
@@ -302,13 +262,7 @@ def layernorm_fwd_kernel(
             n_cols = x_shape_1
 
             # Whole row as a (1, TILE_N) tile; columns >= n_cols read as 0.
-            xr = (
-                x_desc_0.load([row, 0])
-                if x_TMA
-                else _c2t_load_2d(
-                    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True
-                )
-            )
+            xr = x_desc_0.load([row, 0]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True)
             xr = xr.to(tl.float32)
 
             # Mean over the row: the zero padding does not change the sum.
@@ -339,17 +293,13 @@ def layernorm_fwd_kernel(
 
 def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, eps, TILE_N, *, stream=None):
     """Launch `layernorm_fwd_kernel` as cuTile's ct.launch(stream, grid, layernorm_fwd_kernel, args) did."""
-    memo = _c2t_memo(
-        launch_layernorm_fwd_kernel, grid, stream, (x, weight, bias, y, mean_out, rstd_out), (eps,), (TILE_N,)
-    )
+    memo = _c2t_memo(launch_layernorm_fwd_kernel, grid, stream, (x, weight, bias, y, mean_out, rstd_out), (eps,), (TILE_N,))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, max(1 * TILE_N, TILE_N))
         _c2t_run(
-            layernorm_fwd_kernel,
-            c2t_grid,
-            (
+            layernorm_fwd_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x", tma=((1, TILE_N),), grid=grid, looped=False),
                 *_c2t_array(weight, 1, "weight"),
                 *_c2t_array(bias, 1, "bias"),
@@ -358,8 +308,7 @@ def launch_layernorm_fwd_kernel(grid, x, weight, bias, y, mean_out, rstd_out, ep
                 *_c2t_array(rstd_out, 1, "rstd_out"),
                 eps,
                 TILE_N,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(max(1 * TILE_N, TILE_N), dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 6, 9, 12, 17, 20), (23,))),  # where the pointers and scalars are above

@@ -21,11 +21,7 @@ import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.stages import _c2t_fit_shared_memory, _c2t_num_stages
@@ -57,9 +53,7 @@ def _c2t_pad_value(PAD: tl.constexpr):
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -91,7 +85,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
@@ -148,27 +142,12 @@ def _c2t_mma_message(a, b, acc):
     """'' where cuTile's mma takes operands of a's and b's dtypes into an accumulator of acc's
     (its table: fp8 into fp16/fp32, fp16 into fp16/fp32, bf16/fp32/tf32 into fp32, fp64 into fp64,
     int8/uint8 into int32; int8 with uint8 mixed), else its error as 'cuTile TileTypeError: ...'."""
-    names = {
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-        "int1": "bool_",
-    }
+    names = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "int1": "bool_"}
     x, y, c = (names[t.dtype.name] if t.dtype.name in names else t.dtype.name for t in (a, b, acc))
-    table = {
-        "float8_e4m3fn": ("float16", "float32"),
-        "float8_e5m2": ("float16", "float32"),
-        "float16": ("float16", "float32"),
-        "bfloat16": ("float32",),
-        "float32": ("float32",),
-        "tfloat32": ("float32",),
-        "float64": ("float64",),
-        "int8": ("int32",),
-        "uint8": ("int32",),
-    }
+    table = {"float8_e4m3fn": ("float16", "float32"), "float8_e5m2": ("float16", "float32"),
+             "float16": ("float16", "float32"), "bfloat16": ("float32",), "float32": ("float32",),
+             "tfloat32": ("float32",), "float64": ("float64",), "int8": ("int32",), "uint8": ("int32",)}
     if x != y and (x not in ("int8", "uint8") or y not in ("int8", "uint8")):
         return f"cuTile TileTypeError: x and y must have the same dtype unless they are int8/uint8, got {x} {y}"
     if x not in table:
@@ -207,13 +186,8 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
     M: tl.constexpr = a.shape[len(a.shape) - 2]
     K: tl.constexpr = a.shape[len(a.shape) - 1]
     N: tl.constexpr = b.shape[len(b.shape) - 1]
-    one_row: tl.constexpr = (
-        a.dtype == tl.float32
-        and PRECISION == "ieee"
-        and (M == 1 or N == 1)
-        and 2048 < a.numel * N
-        and a.numel * N <= 16384
-    )  # (a.numel * N: the products, batch included)
+    one_row: tl.constexpr = a.dtype == tl.float32 and PRECISION == "ieee" and (M == 1 or N == 1) \
+        and 2048 < a.numel * N and a.numel * N <= 16384         # (a.numel * N: the products, batch included)
     if (a.dtype == tl.uint8 or b.dtype == tl.uint8) and K >= 32:
         # Triton's integer dot takes int8 only: a uint8 value is an int8 one plus 128, and the
         # products' sums are corrected for that exactly in int32 (row sums of a, column sums of b)
@@ -233,30 +207,14 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
     elif (K < 32 and a.dtype.is_fp8()) and acc.dtype == tl.float16:
         # fp8 into fp16: the sum in fp32, rounded to fp16 once (Triton's compiler fails on the
         # fp16 form: TritonCombineOps, H200)
-        return (
-            acc.to(tl.float32)
-            + tl.sum(
-                tl.expand_dims(a.to(tl.float32), len(a.shape)) * tl.expand_dims(b.to(tl.float32), len(b.shape) - 2),
-                axis=len(a.shape) - 1,
-            )
-        ).to(tl.float16)
+        return (acc.to(tl.float32) + tl.sum(tl.expand_dims(a.to(tl.float32), len(a.shape)) *
+                tl.expand_dims(b.to(tl.float32), len(b.shape) - 2), axis=len(a.shape) - 1)).to(tl.float16)
     elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or one_row:
-        return acc + tl.sum(
-            tl.expand_dims(a.to(acc.dtype), len(a.shape)) * tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2),
-            axis=len(a.shape) - 1,
-        )
-    elif (
-        len(a.shape) == 2
-        and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8())
-        and M >= 64
-        and (N == 16 or N == 32)
-        and (CHAINED or _C2T_NARROW_ALL)
-        or len(a.shape) == 2
-        and a.dtype.is_fp8()
-        and M >= 64
-        and N == 64
-        and CHAINED
-    ):
+        return acc + tl.sum(tl.expand_dims(a.to(acc.dtype), len(a.shape)) *
+                            tl.expand_dims(b.to(acc.dtype), len(b.shape) - 2), axis=len(a.shape) - 1)
+    elif len(a.shape) == 2 and (a.dtype.primitive_bitwidth == 16 or a.dtype.is_fp8()) and M >= 64 \
+            and (N == 16 or N == 32) and (CHAINED or _C2T_NARROW_ALL) \
+            or len(a.shape) == 2 and a.dtype.is_fp8() and M >= 64 and N == 64 and CHAINED:
         # a narrow 16-bit or fp8 product, computed transposed: (b^T a^T)^T. Triton 3.6 on the H200
         # computed TileGym's decode attention wrongly, silently, with query-group tiles of 16 and 32
         # ((TILE_N, D) @ (D, G), then (D, TILE_N) @ (TILE_N, G)) and right with either product
@@ -287,23 +245,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -321,24 +269,9 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
 
 @triton.jit
 def matmul_kernel(
-    a,
-    a_shape_0,
-    a_shape_1,
-    a_stride_0,
-    a_stride_1,
-    a_TMA: tl.constexpr,
-    b,
-    b_shape_0,
-    b_shape_1,
-    b_stride_0,
-    b_stride_1,
-    b_TMA: tl.constexpr,
-    c,
-    c_shape_0,
-    c_shape_1,
-    c_stride_0,
-    c_stride_1,
-    c_TMA: tl.constexpr,
+    a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, a_TMA: tl.constexpr,
+    b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, b_TMA: tl.constexpr,
+    c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, c_TMA: tl.constexpr,
     BM: tl.constexpr,
     BN: tl.constexpr,
     BK: tl.constexpr,
@@ -359,23 +292,13 @@ def matmul_kernel(
     num_k = tl.cdiv(a_shape_1, BK)
     for k in range(num_k):
         # Zero padding: rows/cols past M, N and the K tail read as 0.
-        a_tile = (
-            a_desc_0.load([bm * BM, k * BK])
-            if a_TMA
-            else _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
-        )
-        b_tile = (
-            b_desc_0.load([k * BK, bn * BN])
-            if b_TMA
-            else _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
-        )
+        a_tile = a_desc_0.load([bm * BM, k * BK]) if a_TMA else _c2t_load_2d(a, a_shape_0, a_shape_1, a_stride_0, a_stride_1, bm, k, BM, BK, _C2T_PAD_ZERO, True)
+        b_tile = b_desc_0.load([k * BK, bn * BN]) if b_TMA else _c2t_load_2d(b, b_shape_0, b_shape_1, b_stride_0, b_stride_1, k, bn, BK, BN, _C2T_PAD_ZERO, True)
         # acc += a_tile @ b_tile (operands share a dtype, acc is float32).
         acc = _c2t_mma(a_tile, b_tile, acc, "ieee", CHAINED=False)
 
     # Explicit down-cast (float32 -> float16/bfloat16 is not an implicit store cast).
-    c_desc_0.store([bm * BM, bn * BN], _c2t_cast(acc.to(c.dtype.element_ty), c, "store")) if c_TMA else _c2t_store_2d(
-        c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True
-    )
+    c_desc_0.store([bm * BM, bn * BN], _c2t_cast(acc.to(c.dtype.element_ty), c, "store")) if c_TMA else _c2t_store_2d(c, c_shape_0, c_shape_1, c_stride_0, c_stride_1, bm, bn, acc.to(c.dtype.element_ty), True)
 
 
 @_c2t_fit_shared_memory
@@ -383,12 +306,10 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
     """Launch `matmul_kernel` as cuTile's ct.launch(stream, grid, matmul_kernel, args) did."""
     memo = _c2t_memo(launch_matmul_kernel, grid, stream, (a, b, c), (), (BM, BN, BK))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
-            matmul_kernel,
-            grid,
-            (
+            matmul_kernel, grid, (
                 *_c2t_array(a, 2, "a", tma=((BM, BK),), grid=grid, gemm=True),
                 *_c2t_array(b, 2, "b", tma=((BK, BN),), grid=grid, gemm=True),
                 *_c2t_array(c, 2, "c", tma=((BM, BN),), grid=grid, looped=False, gemm=True),
@@ -397,9 +318,7 @@ def launch_matmul_kernel(grid, a, b, c, BM, BN, BK, *, stream=None):
                 BK,
             ),
             num_warps=_c2t_num_warps(max(BM * BN, BM * BK, BK * BN), dot=True),
-            num_stages=_c2t_num_stages(
-                launch_matmul_kernel, (BM, BN, BK), a.element_size() * BM * BK + b.element_size() * BK * BN, grid
-            ),
+            num_stages=_c2t_num_stages(launch_matmul_kernel, (BM, BN, BK), a.element_size() * BM * BK + b.element_size() * BK * BN, grid),
             c2t_memo=(memo, ((0, 6, 12), ())),  # where the pointers and scalars are above
         )
 
@@ -461,13 +380,10 @@ C2T_SPEC = {
     "make_args": "make_args",
     "op_class": "matmul",
     "dtypes": ["float32", "float16", "bfloat16"],
-    "cases": [
-        {"M": 37, "N": 50, "K": 70},
-        {"M": 64, "N": 64, "K": 64},
-        {"M": 100, "N": 33, "K": 17},
-        {"M": 1, "N": 16, "K": 5},
-    ],
-    "gpu_cases": [{"M": 1000, "N": 1023, "K": 777}, {"M": 4096, "N": 4096, "K": 4096}, {"M": 77, "N": 5000, "K": 300}],
+    "cases": [{"M": 37, "N": 50, "K": 70}, {"M": 64, "N": 64, "K": 64},
+              {"M": 100, "N": 33, "K": 17}, {"M": 1, "N": 16, "K": 5}],
+    "gpu_cases": [{"M": 1000, "N": 1023, "K": 777}, {"M": 4096, "N": 4096, "K": 4096},
+                  {"M": 77, "N": 5000, "K": 300}],
     "bench_cases": [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 8192, "K": 2048}],
     "bytes": "bytes_moved",
     "flops": "flop_count",

@@ -14,17 +14,14 @@ max/argmax.  For the sum those columns are switched back to 0 with
 * row max, in the input dtype.
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -56,9 +53,7 @@ def _c2t_pad_value(PAD: tl.constexpr):
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -77,7 +72,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -124,7 +119,7 @@ def _c2t_argmax(x, AXIS: tl.constexpr, KEEPDIMS: tl.constexpr):
     two plain reductions (max, then the smallest index holding it), which run faster than
     tl.argmax's (value, index) pair reduction."""
     if x.dtype.is_floating():
-        xf = x.to(tl.float32) if x.dtype != tl.float64 else x  # exact; keeps the order
+        xf = x.to(tl.float32) if x.dtype != tl.float64 else x   # exact; keeps the order
         xf = tl.where(xf != xf, -float("inf"), xf)
     else:
         xf = x
@@ -152,23 +147,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -184,28 +169,15 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def row_sum_argmax_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    sums,
-    sums_shape_0,
-    sums_shape_1,
-    sums_stride_0,
-    sums_stride_1,
-    argmax_out,
-    argmax_out_shape_0,
-    argmax_out_stride_0,
-    max_out,
-    max_out_shape_0,
-    max_out_stride_0,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
+    sums, sums_shape_0, sums_shape_1, sums_stride_0, sums_stride_1,
+    argmax_out, argmax_out_shape_0, argmax_out_stride_0,
+    max_out, max_out_shape_0, max_out_stride_0,
     TILE_M: tl.constexpr,
     TILE_N: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
     # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
@@ -218,9 +190,7 @@ def row_sum_argmax_kernel(
             n_cols = x_shape_1
 
             # Columns (and rows) past the end read as -inf.
-            xt = _c2t_load_2d(
-                x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, 0, TILE_M, TILE_N, _C2T_PAD_NEG_INF, True
-            )
+            xt = _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, 0, TILE_M, TILE_N, _C2T_PAD_NEG_INF, True)
 
             # Row sums in float32; padded columns are replaced by 0 first.
             cols = tl.arange(0, TILE_N)
@@ -241,21 +211,18 @@ def launch_row_sum_argmax_kernel(grid, x, sums, argmax_out, max_out, TILE_M, TIL
     """Launch `row_sum_argmax_kernel` as cuTile's ct.launch(stream, grid, row_sum_argmax_kernel, args) did."""
     memo = _c2t_memo(launch_row_sum_argmax_kernel, grid, stream, (x, sums, argmax_out, max_out), (), (TILE_M, TILE_N))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, max(TILE_M * TILE_N, TILE_N))
         _c2t_run(
-            row_sum_argmax_kernel,
-            c2t_grid,
-            (
+            row_sum_argmax_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x"),
                 *_c2t_array(sums, 2, "sums"),
                 *_c2t_array(argmax_out, 1, "argmax_out"),
                 *_c2t_array(max_out, 1, "max_out"),
                 TILE_M,
                 TILE_N,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(max(TILE_M * TILE_N, TILE_N), dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 5, 10, 13), ())),  # where the pointers and scalars are above

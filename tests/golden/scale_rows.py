@@ -14,17 +14,14 @@ in TILE_N-wide column tiles (a nested dynamic loop bounded by
 parameter (``SLOPE``).
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 
@@ -55,9 +52,7 @@ def _c2t_pad_value(PAD: tl.constexpr):
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -89,7 +84,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
@@ -119,23 +114,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -153,21 +138,9 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
 
 @triton.jit
 def scale_rows_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    x_TMA: tl.constexpr,
-    scale,
-    scale_shape_0,
-    scale_stride_0,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
-    y_TMA: tl.constexpr,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
+    scale, scale_shape_0, scale_stride_0,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     SLOPE: tl.constexpr,
     TILE_N: tl.constexpr,
 ):
@@ -187,55 +160,27 @@ def scale_rows_kernel(
         # the next iteration's tile is loaded while this one is used
         # (two tiles in flight: cuTile pipelines these loads itself)
         xt_prefetch: tl.constexpr = 1 * TILE_N <= 16384
-        xt_next = (
-            (
-                x_desc_0.load([row, 0 * TILE_N])
-                if x_TMA
-                else _c2t_load_2d(
-                    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True
-                )
-            )
-            if xt_prefetch
-            else None
-        )
+        xt_next = (x_desc_0.load([row, 0 * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, 0, 1, TILE_N, _C2T_PAD_ZERO, True)) if xt_prefetch else None
         for j in range(n_col_tiles):
             if xt_prefetch:
                 xt_loaded = xt_next
-                xt_next = (
-                    x_desc_0.load([row, (j + 1) * TILE_N])
-                    if x_TMA
-                    else _c2t_load_2d(
-                        x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, (j + 1), 1, TILE_N, _C2T_PAD_ZERO, True
-                    )
-                )
+                xt_next = x_desc_0.load([row, (j + 1) * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, (j + 1), 1, TILE_N, _C2T_PAD_ZERO, True)
             else:
-                xt_loaded = (
-                    x_desc_0.load([row, j * TILE_N])
-                    if x_TMA
-                    else _c2t_load_2d(
-                        x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True
-                    )
-                )
+                xt_loaded = x_desc_0.load([row, j * TILE_N]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, row, j, 1, TILE_N, _C2T_PAD_ZERO, True)
             xt = xt_loaded.to(tl.float32)
             # Leaky ReLU in float32, then the row scale.
             act = tl.where(xt >= 0.0, xt, xt * SLOPE)
-            y_desc_0.store(
-                [row, j * TILE_N], _c2t_cast((act * s).to(y.dtype.element_ty), y, "store")
-            ) if y_TMA else _c2t_store_2d(
-                y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True
-            )
+            y_desc_0.store([row, j * TILE_N], _c2t_cast((act * s).to(y.dtype.element_ty), y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, j, (act * s).to(y.dtype.element_ty), True)
 
 
 def launch_scale_rows_kernel(grid, x, scale, y, SLOPE, TILE_N, *, stream=None):
     """Launch `scale_rows_kernel` as cuTile's ct.launch(stream, grid, scale_rows_kernel, args) did."""
     memo = _c2t_memo(launch_scale_rows_kernel, grid, stream, (x, scale, y), (), (SLOPE, TILE_N))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         _c2t_run(
-            scale_rows_kernel,
-            grid,
-            (
+            scale_rows_kernel, grid, (
                 *_c2t_array(x, 2, "x", tma=((1, TILE_N),), grid=grid),
                 *_c2t_array(scale, 1, "scale"),
                 *_c2t_array(y, 2, "y", tma=((1, TILE_N),), grid=grid),
@@ -293,7 +238,8 @@ C2T_SPEC = {
     "op_class": "elementwise",
     "dtypes": ["float32", "float16", "bfloat16"],
     "cases": [{"M": 7, "N": 37}, {"M": 9, "N": 700}, {"M": 1, "N": 1}, {"M": 6, "N": 1025}],
-    "gpu_cases": [{"M": 1000, "N": 1023}, {"M": 4096, "N": 4096}, {"M": 77, "N": 5000}, {"M": 100_003, "N": 65}],
+    "gpu_cases": [{"M": 1000, "N": 1023}, {"M": 4096, "N": 4096}, {"M": 77, "N": 5000},
+                  {"M": 100_003, "N": 65}],
     "bench_cases": [{"M": 8192, "N": 4096}],
     "bytes": "bytes_moved",
 }

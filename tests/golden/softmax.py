@@ -11,16 +11,14 @@ to the input dtype before ``ct.scatter`` writes it (out-of-range columns are
 dropped).
 """
 
+import math
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -32,9 +30,9 @@ def _c2t_truediv(a, b):
     an integer too: Triton's promotion gives float32 there)."""
     msg: tl.constexpr = _c2t_binary_message(a, b, "/")
     tl.static_assert(msg == "", msg)
-    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)  # each operand's own dtype
-    z = a * 0 + b * 0  # only its dtype and shape are used
-    x, y = tl.where(True, a, z), tl.where(True, b, z)  # a, b in the common dtype (inf stays inf)
+    za, zb = tl.where(True, a, 0), tl.where(True, b, 0)     # each operand's own dtype
+    z = a * 0 + b * 0                          # only its dtype and shape are used
+    x, y = tl.where(True, a, z), tl.where(True, b, z)       # a, b in the common dtype (inf stays inf)
     if (za.dtype == tl.bfloat16 and zb.dtype.is_int()) or (zb.dtype == tl.bfloat16 and za.dtype.is_int()):
         xb, yb = tl.where(True, a, za).to(tl.bfloat16), tl.where(True, b, zb).to(tl.bfloat16)
         return tl.div_rn(xb.to(tl.float32), yb.to(tl.float32)).to(tl.bfloat16)
@@ -52,7 +50,7 @@ def _c2t_truediv(a, b):
         return tl.where(odd, xf * inv, tl.div_rn(xf, tl.where(odd, 1.0, yf))).to(z.dtype)
     elif z.dtype.is_floating():
         return tl.div_rn(x.to(tl.float32), y.to(tl.float32)).to(z.dtype)
-    else:  # int / int gives float32
+    else:                                      # int / int gives float32
         return tl.div_rn(x.to(tl.float32), y.to(tl.float32))
 
 
@@ -130,15 +128,8 @@ def _c2t_binary_message(x, y, op):
     """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
     in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
     have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     vals = []
     for v in (x, y):
         if hasattr(v, "dtype"):
@@ -157,23 +148,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -189,21 +170,12 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def softmax_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1,
     TILE_N: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # cuTile hints: occupancy=2 (no Triton equivalent; see C2T201)
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
@@ -230,27 +202,22 @@ def softmax_kernel(
             out = _c2t_truediv(num, den)
 
             # Cast back down explicitly: float32 -> float16 is not an implicit store cast.
-            _c2t_scatter_2d(
-                y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, cols, out.to(y.dtype.element_ty), None, True
-            )
+            _c2t_scatter_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, row, cols, out.to(y.dtype.element_ty), None, True)
 
 
 def launch_softmax_kernel(grid, x, y, TILE_N, *, stream=None):
     """Launch `softmax_kernel` as cuTile's ct.launch(stream, grid, softmax_kernel, args) did."""
     memo = _c2t_memo(launch_softmax_kernel, grid, stream, (x, y), (), (TILE_N,))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TILE_N)
         _c2t_run(
-            softmax_kernel,
-            c2t_grid,
-            (
+            softmax_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x"),
                 *_c2t_array(y, 2, "y"),
                 TILE_N,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(TILE_N, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 5), ())),  # where the pointers and scalars are above

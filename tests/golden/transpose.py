@@ -14,17 +14,14 @@ output and are dropped by the store.
   ``ct.permute(t, (0, 2, 1))`` and a (1, TN, TM) store.
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -56,9 +53,7 @@ def _c2t_pad_value(PAD: tl.constexpr):
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -71,23 +66,7 @@ def _c2t_load_2d(
 
 
 @triton.jit
-def _c2t_load_3d(
-    base,
-    n0,
-    n1,
-    n2,
-    s0,
-    s1,
-    s2,
-    i0,
-    i1,
-    i2,
-    B0: tl.constexpr,
-    B1: tl.constexpr,
-    B2: tl.constexpr,
-    PAD: tl.constexpr,
-    CHECK: tl.constexpr,
-):
+def _c2t_load_3d(base, n0, n1, n2, s0, s1, s2, i0, i1, i2, B0: tl.constexpr, B1: tl.constexpr, B2: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 3-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -135,21 +114,19 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
 
 
 @triton.jit
-def _c2t_desc_3d(
-    base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B2: tl.constexpr, PAD: tl.constexpr, TMA: tl.constexpr
-):
+def _c2t_desc_3d(base, n0, n1, n2, s0, s1, B0: tl.constexpr, B1: tl.constexpr, B2: tl.constexpr, PAD: tl.constexpr, TMA: tl.constexpr):
     """A TMA descriptor for (B0, B1, B2) tiles of a 3-D array; None when TMA is false (the launcher
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1, n2], [s0, s1, 1], [B0, B1, B2], PAD)
@@ -163,23 +140,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -195,24 +162,13 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
     return tl.cast(value, ety)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def transpose_2d_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    x_TMA: tl.constexpr,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
-    y_TMA: tl.constexpr,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`, `y_TMA`)
     x_desc_0 = _c2t_desc_2d(x, x_shape_0, x_shape_1, x_stride_0, TM, TN, "zero", x_TMA)
@@ -227,34 +183,25 @@ def transpose_2d_kernel(
             # Tile coordinates of the input tile handled by this block.
             bm = c2t_bid0
             bn = tl.program_id(1)
-            tile = (
-                x_desc_0.load([bm * TM, bn * TN])
-                if x_TMA
-                else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, bn, TM, TN, _C2T_PAD_ZERO, True)
-            )
+            tile = x_desc_0.load([bm * TM, bn * TN]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, bm, bn, TM, TN, _C2T_PAD_ZERO, True)
             # (TM, TN) -> (TN, TM), then store at the swapped tile index.
-            y_desc_0.store([bn * TN, bm * TM], _c2t_cast(tl.trans(tile), y, "store")) if y_TMA else _c2t_store_2d(
-                y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True
-            )
+            y_desc_0.store([bn * TN, bm * TM], _c2t_cast(tl.trans(tile), y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, bn, bm, tl.trans(tile), True)
 
 
 def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
     """Launch `transpose_2d_kernel` as cuTile's ct.launch(stream, grid, transpose_2d_kernel, args) did."""
     memo = _c2t_memo(launch_transpose_2d_kernel, grid, stream, (x, y), (), (TM, TN))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TM * TN)
         _c2t_run(
-            transpose_2d_kernel,
-            c2t_grid,
-            (
+            transpose_2d_kernel, c2t_grid, (
                 *_c2t_array(x, 2, "x", tma=((TM, TN),), grid=grid, looped=False),
                 *_c2t_array(y, 2, "y", tma=((TN, TM),), grid=grid, looped=False),
                 TM,
                 TN,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(TM * TN, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 6), ())),  # where the pointers and scalars are above
@@ -264,28 +211,13 @@ def launch_transpose_2d_kernel(grid, x, y, TM, TN, *, stream=None):
 _c2t_kernel_object(transpose_2d_kernel, launch_transpose_2d_kernel)
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def transpose_3d_kernel(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_shape_2,
-    x_stride_0,
-    x_stride_1,
-    x_stride_2,
-    x_TMA: tl.constexpr,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_shape_2,
-    y_stride_0,
-    y_stride_1,
-    y_stride_2,
-    y_TMA: tl.constexpr,
+    x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, x_TMA: tl.constexpr,
+    y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # TMA descriptors, made once (None where the launcher chose masked pointers: `x_TMA`, `y_TMA`)
     x_desc_0 = _c2t_desc_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, 1, TM, TN, "zero", x_TMA)
@@ -301,51 +233,26 @@ def transpose_3d_kernel(
             bn = tl.program_id(1)
             # The batch index is the third grid axis.
             batch = tl.program_id(2)
-            tile = (
-                x_desc_0.load([batch, bm * TM, bn * TN])
-                if x_TMA
-                else _c2t_load_3d(
-                    x,
-                    x_shape_0,
-                    x_shape_1,
-                    x_shape_2,
-                    x_stride_0,
-                    x_stride_1,
-                    x_stride_2,
-                    batch,
-                    bm,
-                    bn,
-                    1,
-                    TM,
-                    TN,
-                    _C2T_PAD_ZERO,
-                    True,
-                )
-            )
+            tile = x_desc_0.load([batch, bm * TM, bn * TN]) if x_TMA else _c2t_load_3d(x, x_shape_0, x_shape_1, x_shape_2, x_stride_0, x_stride_1, x_stride_2, batch, bm, bn, 1, TM, TN, _C2T_PAD_ZERO, True)
             # Swap the last two axes: (1, TM, TN) -> (1, TN, TM).
             tile_t = tl.permute(tile, (0, 2, 1))
-            y_desc_0.store([batch, bn * TN, bm * TM], _c2t_cast(tile_t, y, "store")) if y_TMA else _c2t_store_3d(
-                y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True
-            )
+            y_desc_0.store([batch, bn * TN, bm * TM], _c2t_cast(tile_t, y, "store")) if y_TMA else _c2t_store_3d(y, y_shape_0, y_shape_1, y_shape_2, y_stride_0, y_stride_1, y_stride_2, batch, bn, bm, tile_t, True)
 
 
 def launch_transpose_3d_kernel(grid, x, y, TM, TN, *, stream=None):
     """Launch `transpose_3d_kernel` as cuTile's ct.launch(stream, grid, transpose_3d_kernel, args) did."""
     memo = _c2t_memo(launch_transpose_3d_kernel, grid, stream, (x, y), (), (TM, TN))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, 1 * TM * TN)
         _c2t_run(
-            transpose_3d_kernel,
-            c2t_grid,
-            (
+            transpose_3d_kernel, c2t_grid, (
                 *_c2t_array(x, 3, "x", tma=((1, TM, TN),), grid=grid, looped=False),
                 *_c2t_array(y, 3, "y", tma=((1, TN, TM),), grid=grid, looped=False),
                 TM,
                 TN,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(1 * TM * TN, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 8), ())),  # where the pointers and scalars are above
@@ -402,8 +309,10 @@ C2T_SPEC = {
     "make_args": "make_args",
     "op_class": "elementwise",
     "dtypes": ["float32", "float16", "bfloat16"],
-    "cases": [{"M": 37, "N": 50}, {"M": 64, "N": 128}, {"M": 1, "N": 130}, {"B": 3, "M": 20, "N": 70}],
-    "gpu_cases": [{"M": 1000, "N": 1023}, {"M": 4096, "N": 4096}, {"M": 77, "N": 5000}, {"B": 8, "M": 513, "N": 257}],
+    "cases": [{"M": 37, "N": 50}, {"M": 64, "N": 128}, {"M": 1, "N": 130},
+              {"B": 3, "M": 20, "N": 70}],
+    "gpu_cases": [{"M": 1000, "N": 1023}, {"M": 4096, "N": 4096}, {"M": 77, "N": 5000},
+                  {"B": 8, "M": 513, "N": 257}],
     "bench_cases": [{"M": 8192, "N": 4096}, {"B": 16, "M": 1024, "N": 1024}],
     "bytes": "bytes_moved",
 }

@@ -9,17 +9,14 @@ elements) and a ``ct.Constant[int]`` tile size.  The ragged tail of the last
 tile is zero-padded on load and its out-of-bounds lanes are dropped on store.
 """
 
+
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.coarsen import _c2t_coarsen
@@ -56,7 +53,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
     o0 = i0 * B0 + tl.arange(0, B0)
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         return tl.load(ptrs, mask=mask, other=_c2t_pad_value(PAD))
     else:
         return tl.load(ptrs)
@@ -69,7 +66,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -83,15 +80,8 @@ def _c2t_binary_message(x, y, op):
     """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
     in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
     have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     vals = []
     for v in (x, y):
         if hasattr(v, "dtype"):
@@ -110,23 +100,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -149,7 +129,7 @@ def _c2t_promote(x, y):
     constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
     msg: tl.constexpr = _c2t_binary_message(x, y, "promote")
     tl.static_assert(msg == "", msg)
-    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)  # each operand's own dtype (no arithmetic: fp8 has none)
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
     if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
         return x, tl.where(True, y, zy).to(tl.bfloat16)
     elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
@@ -165,20 +145,13 @@ def _c2t_add_ct(x, y):
     return x + y
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def vector_add_kernel(
-    a,
-    a_shape_0,
-    a_stride_0,
-    b,
-    b_shape_0,
-    b_stride_0,
-    c,
-    c_shape_0,
-    c_stride_0,
+    a, a_shape_0, a_stride_0,
+    b, b_shape_0, b_stride_0,
+    c, c_shape_0, c_stride_0,
     TILE: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
     # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
@@ -204,19 +177,16 @@ def launch_vector_add_kernel(grid, a, b, c, TILE, *, stream=None):
     """Launch `vector_add_kernel` as cuTile's ct.launch(stream, grid, vector_add_kernel, args) did."""
     memo = _c2t_memo(launch_vector_add_kernel, grid, stream, (a, b, c), (), (TILE,))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, TILE)
         _c2t_run(
-            vector_add_kernel,
-            c2t_grid,
-            (
+            vector_add_kernel, c2t_grid, (
                 *_c2t_array(a, 1, "a"),
                 *_c2t_array(b, 1, "b"),
                 *_c2t_array(c, 1, "c"),
                 TILE,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(TILE, dot=False, coarsen=c2t_coarsen),
             c2t_memo=(memo, ((0, 3, 6), ())),  # where the pointers and scalars are above

@@ -6,19 +6,15 @@ TileGym's pattern: a list of configs, a grid and an argument list computed from 
 translation autotunes the kernel with one triton.Config per config (the tile size T is META) and
 a grid `lambda META: ...` taken from the config META belongs to.
 """
-
 from types import SimpleNamespace
 
+import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 from translator.runtime.hints import _c2t_hint_options
@@ -57,7 +53,7 @@ def _c2t_load_1d(base, n0, s0, i0, B0: tl.constexpr, PAD: tl.constexpr, CHECK: t
     o0 = i0 * B0 + tl.arange(0, B0)
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         return tl.load(ptrs, mask=mask, other=_c2t_pad_value(PAD))
     else:
         return tl.load(ptrs)
@@ -70,7 +66,7 @@ def _c2t_store_1d(base, n0, s0, i0, tile, CHECK: tl.constexpr):
     o0 = i0 * tile.shape[0] + tl.arange(0, tile.shape[0])
     ptrs = base + o0 * s0
     if CHECK:
-        mask = o0 < n0
+        mask = (o0 < n0)
         tl.store(ptrs, tile, mask=mask)
     else:
         tl.store(ptrs, tile)
@@ -84,15 +80,8 @@ def _c2t_binary_message(x, y, op):
     """'' where cuTile accepts the operator `op` on `x` and `y` (tensors, or constants: loosely typed
     in cuTile), else cuTile's error as 'cuTile <error class>: <message>'. Dtypes cuTile does not
     have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     vals = []
     for v in (x, y):
         if hasattr(v, "dtype"):
@@ -111,23 +100,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -150,7 +129,7 @@ def _c2t_promote(x, y):
     constexprs (an int argument equal to 1): their dtypes are read off `where` tensors."""
     msg: tl.constexpr = _c2t_binary_message(x, y, "promote")
     tl.static_assert(msg == "", msg)
-    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)  # each operand's own dtype (no arithmetic: fp8 has none)
+    zx, zy = tl.where(True, x, 0), tl.where(True, y, 0)     # each operand's own dtype (no arithmetic: fp8 has none)
     if zx.dtype == tl.bfloat16 and zy.dtype.is_int():
         return x, tl.where(True, y, zy).to(tl.bfloat16)
     elif zy.dtype == tl.bfloat16 and zx.dtype.is_int():
@@ -166,18 +145,13 @@ def _c2t_mul_ct(x, y):
     return x * y
 
 
-@triton.jit(do_not_specialize=["c2t_programs"])  # (the grid's size: one compile for all)
+@triton.jit(do_not_specialize=["c2t_programs"])     # (the grid's size: one compile for all)
 def scale(
-    x,
-    x_shape_0,
-    x_stride_0,
-    y,
-    y_shape_0,
-    y_stride_0,
+    x, x_shape_0, x_stride_0,
+    y, y_shape_0, y_stride_0,
     c,
     T: tl.constexpr,
-    c2t_programs,
-    C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
+    c2t_programs, C2T_COARSEN: tl.constexpr,  # the grid's programs along axis 0; how many run in one
 ):
     # C2T_COARSEN programs of the launch grid, one after another (1, compiled as a plain
     # program, but for small tiles over many programs: see the launcher's _c2t_coarsen);
@@ -195,19 +169,16 @@ def launch_scale(grid, x, y, c, T, *, stream=None, c2t_hints=None):
     (`c2t_hints`: those of kernel.replace_hints(...) or an exhaustive_search hints function)."""
     memo = _c2t_memo(launch_scale, grid, stream, (x, y), (c,), (T,), hints=c2t_hints)
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     with _c2t_stream(stream):
         c2t_grid, c2t_programs, c2t_coarsen = _c2t_coarsen(grid, T)
         _c2t_run(
-            scale,
-            c2t_grid,
-            (
+            scale, c2t_grid, (
                 *_c2t_array(x, 1, "x"),
                 *_c2t_array(y, 1, "y"),
                 c,
                 T,
-                c2t_programs,
-                c2t_coarsen,
+                c2t_programs, c2t_coarsen,
             ),
             num_warps=_c2t_num_warps(T, dot=False, coarsen=c2t_coarsen),
             **_c2t_hint_options(c2t_hints),
@@ -226,7 +197,7 @@ def _c2t_meta_scale(x, y, c, T, c2t_hints=None, c2t_grid=None):
             *_c2t_array(y, 1, "y"),
             c,
         ),
-        {"T": T, "c2t_programs": 2**31 - 1, "C2T_COARSEN": 1},
+        {"T": T, "c2t_programs": 2 ** 31 - 1, "C2T_COARSEN": 1},
         {"num_warps": _c2t_num_warps(T, dot=False), **_c2t_hint_options(c2t_hints)},
     )
 
@@ -237,11 +208,5 @@ _c2t_kernel_object(scale, launch_scale, meta=_c2t_meta_scale, tiles=("T",), hint
 def search(x, y, per_config_scalar):
     n = x.shape[0]
     configs = [SimpleNamespace(T=16), SimpleNamespace(T=32), SimpleNamespace(T=64)]
-    return _c2t_exhaustive_search(
-        configs,
-        None,
-        lambda cfg: (_c2t_host_cdiv(n, cfg.T),),
-        scale,
-        lambda cfg: (x, y, cfg.T / 16 if per_config_scalar else 3.0, cfg.T),
-        quiet=True,
-    )
+    return _c2t_exhaustive_search(configs, None, lambda cfg: (_c2t_host_cdiv(n, cfg.T),), scale,
+                             lambda cfg: (x, y, cfg.T / 16 if per_config_scalar else 3.0, cfg.T), quiet=True)

@@ -5,18 +5,13 @@
 `transpose` picks between a transposed load and a plain one: the translation has one @triton.jit
 kernel per value, each with only its own strategy, and the launcher dispatches on the flag.
 """
-
 import torch
 
 import triton
 import triton.language as tl
 from translator.runtime.values import _c2t_host_cdiv
 from translator.runtime.launch import (
-    _c2t_array,
-    _c2t_kernel_object,
-    _c2t_num_warps,
-    _c2t_run,
-    _c2t_stream,
+    _c2t_array, _c2t_kernel_object, _c2t_num_warps, _c2t_run, _c2t_stream,
 )
 from translator.runtime.memo import _c2t_memo
 
@@ -47,9 +42,7 @@ def _c2t_pad_value(PAD: tl.constexpr):
 
 
 @triton.jit
-def _c2t_load_2d(
-    base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr
-):
+def _c2t_load_2d(base, n0, n1, s0, s1, i0, i1, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.constexpr, CHECK: tl.constexpr):
     """ct.load of a 2-D tile: `index` counts tiles; lanes past the array edge read PAD."""
     o0 = i0 * B0 + tl.arange(0, B0)
     o1 = i1 * B1 + tl.arange(0, B1)
@@ -81,7 +74,7 @@ def _c2t_desc_2d(base, n0, n1, s0, B0: tl.constexpr, B1: tl.constexpr, PAD: tl.c
     found the array unfit for TMA and the kernel keeps masked pointers). TMA promises the last stride
     is 1, the base and the other strides are 16-byte aligned and every block row has 16n bytes."""
     if TMA:
-        if base.dtype.element_ty.is_int():  # descriptors pad integers with zero only
+        if base.dtype.element_ty.is_int():      # descriptors pad integers with zero only
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], "zero")
         else:
             return tl.make_tensor_descriptor(base, [n0, n1], [s0, 1], [B0, B1], PAD)
@@ -95,23 +88,13 @@ def _c2t_cast_message(value, ety, what):
     """'' where cuTile accepts `value` (a tensor, or a constant: loosely typed in cuTile) as the
     operand `what` of an access to an array of element dtype `ety`, else cuTile's error as
     'cuTile <error class>: <message>'. Dtypes cuTile does not have are not checked."""
-    names = {
-        "int1": "bool_",
-        "fp16": "float16",
-        "bf16": "bfloat16",
-        "fp32": "float32",
-        "fp64": "float64",
-        "fp8e4nv": "float8_e4m3fn",
-        "fp8e5": "float8_e5m2",
-    }  # Triton's names -> cuTile's
+    names = {"int1": "bool_", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}       # Triton's names -> cuTile's
     dst = names[ety.name] if ety.name in names else ety.name
     if hasattr(value, "dtype"):
         value = names[value.dtype.name] if value.dtype.name in names else value.dtype.name
-    if (
-        _c2t_rule_kind(dst) is None
-        or not isinstance(value, (str, bool, int, float))
-        or (isinstance(value, str) and _c2t_rule_kind(value) is None)
-    ):
+    if _c2t_rule_kind(dst) is None or not isinstance(value, (str, bool, int, float)) or (
+            isinstance(value, str) and _c2t_rule_kind(value) is None):
         return ""
     err = _c2t_rule_operand_error(what, value, dst)
     return "" if err is None else f"cuTile {err[0]}: {err[1]}"
@@ -129,18 +112,8 @@ def _c2t_cast(value, base, WHAT: tl.constexpr):
 
 @triton.jit
 def scale_t_transpose(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    x_TMA: tl.constexpr,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
-    y_TMA: tl.constexpr,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
 ):
@@ -151,30 +124,14 @@ def scale_t_transpose(
 
     i = tl.program_id(0)
     # x is (N, M): read the transposed tile
-    t = tl.trans(
-        x_desc_0.load([0, i * TM])
-        if x_TMA
-        else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, 0, i, TN, TM, _C2T_PAD_ZERO, True)
-    )
-    y_desc_0.store([i * TM, 0], _c2t_cast(t * 2.0, y, "store")) if y_TMA else _c2t_store_2d(
-        y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, i, 0, t * 2.0, True
-    )
+    t = tl.trans(x_desc_0.load([0, i * TM]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, 0, i, TN, TM, _C2T_PAD_ZERO, True))
+    y_desc_0.store([i * TM, 0], _c2t_cast(t * 2.0, y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, i, 0, t * 2.0, True)
 
 
 @triton.jit
 def scale_t_not_transpose(
-    x,
-    x_shape_0,
-    x_shape_1,
-    x_stride_0,
-    x_stride_1,
-    x_TMA: tl.constexpr,
-    y,
-    y_shape_0,
-    y_shape_1,
-    y_stride_0,
-    y_stride_1,
-    y_TMA: tl.constexpr,
+    x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, x_TMA: tl.constexpr,
+    y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, y_TMA: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
 ):
@@ -184,41 +141,23 @@ def scale_t_not_transpose(
     y_desc_0 = _c2t_desc_2d(y, y_shape_0, y_shape_1, y_stride_0, TM, TN, "zero", y_TMA)
 
     i = tl.program_id(0)
-    t = (
-        x_desc_0.load([i * TM, 0])
-        if x_TMA
-        else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, i, 0, TM, TN, _C2T_PAD_ZERO, True)
-    )
-    y_desc_0.store([i * TM, 0], _c2t_cast(t * 2.0, y, "store")) if y_TMA else _c2t_store_2d(
-        y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, i, 0, t * 2.0, True
-    )
+    t = x_desc_0.load([i * TM, 0]) if x_TMA else _c2t_load_2d(x, x_shape_0, x_shape_1, x_stride_0, x_stride_1, i, 0, TM, TN, _C2T_PAD_ZERO, True)
+    y_desc_0.store([i * TM, 0], _c2t_cast(t * 2.0, y, "store")) if y_TMA else _c2t_store_2d(y, y_shape_0, y_shape_1, y_stride_0, y_stride_1, i, 0, t * 2.0, True)
 
 
 def launch_scale_t(grid, x, y, TM, TN, transpose, *, stream=None):
     """Launch `scale_t` as cuTile's ct.launch(stream, grid, scale_t, args) did."""
     memo = _c2t_memo(launch_scale_t, grid, stream, (x, y), (), (TM, TN, transpose))
     if memo is None:
-        return  # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
+        return      # ran from the launch memo: a launch like an earlier one (see _c2t_memo)
     kernel = {
         (True,): scale_t_transpose,
         (False,): scale_t_not_transpose,
     }[(bool(transpose),)]
     with _c2t_stream(stream):
         _c2t_run(
-            kernel,
-            grid,
-            (
-                *_c2t_array(
-                    x,
-                    2,
-                    "x",
-                    tma=(
-                        (TN, TM),
-                        (TM, TN),
-                    ),
-                    grid=grid,
-                    looped=False,
-                ),
+            kernel, grid, (
+                *_c2t_array(x, 2, "x", tma=((TN, TM), (TM, TN),), grid=grid, looped=False),
                 *_c2t_array(y, 2, "y", tma=((TM, TN),), grid=grid, looped=False),
                 TM,
                 TN,
@@ -228,7 +167,7 @@ def launch_scale_t(grid, x, y, TM, TN, transpose, *, stream=None):
         )
 
 
-scale_t = scale_t_transpose  # the name host code uses for the kernel object
+scale_t = scale_t_transpose   # the name host code uses for the kernel object
 
 
 _c2t_kernel_object(scale_t, launch_scale_t)

@@ -34,6 +34,9 @@ class Options:
     # a construct that cannot be translated refuses the kernel it is in (a stand-in whose launch
     # raises), not the module; False: any error refuses the module (Result.code is None)
     partial: bool = True
+    # launcher parameters every launcher takes whatever the module's host code asks for, as
+    # `host_needs` names ("pdl": c2t_pdl): the shim, whose ct.launch calls are not in the module
+    launcher_needs: frozenset = frozenset()
 
 
 @dataclass
@@ -195,6 +198,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | {
         h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds))
     plans = _apply_host_facts(host, plans, shared)
+    shared.host_needs |= set(options.launcher_needs)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
     edits.extend(_imports_and_prelude(info, shared, plans, text,

@@ -129,7 +129,9 @@ def _load(key, built, kernel_name):
             code = f.read().decode("utf-8")
     if code is None:
         from ..api import Options, translate_source
-        res = translate_source(built.text, built.filename, Options(check=False, partial=False))
+        # (every launcher takes c2t_pdl: ct.launch(..., programmatic_dependent_launch=True) passes it)
+        options = Options(check=False, partial=False, launcher_needs=frozenset({"pdl"}))
+        res = translate_source(built.text, built.filename, options)
         if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
             for d in res.diagnostics:
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)

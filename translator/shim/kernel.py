@@ -58,8 +58,9 @@ def cutile_error(exc):
     found, seen = None, set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        m = _CUTILE_ERROR.search(str(exc))
-        if m:
+        # (the last: a CompilationError's text quotes the source lines above the failing one
+        # first, where another check's message may be written)
+        for m in _CUTILE_ERROR.finditer(str(exc)):
             found = m
         exc = exc.__cause__ or exc.__context__
     cls = getattr(CT, found.group(1), None) if found else None

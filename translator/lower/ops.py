@@ -380,15 +380,19 @@ for _name in ("sum", "max", "min", "argmax", "argmin"):
 @op("mma")
 def op_mma(cx, call, args):
     x, y, acc = (_req(cx, "mma", args, k, call) for k in ("x", "y", "acc"))
+    fast = ""
     if "use_fast_acc" in args:
         cx.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
+        f = cx.expr(args["use_fast_acc"])
+        if not (f.known and f.value is False):      # (cuTile's check: fp8 operands only)
+            fast = f", FAST_ACC={f.code}"
     if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
         if x.rank != y.rank and not (acc.rank == 3 and x.rank in (2, 3) and y.rank in (2, 3)):
             cx.fail("C2T101", "ct.mma with these operand ranks is not supported yet (2-D or 3-D operands with "
                               "a 3-D accumulator are)", call)
     prec = precision(x, y)
     cx.count_dot()
-    return V(f"{cx.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(cx, call)})", T.TILE,
+    return V(f"{cx.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(cx, call)}{fast})", T.TILE,
              rank=acc.rank, shape=acc.shape, **dtype_facts.kept(acc))
 
 

@@ -890,7 +890,9 @@ def method_call(cx, base: V, name: str, e: N.Call) -> V:
     if handler is not None:
         return handler(cx, base, e)
     if name == "item":      # (the tile's dtype: its family, e.g. an int64 array's)
-        return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
+        if base.kind in (T.STATIC, T.SCALAR) or base.rank == 0:
+            return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
+        return V(f"{cx.use('_c2t_item')}({base.code})", T.SCALAR, **dtype_facts.kept(base))
     if name in rules.TILE_METHODS:
         this = N.Name(span=e.span, id="__self__")       # the tile, as the ct function's first argument
         fake = N.Call(span=e.span, func=e.func, args=[this] + list(e.args), keywords=e.keywords)

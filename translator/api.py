@@ -37,6 +37,10 @@ class Options:
     # launcher parameters every launcher takes whatever the module's host code asks for, as
     # `host_needs` names ("pdl": c2t_pdl): the shim, whose ct.launch calls are not in the module
     launcher_needs: frozenset = frozenset()
+    # {kernel: {array parameter: rank}}: the ranks the kernel is launched with (the shim's, at a
+    # launch), for a kernel that uses arrays with more combinations of ranks than the translation
+    # writes kernels for (C2T101): one kernel, for these ranks (other kernels are as without it)
+    array_ranks: Optional[dict] = None
 
 
 @dataclass
@@ -176,7 +180,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
                 host_uses[n.id] = 1
                 todo.append(n.id)
     shared = Shared(info=info, reporter=rep, comments=parsed.comments, text=text, calls=lower_call,
-                    host_uses=host_uses)
+                    host_uses=host_uses, array_ranks=dict(options.array_ranks or {}))
     n_analysis = len(rep.items)
     rep.items.extend(value_diags)
     plans = {name: plan_kernel(shared, fd) for name, fd in info.kernels.items()}

@@ -51,6 +51,8 @@ class Shared:
     # lowered helpers by (function, argument signature) (lower/helpers.py)
     helper_plans: dict = field(default_factory=dict)
     temps: dict = field(default_factory=dict)        # prefix -> next number (LoweringContext.fresh_temp)
+    # {kernel: {array parameter: rank}}: the ranks a launch gives (Options.array_ranks)
+    array_ranks: dict = field(default_factory=dict)
 
     def add_def(self, base: str, make) -> str:
         """Add a module-level function built by make(name) -> source; an identical one is reused,

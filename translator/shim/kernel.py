@@ -40,8 +40,11 @@ class ShimTranslationError(RuntimeError):
     """A kernel the translator refused (its diagnostics, at the user's lines). Not a cuTile
     TileError: a test expecting cuTile's own compile error does not pass on it."""
 
-    def __init__(self, kernel, diagnostics):
+    def __init__(self, kernel, diagnostics, rank_bound=()):
         self.kernel, self.diagnostics = kernel, diagnostics
+        # array parameters used with more rank combinations than one translation writes kernels
+        # for: the kernel is translated again for each launch's ranks (ShimKernel.launch)
+        self.rank_bound = tuple(rank_bound)
         # the first diagnostic on the first line: pytest's short summary and log greps show one line
         super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
 
@@ -99,14 +102,17 @@ def _format(diag, built) -> str:
     return text + (f" (hint: {diag.hint})" if diag.hint else "")
 
 
-def translated_module(built, kernel_name: str):
-    """The imported translation of a built kernel module (cached), or raises ShimTranslationError."""
-    key = hashlib.sha256((_translator_hash() + "\0" + built.filename + "\0" + built.text).encode()).hexdigest()[:32]
+def translated_module(built, kernel_name: str, ranks=None):
+    """The imported translation of a built kernel module (cached), or raises ShimTranslationError.
+    `ranks`: {array parameter: rank} of a launch, for a rank-bound kernel (Options.array_ranks)."""
+    spec = "" if not ranks else repr(sorted(ranks.items()))
+    key = hashlib.sha256((_translator_hash() + "\0" + built.filename + "\0" + built.text + "\0" + spec).encode()
+                         ).hexdigest()[:32]
     with _LOCK:
         got = _MODULES.get(key)
         if got is None:
             try:
-                got = _load(key, built, kernel_name)
+                got = _load(key, built, kernel_name, ranks)
             except ShimTranslationError as e:
                 got = e
             except _Refused as e:
@@ -119,7 +125,7 @@ def translated_module(built, kernel_name: str):
     return got
 
 
-def _load(key, built, kernel_name):
+def _load(key, built, kernel_name, ranks=None):
     from ..cache_dir import open_private, write_private
     folder = _folder()
     path = folder / f"k_{kernel_name}_{key}.py"
@@ -131,14 +137,16 @@ def _load(key, built, kernel_name):
     if code is None:
         from ..api import Options, translate_source
         # (every launcher takes c2t_pdl: ct.launch(..., programmatic_dependent_launch=True) passes it)
-        options = Options(check=False, partial=False, launcher_needs=frozenset({"pdl"}))
+        options = Options(check=False, partial=False, launcher_needs=frozenset({"pdl"}),
+                          array_ranks={kernel_name: dict(ranks)} if ranks else None)
         res = translate_source(built.text, built.filename, options)
         if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
             for d in res.diagnostics:
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)
         if not res.ok:
             errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
-            refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
+            refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors],
+                                           sorted({d.rank_bound for d in errors if d.rank_bound}))
             cls = getattr(CT, errors[0].cutile[0], None) if errors[0].cutile else None
             if isinstance(cls, type) and issubclass(cls, Exception):
                 # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
@@ -302,7 +310,12 @@ class ShimKernel:
         return launcher, tuple_args.flatten(args, key)
 
     def launch(self, stream, grid, args, pdl=False):
-        launcher, args = self.prepared(args)
+        try:
+            launcher, args = self.prepared(args)
+        except ShimTranslationError as e:
+            if not e.rank_bound or any(type(a) is tuple for a in args):
+                raise
+            launcher = self._rank_launcher(e.rank_bound, args)
         try:
             if pdl:
                 return launcher(grid, *args, stream=stream, c2t_pdl=True)
@@ -312,6 +325,20 @@ class ShimKernel:
             if err is None:
                 raise
             raise err from e
+
+    def _rank_launcher(self, bound, args):
+        """The launcher of this kernel translated for the ranks `args` give its array parameters
+        `bound` (cuTile compiles a kernel per ranks of its arrays, and so its `if A.ndim == ...`
+        branches for those ranks only), one translation per rank combination."""
+        names, _ = self._tuple_params()
+        ranks = {p: getattr(args[names.index(p)], "ndim", None) for p in bound
+                 if p in names and names.index(p) < len(args)}
+        key = ("ranks",) + tuple(sorted(ranks.items()))
+        launcher = self._variants.get(key)
+        if launcher is None:
+            mod = translated_module(self._build(), self._name, ranks)
+            launcher = self._variants[key] = getattr(mod, f"launch_{self._name}")
+        return launcher
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"`{self._name}` is a cuTile kernel: launch it with ct.launch(stream, grid, kernel, args)")

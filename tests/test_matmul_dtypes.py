@@ -74,6 +74,32 @@ def test_fp8_mma_into_fp16_compiles_for_sm90(tmp_path, dt, k):
     assert "OK" in out, out
 
 
+LOOPED = """
+@ct.kernel
+def mma_loop(A, B, C, tk: ct.Constant[int]):
+    acc = ct.load(C, (0, 0), (16, 16))
+    for k in range(16 // tk):
+        acc = ct.mma(ct.load(A, (0, k), (16, tk)), ct.load(B, (k, 0), (tk, 16)), acc)
+    ct.store(C, (0, 0), acc)
+
+def run_loop(A, B, C, k):
+    ct.launch(torch.cuda.current_stream(), (1,), mma_loop, (A, B, C, k))
+"""
+
+
+@pytest.mark.parametrize("k", [1, 4, 8])
+def test_small_k_fp16_mma_into_fp16_compiles_for_sm90(tmp_path, k):
+    """fp16 operands into an fp16 accumulator with K < 16 (a broadcast multiply-sum): Triton's
+    TritonCombineOps pass failed on its fp16 form ('PassManager::run failed', cutile-python's
+    test_cudagraph matmul); summed in fp32 and rounded once it compiles. In a loop and alone."""
+    from kernel_util import compile_sm90
+    out = compile_sm90(SRC, "run_mma", _args("float16", "float16", "float16", 16, 16, k), tmp_path)
+    assert "OK" in out, out
+    out = compile_sm90(LOOPED, "run_loop", f"(torch.ones(16, 16).half(), torch.ones(16, 16).half(), "
+                                           f"torch.zeros(16, 16).half(), {k})", tmp_path)
+    assert "OK" in out, out
+
+
 MMA_DTYPES = """
 import torch
 import cuda.tile as ct

@@ -207,9 +207,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
         return acc + tl.sum(tl.reshape(a.to(acc.dtype), [K])[:, None] * b.to(acc.dtype), axis=0)[None, :]
     elif one_row and len(a.shape) == 2:
         return acc + tl.sum(a.to(acc.dtype) * tl.reshape(b.to(acc.dtype), [K])[None, :], axis=1)[:, None]
-    elif (K < 32 and a.dtype.is_fp8()) and acc.dtype == tl.float16:
-        # fp8 into fp16: the sum in fp32, rounded to fp16 once (Triton's compiler fails on the
-        # fp16 form: TritonCombineOps, H200)
+    elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) and acc.dtype == tl.float16:
+        # fp8 or fp16 into fp16: the sum in fp32, rounded to fp16 once (Triton's compiler for the
+        # H200 fails on the fp16 form: TritonCombineOps rewrites it into a dot with an fp32 zero)
         return (acc.to(tl.float32) + tl.sum(tl.expand_dims(a.to(tl.float32), len(a.shape)) *
                 tl.expand_dims(b.to(tl.float32), len(b.shape) - 2), axis=len(a.shape) - 1)).to(tl.float16)
     elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or one_row:

@@ -44,6 +44,9 @@ class Options:
     # lay the module out with ruff's formatter (translator/formatting.py; CLI --format); off by
     # default until the tests that read generated text are written for the formatted layout
     format: bool = False
+    # launcher parameters every launcher takes whatever the module's host code asks for, as
+    # `host_needs` names ("pdl": c2t_pdl): the shim, whose ct.launch calls are not in the module
+    launcher_needs: frozenset = frozenset()
 
 
 @dataclass
@@ -217,6 +220,7 @@ def _translate_once(parsed, filename: str, options: Options, rep: Reporter, refu
     host = rewrite_host(info, text, rep, plans, set(info.kernels) | library | set(refused_fds) | info.inlined_cms | {
         h for h in helper_names if not shared.host_uses.get(h)}, refused=set(refused_fds))
     plans = _apply_host_facts(host, plans, shared)
+    shared.host_needs |= set(options.launcher_needs)
     edits = list(host.edits) + stubs
     edits.extend(_kernel_edits(plans, shared))
     marks = _Marks()

@@ -135,6 +135,9 @@ class Diagnostic:
     # where cuTile itself refuses the construct at compile time: (its error class, its message),
     # e.g. ("TileTypeError", "Slice start must be non-negative"); the shim raises that error
     cutile: Optional[tuple] = field(default=None, compare=False)
+    # an array parameter used with more combinations of ranks than the translation writes kernels
+    # for (kernels.py): its name; the shim then translates the kernel for each launch's ranks
+    rank_bound: Optional[str] = field(default=None, compare=False)
 
     def __post_init__(self):
         sev, _title, hint = CATALOG[self.code]

@@ -138,13 +138,17 @@ def _c2t_narrow64(r, N: tl.constexpr):
 
 
 @triton.constexpr_function
-def _c2t_mma_message(a, b, acc):
+def _c2t_mma_message(a, b, acc, fast_acc=False):
     """'' where cuTile's mma takes operands of a's and b's dtypes into an accumulator of acc's
     (its table: fp8 into fp16/fp32, fp16 into fp16/fp32, bf16/fp32/tf32 into fp32, fp64 into fp64,
-    int8/uint8 into int32; int8 with uint8 mixed), else its error as 'cuTile TileTypeError: ...'."""
+    int8/uint8 into int32; int8 with uint8 mixed; `fast_acc`, its use_fast_acc, for fp8 operands
+    only), else its error as 'cuTile TileTypeError: ...'."""
     names = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
              "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "int1": "bool_"}
     x, y, c = (names[t.dtype.name] if t.dtype.name in names else t.dtype.name for t in (a, b, acc))
+    if fast_acc and x not in ("float8_e4m3fn", "float8_e5m2"):
+        return ("cuTile TileTypeError: use_fast_acc is only supported for fp8 input dtypes "
+                f"(float8_e4m3fn, float8_e5m2), got {x}")
     table = {"float8_e4m3fn": ("float16", "float32"), "float8_e5m2": ("float16", "float32"),
              "float16": ("float16", "float32"), "bfloat16": ("float32",), "float32": ("float32",),
              "tfloat32": ("float32",), "float64": ("float64",), "int8": ("int32",), "uint8": ("int32",)}
@@ -158,7 +162,8 @@ def _c2t_mma_message(a, b, acc):
 
 
 @triton.jit
-def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, PAD: tl.constexpr = False):
+def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, PAD: tl.constexpr = False,
+             FAST_ACC: tl.constexpr = False):
     """ct.mma: a @ b + acc in acc's dtype; fp32 operands at full precision unless cast to tf32.
     tl.dot needs K >= 16 (32 for 8-bit types) and 2-D or 3-D operands; smaller K is a broadcast
     multiply and a sum in acc's dtype. So is a full-precision fp32 product of one row or one column
@@ -171,8 +176,10 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
     (False where the translator proved none of it); read by the narrow-product rule below. PAD: those
     narrow products padded (as C2T_NARROW=pad does for all), the kernel's C2T_PAD.
     A 2-D operand with a 3-D one, or a batch of one, is broadcast over the batch, as cuTile does.
-    Dtypes cuTile's mma does not take fail to compile with its TileTypeError (_c2t_mma_message)."""
-    msg: tl.constexpr = _c2t_mma_message(a, b, acc)
+    Dtypes cuTile's mma does not take fail to compile with its TileTypeError (_c2t_mma_message), so
+    does FAST_ACC (cuTile's use_fast_acc, otherwise dropped: the fp8 products accumulate exactly)
+    with operands that are not fp8."""
+    msg: tl.constexpr = _c2t_mma_message(a, b, acc, FAST_ACC)
     tl.static_assert(msg == "", msg)
     if len(acc.shape) == 3:
         if len(a.shape) == 2:
@@ -204,9 +211,9 @@ def _c2t_mma(a, b, acc, PRECISION: tl.constexpr, CHAINED: tl.constexpr = True, P
         return acc + tl.sum(tl.reshape(a.to(acc.dtype), [K])[:, None] * b.to(acc.dtype), axis=0)[None, :]
     elif one_row and len(a.shape) == 2:
         return acc + tl.sum(a.to(acc.dtype) * tl.reshape(b.to(acc.dtype), [K])[None, :], axis=1)[:, None]
-    elif (K < 32 and a.dtype.is_fp8()) and acc.dtype == tl.float16:
-        # fp8 into fp16: the sum in fp32, rounded to fp16 once (Triton's compiler fails on the
-        # fp16 form: TritonCombineOps, H200)
+    elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) and acc.dtype == tl.float16:
+        # fp8 or fp16 into fp16: the sum in fp32, rounded to fp16 once (Triton's compiler for the
+        # H200 fails on the fp16 form: TritonCombineOps rewrites it into a dot with an fp32 zero)
         return (acc.to(tl.float32) + tl.sum(tl.expand_dims(a.to(tl.float32), len(a.shape)) *
                 tl.expand_dims(b.to(tl.float32), len(b.shape) - 2), axis=len(a.shape) - 1)).to(tl.float16)
     elif K < (32 if a.dtype.primitive_bitwidth == 8 else 16) or one_row:

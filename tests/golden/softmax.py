@@ -66,10 +66,42 @@ def _c2t_exp(x):
         return tl.exp(x.to(tl.float32))
 
 
+@triton.constexpr_function
+def _c2t_gather_message(base, ptrs, mask, other=None, value=None):
+    """'' where cuTile takes a gather's or scatter's custom `mask` (a bool tile broadcastable to the
+    index shape, that of `ptrs`, or none), a gather's integer padding `other` (a constant in the
+    range of the array's dtype, `base`'s) and a scatter's `value` (broadcastable to the index
+    shape), else its error as 'cuTile <class>: <message>'."""
+    names = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "int1": "bool_"}
+    ps = tuple(int(getattr(n, "value", n)) for n in getattr(ptrs, "shape", ()))
+    if hasattr(value, "dtype"):
+        vs = tuple(int(getattr(n, "value", n)) for n in getattr(value, "shape", ()))
+        if len(vs) > len(ps) or any(v not in (1, p) for v, p in zip(vs[::-1], ps[::-1])):
+            return f"cuTile TileTypeError: Value shape {vs} is not broadcastable to the index shape {ps}"
+    if hasattr(mask, "dtype"):
+        d = mask.dtype.name
+        if d != "int1":
+            return f"cuTile TileTypeError: Custom mask must have boolean dtype, but got {names.get(d, d)}"
+        ms = tuple(int(getattr(n, "value", n)) for n in getattr(mask, "shape", ()))
+        if len(ms) > len(ps) or any(m not in (1, p) for m, p in zip(ms[::-1], ps[::-1])):
+            return f"cuTile TileTypeError: Custom mask shape {ms} is not broadcastable to the index shape {ps}"
+    elt = base.dtype.element_ty
+    if type(other) is int and elt.is_int() and not elt.is_int1():
+        bits = elt.primitive_bitwidth
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if elt.is_int_signed() else (0, (1 << bits) - 1)
+        if not lo <= other <= hi:
+            return f"cuTile TileValueError: {other} is out of range of {elt.name}"
+    return ""
+
+
 @triton.jit
 def _c2t_gather_2d(base, n0, n1, s0, s1, i0, i1, mask, other, CHECK: tl.constexpr):
-    """ct.gather: element indices broadcast together; negative or too-large indices read `other`."""
+    """ct.gather: element indices broadcast together; negative or too-large indices read `other`.
+    cuTile's rules on `mask` and `other` checked first (_c2t_gather_message)."""
     ptrs = base + i0 * s0 + i1 * s1
+    msg: tl.constexpr = _c2t_gather_message(base, ptrs, mask, other)
+    tl.static_assert(msg == "", msg)
     if CHECK:
         inb = (i0 >= 0) & (i0 < n0) & (i1 >= 0) & (i1 < n1)
         if mask is not None:
@@ -87,6 +119,8 @@ def _c2t_scatter_2d(base, n0, n1, s0, s1, i0, i1, value, mask, CHECK: tl.constex
     """ct.scatter: element indices broadcast together; out-of-bounds lanes are dropped."""
     value = _c2t_cast(value, base, "scatter")
     ptrs = base + i0 * s0 + i1 * s1
+    msg: tl.constexpr = _c2t_gather_message(base, ptrs, mask, None, value)
+    tl.static_assert(msg == "", msg)
     if CHECK:
         inb = (i0 >= 0) & (i0 < n0) & (i1 >= 0) & (i1 < n1)
         if mask is not None:

@@ -265,7 +265,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
     conflicts = {}
     arrays, lists = infer_params(fd, info, names, conflicts=conflicts)
     _pin_launch_ranks(shared.launch_ranks.get(fd.name, {}), arrays, conflicts, fd)
-    choices = _rank_choices(conflicts)
+    choices = _rank_choices(conflicts, shared.launch_ranks.get(fd.name, {}))
     if conflicts and not choices:
         for name, ranks in conflicts.items():
             p = next(p for p in fd.params if p.name == name)
@@ -274,7 +274,7 @@ def plan_kernel(shared: Shared, fd: N.FunctionDef) -> KernelPlan:
                               "the branches that Constant arguments (or the arrays' ranks) select, and more than "
                               f"{_MAX_RANK_VARIANTS} kernels (one per combination of ranks) would be needed",
                     p.span, "split the kernel (one per rank), or give the array one rank on the host (e.g. pass "
-                            "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)")
+                            "a 1-D tensor as `t.view(-1, 1)` and index it with 2-D indices)").rank_bound = name
         ok = False
     if choices:
         return _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts,
@@ -305,14 +305,17 @@ def _rank_uses(ranks: dict) -> str:
     return " and ".join(f"as a {r}-D array (line {n.span.line})" for r, n in sorted(ranks.items(), reverse=True))
 
 
-def _rank_choices(conflicts: dict) -> list:
+def _rank_choices(conflicts: dict, given: dict) -> list:
     """The rank combinations of the arrays used with several ranks ({array: rank} each), or [] when
-    there are none or more than _MAX_RANK_VARIANTS."""
+    there are none or more than _MAX_RANK_VARIANTS; then, where `given` (a launch's ranks,
+    Options.ranks) names a rank for each of them that the kernel uses, that one combination."""
     if not conflicts:
         return []
     names = sorted(conflicts)
     combos = list(itertools.product(*(sorted(conflicts[n]) for n in names)))
     if len(combos) > _MAX_RANK_VARIANTS:
+        if all(given.get(n) in conflicts[n] for n in names):
+            return [{n: given[n] for n in names}]
         return []
     return [dict(zip(names, c)) for c in combos]
 
@@ -321,8 +324,12 @@ def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts
     """One sub plan (kernel and internal launcher) per rank combination. In each, a branch of an
     `if` that cannot be lowered with those ranks becomes `tl.static_assert(False, ...)` (Triton,
     as cuTile, compiles only the branches Constant arguments select); a branch that no
-    combination can lower is an error, reported as such."""
+    combination can lower is an error, reported as such (not where the one combination lowered is
+    a launch's ranks, `keep`, of a kernel with more combinations than are written: other launches
+    lower the other branches)."""
     n0 = len(shared.reporter.items)
+    launched = bool(keep) and len(choices) == 1 and \
+        len(list(itertools.product(*conflicts.values()))) > _MAX_RANK_VARIANTS
     names = [fd.name + "".join(f"_{n}_{r}d" for n, r in choice.items()) for choice in choices]
     for name, ranks in sorted(conflicts.items()):
         p = next(p for p in fd.params if p.name == name)
@@ -339,7 +346,7 @@ def _plan_rank_variants(shared, fd, hints, ok, arrays, lists, choices, conflicts
         for key, diags in sub_dead.items():
             dead.setdefault(key, diags)
         lowered |= sub_lowered
-    for key in sorted(dead.keys() - lowered):       # no lowering (rank or layout flag) lowered it
+    for key in (sorted(dead.keys() - lowered) if not launched else ()):    # no lowering lowered it
         shared.reporter.restore(dead[key])
     if keep:        # a launch's ranks (Options.ranks): its variant only
         subs = [s for s in subs if all(s.rank_choice.get(n, r) == r for n, r in keep.items())] or subs

@@ -404,15 +404,19 @@ for _name in ("sum", "max", "min", "argmax", "argmin"):
 @op("mma")
 def op_mma(cx, call, args):
     x, y, acc = (_req(cx, "mma", args, k, call) for k in ("x", "y", "acc"))
+    fast = ""
     if "use_fast_acc" in args:
         cx.note("C2T202", "ct.mma: use_fast_acc hint dropped", call)
+        f = cx.expr(args["use_fast_acc"])
+        if not (f.known and f.value is False):      # (cuTile's check: fp8 operands only)
+            fast = f", FAST_ACC={f.code}"
     if (x.rank is not None and x.rank != 2) or (y.rank is not None and y.rank != 2):
         if x.rank != y.rank and not (acc.rank == 3 and x.rank in (2, 3) and y.rank in (2, 3)):
             cx.fail("C2T101", "ct.mma with these operand ranks is not supported yet (2-D or 3-D operands with "
                               "a 3-D accumulator are)", call)
     prec = precision(x, y)
     cx.count_dot()
-    return V(f"{cx.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(cx, call)})", T.TILE,
+    return V(f"{cx.use('_c2t_mma')}({x.code}, {y.code}, {acc.code}, {prec}{_chain_flag(cx, call)}{fast})", T.TILE,
              rank=acc.rank, shape=acc.shape, **dtype_facts.kept(acc))
 
 
@@ -918,7 +922,9 @@ def method_call(cx, base: V, name: str, e: N.Call) -> V:
     if handler is not None:
         return handler(cx, base, e)
     if name == "item":      # (the tile's dtype: its family, e.g. an int64 array's)
-        return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
+        if base.kind in (T.STATIC, T.SCALAR) or base.rank == 0:
+            return V(f"tl.reshape({base.code}, [])", T.SCALAR, **dtype_facts.kept(base))
+        return V(f"{cx.use('_c2t_item')}({base.code})", T.SCALAR, **dtype_facts.kept(base))
     if name in rules.TILE_METHODS:
         this = N.Name(span=e.span, id="__self__")       # the tile, as the ct function's first argument
         fake = N.Call(span=e.span, func=e.func, args=[this] + list(e.args), keywords=e.keywords)

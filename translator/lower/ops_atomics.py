@@ -164,10 +164,11 @@ def raw_store_offset(cx, base, call):
     ptrs = _offset_ptr(cx, base, args, name, call)
     _latency(cx, args, name, call)
     val = _req(cx, name, args, "value", call)
-    mask = f", mask={cx.expr(args['mask']).code}" if "mask" in args else ""
+    mask = cx.expr(args["mask"]).code if "mask" in args else "None"
     cx.mark_written(base.array)
     cast = cx.use("_c2t_cast")         # cuTile's implicit cast, checked when compiled
-    return V(f'tl.store({ptrs}, {cast}({val.code}, {base.array.ptr}, "raw_store"){mask})', T.STATIC)
+    store = cx.use("_c2t_raw_store")   # ... and its shape rules
+    return V(f'{store}({ptrs}, {cast}({val.code}, {base.array.ptr}, "raw_store"), {mask})', T.STATIC)
 
 
 def _raw_rmw(opname):

@@ -100,7 +100,9 @@ def _extract(cx, x: V, args, call):
     if rank == 0:
         return x
     fn = cx.use_rank("extract", rank)
-    code = f"{fn}({x.code}, {', '.join(i.code for i in idx)}, {', '.join(s.code for s in shape)})"
+    # (constant indices, literals or Constant parameters: cuTile checks them against the grid)
+    known = ", KNOWN=True" if all(i.kind == T.STATIC for i in idx) else ""
+    code = f"{fn}({x.code}, {', '.join(i.code for i in idx)}, {', '.join(s.code for s in shape)}{known})"
     if scalar:
         return V(f"tl.reshape({code}, [])", T.SCALAR, rank=0)
     return V(code, T.TILE, rank=rank)

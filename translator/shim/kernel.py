@@ -40,8 +40,11 @@ class ShimTranslationError(RuntimeError):
     """A kernel the translator refused (its diagnostics, at the user's lines). Not a cuTile
     TileError: a test expecting cuTile's own compile error does not pass on it."""
 
-    def __init__(self, kernel, diagnostics):
+    def __init__(self, kernel, diagnostics, rank_bound=()):
         self.kernel, self.diagnostics = kernel, diagnostics
+        # array parameters used with more rank combinations than one translation writes kernels
+        # for: the kernel is translated again for each launch's ranks (ShimKernel.launch)
+        self.rank_bound = tuple(rank_bound)
         # the first diagnostic on the first line: pytest's short summary and log greps show one line
         super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
 
@@ -58,8 +61,9 @@ def cutile_error(exc):
     found, seen = None, set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        m = _CUTILE_ERROR.search(str(exc))
-        if m:
+        # (the last: a CompilationError's text quotes the source lines above the failing one
+        # first, where another check's message may be written)
+        for m in _CUTILE_ERROR.finditer(str(exc)):
             found = m
         exc = exc.__cause__ or exc.__context__
     cls = getattr(CT, found.group(1), None) if found else None
@@ -167,14 +171,17 @@ def _load(key, built, kernel_name, ranks=None):
             code = f.read().decode("utf-8")
     if code is None:
         from ..api import Options, translate_source
-        options = Options(check=False, partial=False, format=False, ranks={kernel_name: ranks} if ranks else None)
+        # (every launcher takes c2t_pdl: ct.launch(..., programmatic_dependent_launch=True) passes it)
+        options = Options(check=False, partial=False, launcher_needs=frozenset({"pdl"}),
+                          ranks={kernel_name: ranks} if ranks else None)
         res = translate_source(built.text, built.filename, options)
         if os.environ.get("C2T_SHIM_VERBOSE", "0") != "0":
             for d in res.diagnostics:
                 print("cutile2triton shim: " + _format(d, built), file=sys.stderr)
         if not res.ok:
             errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
-            refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
+            refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors],
+                                           sorted({d.rank_bound for d in errors if d.rank_bound}))
             cutile = errors[0].cutile
             unbound = _unbound_name(errors[0])
             if unbound in built.deferred:

@@ -835,6 +835,12 @@ def ct_call(cx, path: str, e: N.Call) -> V:
         x = cx.expr(e.args[0]) if len(e.args) == 1 and not e.keywords else cx.fail(
             "C2T109", "ct.sigmoid takes one argument", e)
         return V(f"{cx.use('_c2t_sigmoid')}({x.code})", x.kind, rank=x.rank)
+    if entry is None and path == "static_iter":      # (a for loop's iterable is kernel.py's _static_iter)
+        direct = cx.info.ct_path(e.func) == "static_iter"
+        cx.fail("C2T103", "ct.static_iter is only allowed as the iterable of a `for` loop, named directly", e,
+                cutile=("TileSyntaxError", "static_iter() is only allowed as iterable in a `for` loop, i.e. "
+                        "`for i in ct.static_iter(...)`" if direct else "static_iter() must be used directly "
+                        "by name, e.g. cuda.tile.static_iter() or ct.static_iter()."))
     if entry is None:
         if not is_exported(path):
             cx.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)

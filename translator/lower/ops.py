@@ -748,7 +748,7 @@ def call(cx, e: N.Call) -> V:
     if f.kind == T.MODULE and str(f.value).startswith("operator."):
         return operator_call(cx, str(f.value)[9:], e)
     if f.kind == T.CONSTOBJ and isinstance(f.value, Refused):
-        return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e)
+        return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e, error=f.value.error)
     if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
         args = [cx.expr(a) for a in e.args]
         kws = {k.name: cx.expr(k.value) for k in e.keywords}

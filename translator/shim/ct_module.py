@@ -261,18 +261,36 @@ class TileInternalError(TileError):
     pass
 
 
-class TileCompilerExecutionError(TileInternalError):
+class TileCompilerError(TileInternalError):
     pass
 
 
-class TileCompilerTimeoutError(TileInternalError):
+class TileCompilerExecutionError(TileCompilerError):
     pass
+
+
+class TileCompilerTimeoutError(TileCompilerError):
+    pass
+
+
+class UnsupportedCallError(TileError):
+    """cuTile's error for a call kernel code cannot make (`eval()`, a class's constructor)."""
 
 
 _EXCEPTIONS = {c.__name__: c for c in (
     TileError, TileSyntaxError, TileTypeError, TileValueError, TileUnsupportedFeatureError,
     TileRecursionError, TileStaticAssertionError, TileStaticEvalError, StaticException,
     TileInternalError, TileCompilerExecutionError, TileCompilerTimeoutError)}
+# cuda.tile._exception's own names of these classes (cuTile's TileTypeError is its TypeCheckingError),
+# and the classes it has that ct does not export
+_EXCEPTION_NAMES = dict(
+    _EXCEPTIONS, UnsupportedSyntaxError=TileSyntaxError, TypeCheckingError=TileTypeError,
+    RecursionLimitError=TileRecursionError, InvalidValueError=TileValueError,
+    UnsupportedFeatureError=TileUnsupportedFeatureError, InternalError=TileInternalError,
+    StaticEvalError=TileStaticEvalError, StaticAssertionError=TileStaticAssertionError,
+    TileCompilerError=TileCompilerError, InternalCompilerError=TileCompilerError,
+    CompilerExecutionError=TileCompilerExecutionError, CompilerTimeoutError=TileCompilerTimeoutError,
+    UnsupportedCallError=UnsupportedCallError)
 for _c in _EXCEPTIONS.values():
     _c.__module__ = "cuda.tile"
 
@@ -483,8 +501,8 @@ def module():
     tune_modules = _tune.modules(_new_module)
     ct.tune = tune_modules["cuda.tile.tune"]
     exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
-    exc.__dict__.update(_EXCEPTIONS)
-    exc.TypeCheckingError = TileTypeError       # (cuTile's TileTypeError is this class's other name)
+    exc.__dict__.update(_EXCEPTION_NAMES)
+    _kernel.ERRORS = _EXCEPTION_NAMES
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")

@@ -26,6 +26,7 @@ _LOCK = threading.RLock()
 _MODULES = {}           # key -> the translated module (or the exception its translation raised)
 _TRANSLATOR_HASH = None
 CT = None               # the shim's cuda.tile module (ct_module.module() sets it)
+ERRORS = {}             # cuTile's error classes by their names in cuda.tile._exception (set there too)
 
 
 class _Refused(Exception):
@@ -46,7 +47,7 @@ class ShimTranslationError(RuntimeError):
         super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
 
 
-_CUTILE_ERROR = re.compile(r"cuTile (Tile[A-Za-z]*Error): ([^\n]*)")
+_CUTILE_ERROR = re.compile(r"cuTile ([A-Z][A-Za-z]*Error): ([^\n]*)")
 
 
 def cutile_error(exc):
@@ -62,7 +63,7 @@ def cutile_error(exc):
         if m:
             found = m
         exc = exc.__cause__ or exc.__context__
-    cls = getattr(CT, found.group(1), None) if found else None
+    cls = ERRORS.get(found.group(1)) if found else None
     return cls(found.group(2)) if isinstance(cls, type) and issubclass(cls, Exception) else None
 
 
@@ -136,7 +137,7 @@ def _load(key, built, kernel_name):
         if not res.ok:
             errors = [d for d in res.diagnostics if d.severity == "error"] or res.diagnostics
             refused = ShimTranslationError(kernel_name, [_format(d, built) for d in errors])
-            cls = getattr(CT, errors[0].cutile[0], None) if errors[0].cutile else None
+            cls = ERRORS.get(errors[0].cutile[0]) if errors[0].cutile else None
             if isinstance(cls, type) and issubclass(cls, Exception):
                 # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
                 err = cls(errors[0].cutile[1])

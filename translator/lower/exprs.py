@@ -47,7 +47,12 @@ class ExpressionLowering:
     def e_Name(self, e):
         nm = e.id
         if nm in self.env:
-            return self.env[nm]
+            v = self.env[nm]
+            if v.kind == T.PATHDEP:
+                self.fail("C2T105", v.value[0], e, "choose the value that differs with a Constant parameter, "
+                          "or keep each path's uses in its own branch",
+                          cutile=("TileTypeError", v.value[1]) if v.value[1] else None)
+            return v
         info = self.s.info
         if nm in info.constants:
             return self.static_value(info.constants[nm], e, name=nm)

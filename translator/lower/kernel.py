@@ -823,6 +823,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                           hint="call each function on its own path, or pass the value that differs as an argument")
             if k not in self.env:
                 self.env[k] = v
+            elif runtime and v.kind == self.env[k].kind and v.kind in (T.ENUM, T.DTYPE) \
+                    and (v.value, v.code) != (self.env[k].value, self.env[k].code) \
+                    and (v.value != self.env[k].value or v.value is None):
+                self.env[k] = self._path_dependent(k, v, self.env[k], node)
             elif self.env[k].kind != v.kind:
                 self.env[k] = V(k, T.TILE if T.TILE in (v.kind, self.env[k].kind) else T.UNKNOWN)
             elif (self.env[k].known or v.known) and not (
@@ -837,6 +841,24 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.env[k] = dataclasses.replace(self.env[k], shape=None)
             if k in other and self.env[k].nonneg != other[k].nonneg:     # so is a sign
                 self.env[k] = dataclasses.replace(self.env[k], nonneg=None)
+
+    def _path_dependent(self, k, then: V, other: V, node) -> V:
+        """`k` bound to the enum member or dtype `then` on one path through the run-time `if` or
+        loop `node` and to `other` on the other: a value no translation-time code can stand for
+        (refused where read: e_Name). An enum member differing between an `if`'s branches is
+        cuTile's TileTypeError, with its message (the lines of the two assignments)."""
+        where = "loop" if isinstance(node, (N.For, N.While)) else "`if`"
+        what = "enum member" if then.kind == T.ENUM else "dtype"
+        msg = f"`{k}` is a different {what} on each path through this {where} (a translation-time value)"
+        cutile = None
+        if isinstance(node, N.If) and then.kind == T.ENUM:
+            lines = [_last_assignment(node.body, k), _last_assignment(node.orelse, k)]
+            if lines[1] is None:         # (no else branch: the value from before the `if`)
+                lines[1] = _last_assignment([st for st in self.fd.body if st.span.line < node.span.line], k)
+            if None not in lines:
+                cutile = (f"Type of `{k}` depends on path taken: <enum constant {other.value}> (line {lines[1]}) "
+                          f"vs. <enum constant {then.value}> (line {lines[0]})")
+        return V(k, T.PATHDEP, value=(msg, cutile))
 
     def _same_descriptors(self, other: dict, node):
         """Views and arrays are bound at translation time: a name bound to different ones on two
@@ -1352,6 +1374,17 @@ def _foreign_source(node, info):
 _STATIC_EXITS = {"break": "Break in a for loop with static_iter() is not supported",
                  "continue": "Continue in a for loop with static_iter() is not supported"}
 _FOR_RETURN = "Returning from a for loop is not supported"
+
+
+def _last_assignment(stmts, name):
+    """The line of the last assignment to `name` in `stmts` (nested blocks too, not nested defs)."""
+    line = None
+    for n in walk(stmts):
+        targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(n, (N.AugAssign, N.AnnAssign)) \
+            else []
+        if any(isinstance(x, N.Name) and x.id == name for t in targets for x in walk(t)):
+            line = max(line or 0, n.span.line)
+    return line
 
 
 # cuTile's functions a static_iter iterable may call (its stubs with static_eval_ok=True)

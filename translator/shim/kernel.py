@@ -93,6 +93,12 @@ def _folder() -> Path:
     return d
 
 
+def _user_lines(message: str, built) -> str:
+    """A cuTile message quoting lines of the kernel's source (`(line 12)`: its path-dependent types),
+    with the built module's lines as the user's file numbers them."""
+    return re.sub(r"\(line (\d+)\)", lambda m: f"(line {built.where(int(m.group(1)))[1]})", message)
+
+
 def _format(diag, built) -> str:
     fname, line, col = built.where(diag.line, diag.col)
     text = f"{fname}:{line}:{col}: {diag.severity} {diag.code}: {diag.message}"
@@ -140,7 +146,7 @@ def _load(key, built, kernel_name):
             cls = ERRORS.get(errors[0].cutile[0]) if errors[0].cutile else None
             if isinstance(cls, type) and issubclass(cls, Exception):
                 # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
-                err = cls(errors[0].cutile[1])
+                err = cls(_user_lines(errors[0].cutile[1], built))
                 err.__cause__ = refused
                 raise _Refused(err)
             raise refused

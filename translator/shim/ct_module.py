@@ -18,6 +18,7 @@ import types
 import warnings
 
 from ..coverage import EXPORTS
+from . import datatype as _datatype
 from . import internals
 from . import kernel as _kernel
 from . import tune as _tune
@@ -40,10 +41,14 @@ class DType:
 
     def __init__(self, name):
         self.name = self.__name__ = name         # (cuTile's DType has __name__: pytest names parameters by it)
+        self.__module__ = "cuda.tile._datatype"  # (where pickle finds it again)
         self._c2t_src = f"ct.{name}"
 
     def __repr__(self):
         return f"<DType '{self.name}'>"
+
+    def __reduce__(self):       # (pickled and copied as the module's object: `pickle.loads(...) is float16`)
+        return self.name
 
     def __str__(self):
         return self.name
@@ -506,7 +511,8 @@ def module():
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
-    datatype.__dict__.update(_DTYPES, DType=DType)
+    datatype.__dict__.update(_datatype.names(lambda x: _to_dtype(_DTYPES[x] if isinstance(x, str) else x),
+                                             _dtype_name, _DTYPE_NAMES), DType=DType)
     for name, served in internals.served(_to_dtype, _is_implicit_cast_ok).items():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)

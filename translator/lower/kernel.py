@@ -472,8 +472,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             return ", ".join(names)
         base = self.env.get(target.value.id) if isinstance(target, N.Subscript) and isinstance(
             target.value, N.Name) else None
-        immutable = ("TileTypeError", "Tuples are immutable: item assignment is not supported.") \
-            if base is not None and base.kind == T.TUPLE else None      # (`t[0] = 7`: cuTile's error too)
+        # (`t[0] = 7` of a tuple or a tile: cuTile's error too, its setitem rules)
+        immutable = None if base is None else {
+            T.TUPLE: ("TileTypeError", "Tuples are immutable: item assignment is not supported."),
+            T.TILE: ("TileTypeError", "Tiles are immutable: item assignment is not supported."),
+        }.get(base.kind)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
                             "(cuTile arrays are written with ct.store/ct.scatter)", target, cutile=immutable)
 

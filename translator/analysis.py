@@ -552,6 +552,12 @@ def _dataclass_facts(info: ModuleInfo, st: N.Other, cls):
     fx = dataclass_rules.facts(st, lambda e: _qualified(info, e), info.dataclass_facts)
     if fx is None:
         info.dataclass_facts.pop(st.name, None)
+        if cls is None and not st.decorators and all(isinstance(b, N.Name) and b.id == "object"
+                                                     for b in st.bases):
+            # a plain class (no dataclass, no enum): cuTile creates no instances of it in kernels
+            info.refused_classes[st.name] = dataclass_rules.Refused(
+                st.name, f'Creating instances of type "{st.name}" is not supported in device code',
+                error="UnsupportedCallError")
         return
     info.dataclass_facts[st.name] = fx
     msg = dataclass_rules.refusal(fx)

@@ -84,8 +84,8 @@ class Refused:
     """A module-level class kernels may not create instances of (cuTile's `message`), as the
     lowering holds it: a call is cuTile's TileTypeError when the translation compiles."""
 
-    def __init__(self, name: str, message: str):
-        self.name, self.message = name, message
+    def __init__(self, name: str, message: str, error: str = "TileTypeError"):
+        self.name, self.message, self.error = name, message, error
 
     def __repr__(self):
         return f"<class {self.name} (cuTile refuses its instances)>"

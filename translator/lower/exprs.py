@@ -48,7 +48,12 @@ class ExpressionLowering:
     def e_Name(self, e):
         nm = e.id
         if nm in self.env:
-            return self.env[nm]
+            v = self.env[nm]
+            if v.kind == T.PATHDEP:
+                self.fail("C2T105", v.value[0], e, "choose the value that differs with a Constant parameter, "
+                          "or keep each path's uses in its own branch",
+                          cutile=("TileTypeError", v.value[1]) if v.value[1] else None)
+            return v
         info = self.s.info
         fd = getattr(self, "fd", None)
         if nm in getattr(self, "one_path", ()):
@@ -687,6 +692,11 @@ class ExpressionLowering:
                  rank=b.rank if b.rank == o.rank else None, tf32=_chosen_tf32(t, b, o))
 
     def e_Call(self, e):
+        if isinstance(e.func, N.Name):
+            why = unsupported_builtin(self.s.info, self.env, e.func.id)
+            if why:
+                self.fail("C2T103", f"`{e.func.id}()` cannot be called in kernel code (cuTile refuses it too)", e,
+                          cutile=("UnsupportedCallError", why))
         return ops.call(self.cx, e)
 
     def e_Raw(self, e):
@@ -741,6 +751,28 @@ def own_locals(fd, info) -> set:
     if got is None or got[0] is not fd:
         got = info.memo[key] = (fd, N.local_names(fd.body))
     return got[1]
+
+
+# Python builtins cuTile implements in kernel code (its @impl registrations); calling another one is
+# its UnsupportedCallError (hir2ir's _call_function)
+CUTILE_BUILTINS = frozenset(("abs", "bool", "divmod", "float", "getattr", "int", "len", "max", "min", "print",
+                             "range", "repr", "slice", "str", "tuple"))
+
+
+def unsupported_builtin(info, env, nm: str):
+    """cuTile's UnsupportedCallError message for calling the builtin `nm` in kernel code (a builtin
+    function or class cuTile does not implement, bound nowhere else), else None."""
+    if nm in env or nm in CUTILE_BUILTINS or nm.startswith("_") or not hasattr(builtins, nm):
+        return None
+    known = _module_names(info)
+    if known is None or nm in known or info.ct_path(N.Name(span=None, id=nm)) is not None:
+        return None
+    obj = getattr(builtins, nm)
+    if isinstance(obj, type):
+        return f'Creating instances of type "{nm}" is not supported in device code'
+    if callable(obj):
+        return f"{nm}() is not supported in device code"
+    return None
 
 
 def _module_names(info) -> set:

@@ -483,8 +483,11 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             return ", ".join(names)
         base = self.env.get(target.value.id) if isinstance(target, N.Subscript) and isinstance(
             target.value, N.Name) else None
-        immutable = ("TileTypeError", "Tuples are immutable: item assignment is not supported.") \
-            if base is not None and base.kind == T.TUPLE else None      # (`t[0] = 7`: cuTile's error too)
+        # (`t[0] = 7` of a tuple or a tile: cuTile's error too, its setitem rules)
+        immutable = None if base is None else {
+            T.TUPLE: ("TileTypeError", "Tuples are immutable: item assignment is not supported."),
+            T.TILE: ("TileTypeError", "Tiles are immutable: item assignment is not supported."),
+        }.get(base.kind)
         self.fail("C2T103", "assignment to subscripts or attributes is not supported in kernel code "
                             "(cuTile arrays are written with ct.store/ct.scatter)", target, cutile=immutable)
 
@@ -863,6 +866,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                           hint="call each function on its own path, or pass the value that differs as an argument")
             if k not in self.env:
                 self.env[k] = v
+            elif runtime and v.kind == self.env[k].kind and v.kind in (T.ENUM, T.DTYPE) \
+                    and (v.value, v.code) != (self.env[k].value, self.env[k].code) \
+                    and (v.value != self.env[k].value or v.value is None):
+                self.env[k] = self._path_dependent(k, v, self.env[k], node)
             elif self.env[k].kind != v.kind:
                 self.env[k] = V(k, T.TILE if T.TILE in (v.kind, self.env[k].kind) else T.UNKNOWN)
             elif (self.env[k].known or v.known) and not (
@@ -877,6 +884,24 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
                 self.env[k] = dataclasses.replace(self.env[k], shape=None)
             if k in other and self.env[k].nonneg != other[k].nonneg:     # so is a sign
                 self.env[k] = dataclasses.replace(self.env[k], nonneg=None)
+
+    def _path_dependent(self, k, then: V, other: V, node) -> V:
+        """`k` bound to the enum member or dtype `then` on one path through the run-time `if` or
+        loop `node` and to `other` on the other: a value no translation-time code can stand for
+        (refused where read: e_Name). An enum member differing between an `if`'s branches is
+        cuTile's TileTypeError, with its message (the lines of the two assignments)."""
+        where = "loop" if isinstance(node, (N.For, N.While)) else "`if`"
+        what = "enum member" if then.kind == T.ENUM else "dtype"
+        msg = f"`{k}` is a different {what} on each path through this {where} (a translation-time value)"
+        cutile = None
+        if isinstance(node, N.If) and then.kind == T.ENUM:
+            lines = [_last_assignment(node.body, k), _last_assignment(node.orelse, k)]
+            if lines[1] is None:         # (no else branch: the value from before the `if`)
+                lines[1] = _last_assignment([st for st in self.fd.body if st.span.line < node.span.line], k)
+            if None not in lines:
+                cutile = (f"Type of `{k}` depends on path taken: <enum constant {other.value}> (line {lines[1]}) "
+                          f"vs. <enum constant {then.value}> (line {lines[0]})")
+        return V(k, T.PATHDEP, value=(msg, cutile))
 
     def _same_descriptors(self, other: dict, node):
         """Views and arrays are bound at translation time: a name bound to different ones on two
@@ -935,6 +960,10 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             path = self.s.info.ct_path(it.func) if isinstance(it, N.Call) else None
             if path == "static_iter":
                 return self._static_iter(st, depth)
+            if isinstance(it, N.Call) and not isinstance(it.func, N.Lambda):
+                f = self.expr(it.func)
+                if f.kind == T.CTFUNC and f.value == "static_iter":     # `f = ct.static_iter; for i in f(...)`
+                    self.expr(it)       # (ops.ct_call: cuTile's error)
             self.fail("C2T103", "kernel loops must iterate over range(...)", it)
         if it.keywords or not 1 <= len(it.args) <= 3:
             self.fail("C2T109", "range() takes 1 to 3 positional arguments", it)
@@ -985,17 +1014,26 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
         it = st.iter
         if len(it.args) != 1 or it.keywords:
             self.fail("C2T109", "ct.static_iter takes one iterable", it)
-        leave = _static_iter_exit(st.body)
-        if leave is not None:       # (the passes leave both in these loops: see loop_exits.py)
-            self.fail("C2T103", f"`{'return' if isinstance(leave, N.Return) else 'break'}` in a for loop over "
-                                "ct.static_iter is not supported (cuTile rejects it too)", leave,
-                      "iterate over range(...) to leave the loop early, or guard the rest of the body with an if")
+        found = _static_iter_exit(st.body)
+        if found is not None:       # (the passes leave these in such loops: see loop_exits.py)
+            leave, why = found
+            kind = "return" if isinstance(leave, N.Return) else leave.kind
+            self.fail("C2T103", f"`{kind}` in a for loop over ct.static_iter is not supported"
+                                + (" (cuTile rejects it too)" if why else ""), leave,
+                      "iterate over range(...) to leave the loop early, or guard the rest of the body with an if",
+                      cutile=("TileSyntaxError", why) if why else None)
         src = it.args[0]
+        self._static_iter_calls(src)
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "range" \
                 and "range" not in self.env:
             args = [self.expr(a) for a in src.args]
-            if not all(a.is_static for a in args) or not isinstance(st.target, N.Name):
-                self.fail("C2T105", "ct.static_iter(range(...)) needs constant bounds", src)
+            runtime = any(a.is_runtime for a in args)
+            if runtime or not all(a.is_static for a in args) or not isinstance(st.target, N.Name):
+                # (cuTile evaluates the range in Python: a runtime bound's __index__ raises)
+                self.fail("C2T105", "ct.static_iter(range(...)) needs constant bounds", src,
+                          cutile=("TileStaticEvalError", "Exception was raised inside static_iter() iterable "
+                                  "(ValueError: Symbolic tile has no concrete value and thus cannot be "
+                                  "converted to an integer)") if runtime else None)
             bounds = ", ".join(a.code for a in args)
             if all(a.known and isinstance(a.value, int) for a in args) and len(args) in (1, 2, 3) \
                     and (len(args) < 3 or args[2].value != 0):
@@ -1025,7 +1063,30 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
     def _static_iter_too_long(self, count, src):
         self.fail("C2T105", f"ct.static_iter unrolls at most {STATIC_ITER_MAX} iterations, as cuTile does "
                             f"(this iterable has {count})", src,
-                  "iterate over range(...): a loop that runs in the kernel")
+                  "iterate over range(...): a loop that runs in the kernel",
+                  cutile=("TileStaticEvalError", f"Maximum number of iterations ({STATIC_ITER_MAX}) has been "
+                          "reached while unpacking the static_iter() iterable"))
+
+    def _static_iter_calls(self, src):
+        """cuTile evaluates a static_iter iterable in Python, where a cuTile function other than
+        its arithmetic and comparisons (STATIC_EVAL_OK) raises TileStaticEvalError."""
+        for n in walk(src):
+            if isinstance(n, N.Call):
+                path = self.s.info.ct_path(n.func)
+                if path and "." not in path and path not in STATIC_EVAL_OK and registry.lookup(path):
+                    self.fail("C2T105", f"ct.{path} cannot be called in a ct.static_iter iterable", n,
+                              cutile=("TileStaticEvalError",
+                                      f"{path}() cannot be called inside static_iter() iterable."))
+
+    def _static_item_checks(self, src, items):
+        """cuTile's errors for a static_iter iterable that is a literal: an item that is (or holds)
+        a list (no cuTile constant), a Python scalar (not iterable)."""
+        if isinstance(src, N.TupleExpr):
+            for k, e in enumerate(src.elts):
+                if _holds_list(e):
+                    self.fail("C2T105", "a ct.static_iter item cannot be a list", e,
+                              cutile=("TileStaticEvalError", f"Invalid item #{k} of static_iter() iterable: "
+                                      "Cannot create constant from value of type list."))
 
     def _static_items(self, src, what: str = "ct.static_iter") -> list:
         if isinstance(src, N.Call) and isinstance(src.func, N.Name) and src.func.id == "reversed" \
@@ -1052,8 +1113,13 @@ class FunctionLowerer(GemmLoops, ExpressionLowering):
             return [V("", T.TUPLE, elts=list(group)) for group in zip(*seqs)]
         v = self.expr(src)
         if v.kind != T.TUPLE or v.elts is None:
+            scalar = v.known and (v.value is None or type(v.value) in (bool, int, float))
             self.fail("C2T105", f"{what} needs a tuple (or zip/enumerate of tuples) known at "
-                                "translation time", src)
+                                "translation time", src,
+                      cutile=("TileTypeError", f"Invalid static_iter() iterable: '{type(v.value).__name__}' "
+                              "object is not iterable") if scalar and what == "ct.static_iter" else None)
+        if what == "ct.static_iter":
+            self._static_item_checks(src, v.elts)
         return list(v.elts)
 
     def _bind_static(self, target, item: V, node):
@@ -1359,21 +1425,72 @@ def _foreign_source(node, info):
     return node.value if isinstance(node, N.Attr) and node.attr == "foreign_pointer" else node
 
 
+# cuTile's words (TileSyntaxError, its ast2hir) for leaving a ct.static_iter loop's own body
+_STATIC_EXITS = {"break": "Break in a for loop with static_iter() is not supported",
+                 "continue": "Continue in a for loop with static_iter() is not supported"}
+_FOR_RETURN = "Returning from a for loop is not supported"
+
+
+def _last_assignment(stmts, name):
+    """The line of the last assignment to `name` in `stmts` (nested blocks too, not nested defs)."""
+    line = None
+    for n in walk(stmts):
+        targets = n.targets if isinstance(n, N.Assign) else [n.target] if isinstance(n, (N.AugAssign, N.AnnAssign)) \
+            else []
+        if any(isinstance(x, N.Name) and x.id == name for t in targets for x in walk(t)):
+            line = max(line or 0, n.span.line)
+    return line
+
+
+# cuTile's functions a static_iter iterable may call (its stubs with static_eval_ok=True)
+STATIC_EVAL_OK = frozenset((
+    "matmul", "add", "sub", "mul", "truediv", "floordiv", "pow", "mod", "divmod", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_lshift", "bitwise_rshift", "bitwise_not", "minimum", "maximum",
+    "cdiv", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "negative"))
+
+
+def _holds_list(e) -> bool:
+    return isinstance(e, N.ListExpr) or isinstance(e, N.TupleExpr) and any(_holds_list(x) for x in e.elts)
+
+
 def _static_iter_exit(stmts):
-    """The first `break` of a ct.static_iter loop's own body (not of a loop in it) or `return`
-    in it (not in a nested def), else None."""
+    """(statement, cuTile's TileSyntaxError message or None) of the first `break`, `continue` or
+    `return` of a ct.static_iter loop's own body (not of a loop in it) or `return` in a loop in it
+    (not in a nested def), else None. cuTile refuses a `return` whose innermost loop is a `for`;
+    one inside a `while` is the translator's refusal."""
     for st in stmts:
-        if isinstance(st, N.Simple) and st.kind == "break" or isinstance(st, N.Return):
-            return st
+        if isinstance(st, N.Simple) and st.kind in _STATIC_EXITS:
+            return st, _STATIC_EXITS[st.kind]
+        if isinstance(st, N.Return):
+            return st, _FOR_RETURN
         if isinstance(st, N.If):
             found = _static_iter_exit(st.body) or _static_iter_exit(st.orelse)
             if found is not None:
                 return found
         if isinstance(st, (N.For, N.While)):
-            found = next((r for r in walk(st.body) if isinstance(r, N.Return)), None)
+            found = _loop_return(st)
             if found is not None:
                 return found
     return None
+
+
+def _loop_return(loop):
+    """(the first `return` in `loop`, cuTile's message where its innermost loop is a `for`)."""
+    def visit(stmts, innermost):
+        for st in stmts:
+            if isinstance(st, N.Return):
+                return st, _FOR_RETURN if isinstance(innermost, N.For) else None
+            if isinstance(st, N.FunctionDef):
+                continue
+            if isinstance(st, (N.For, N.While)):
+                found = visit(st.body, st)
+            else:
+                found = visit([c for f in ("body", "orelse") for c in getattr(st, f, None) or []
+                               if isinstance(c, N.Node)], innermost)
+            if found is not None:
+                return found
+        return None
+    return visit(loop.body, loop)
 
 
 def walk_names(target):

@@ -784,7 +784,7 @@ def call(cx, e: N.Call) -> V:
     if f.kind == T.MODULE and str(f.value).startswith("operator."):
         return operator_call(cx, str(f.value)[9:], e)
     if f.kind == T.CONSTOBJ and isinstance(f.value, Refused):
-        return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e)
+        return cutile_rejects(cx, f"`{f.code}(...)`", f.value.message, e, error=f.value.error)
     if f.kind == T.CONSTOBJ:   # Mode(1), Cfg(64, 32): built at translation time
         args = [cx.expr(a) for a in e.args]
         kws = {k.name: cx.expr(k.value) for k in e.keywords}
@@ -830,19 +830,36 @@ def call(cx, e: N.Call) -> V:
             what = x.code if x.kind == T.TUPLE else repr(x.value)
             msg = f"cuTile TileTypeError: cannot convert {what} to a scalar of {f.value or f.code}"
             return V(f"tl.static_assert(False, {msg!r})", T.SCALAR)
-        if x.known and type(x.value) is float and math.isfinite(x.value) and f.code in _INT_DTYPE_CODES:
+        if x.known and type(x.value) in (int, float) and (type(x.value) is int or math.isfinite(x.value)) \
+                and f.code in _INT_DTYPE_CODES:
             # ct.int32(1.5), np.int8(-2.7): toward zero, as cuTile (and numpy, torch) convert it
-            # (Triton's tl.full takes no float for an integer dtype)
-            return V(f"tl.full([], {int(x.value)}, {f.code})", T.SCALAR)
+            # (Triton's tl.full takes no float for an integer dtype); ct.uint32(-3), ct.int8(300):
+            # wrapped to the dtype's width, as cuTile's strictly typed constants are (Triton refuses
+            # a constant out of the dtype's range)
+            return V(f"tl.full([], {_wrap_int(int(x.value), f.code)}, {f.code})", T.SCALAR)
         if x.known and type(x.value) is float and f.code == "tl.int1":
             return V(f"tl.full([], {bool(x.value)}, {f.code})", T.SCALAR)
         if x.is_static:
             return V(f"tl.full([], {x.code}, {f.code})", T.SCALAR)
-        return V(f"{paren(x, 100)}.to({f.code})", x.kind, rank=x.rank)
+        return V(scalar_cast(x, f.code), x.kind, rank=x.rank)
     cx.fail("C2T103", "this call is not supported in kernel code", e)
 
 
+def scalar_cast(x: V, dt: str) -> str:
+    """`x` converted to the Triton dtype `dt`: `tl.cast(x, dt)` for a scalar, which under the
+    interpreter may be a Python int (a range() loop's variable there: `(i - 1).to(...)` raised
+    AttributeError), else `x.to(dt)`; compiled, both are the same conversion."""
+    return f"tl.cast({x.code}, {dt})" if x.kind == T.SCALAR else f"{paren(x, 100)}.to({dt})"
+
+
 _INT_DTYPE_CODES = {f"tl.{p}int{n}" for p in ("", "u") for n in (8, 16, 32, 64)}
+
+
+def _wrap_int(v: int, code: str) -> int:
+    """`v` modulo 2**bits of the integer dtype `code` (tl.uint8...), in its range."""
+    bits = int(code.rsplit("int", 1)[1])
+    v %= 1 << bits
+    return v - (1 << bits) if not code.startswith("tl.u") and v >= 1 << (bits - 1) else v
 
 
 def imported_call(cx, name: str, e: N.Call) -> V:
@@ -871,6 +888,20 @@ def ct_call(cx, path: str, e: N.Call) -> V:
         x = cx.expr(e.args[0]) if len(e.args) == 1 and not e.keywords else cx.fail(
             "C2T109", "ct.sigmoid takes one argument", e)
         return V(f"{cx.use('_c2t_sigmoid')}({x.code})", x.kind, rank=x.rank)
+    if entry is None and path == "static_iter":      # (a for loop's iterable is kernel.py's _static_iter)
+        direct = cx.info.ct_path(e.func) == "static_iter"
+        cx.fail("C2T103", "ct.static_iter is only allowed as the iterable of a `for` loop, named directly", e,
+                cutile=("TileSyntaxError", "static_iter() is only allowed as iterable in a `for` loop, i.e. "
+                        "`for i in ct.static_iter(...)`" if direct else "static_iter() must be used directly "
+                        "by name, e.g. cuda.tile.static_iter() or ct.static_iter()."))
+    if entry is None and path.endswith("fnu") and len(e.args) == 1 and not e.keywords:
+        # an unsigned float dtype without a Triton dtype, made of a constant: cuTile's error for a
+        # negative one (its strictly typed constant cannot hold it)
+        x = cx.expr(e.args[0])
+        if x.known and type(x.value) in (int, float) and math.copysign(1.0, x.value) < 0:
+            code, msg, hint = refusal(path)
+            cx.fail(code, msg, e, hint, cutile=("TileValueError", "Negative values cannot be represented in "
+                                                                 "an unsigned float format"))
     if entry is None:
         if not is_exported(path):
             cx.fail("C2T102", f"`ct.{path}` is not a cuda.tile name", e)

@@ -36,17 +36,50 @@ def _enum_member(cx, args, key, enum, default, name, node) -> str:
     return str(v.value).split(".", 1)[1]
 
 
-def sem_scope(cx, args, name, node, allowed=_ATOMIC_ORDERS, default_order="ACQ_REL",
-              default_scope="DEVICE"):
-    """(sem, scope) Triton string literals for memory_order/memory_scope, or a located refusal."""
+# cuTile's check of an operation's memory_order/memory_scope (validate_memory_order_and_scope in
+# its _ir/ops_utils.py), per operation: the orders and scopes it takes.
+_ALL_SCOPES = ("NONE", "BLOCK", "DEVICE", "SYS")
+VALID_ORDERS = {"tile_load": (("RELAXED", "ACQUIRE", "WEAK"), _ALL_SCOPES),
+                "tile_store": (("RELAXED", "RELEASE", "WEAK"), _ALL_SCOPES),
+                "tile_atomic_cas": (_ATOMIC_ORDERS, _ALL_SCOPES),
+                "tile_atomic_rmw": (_ATOMIC_ORDERS, _ALL_SCOPES)}
+
+
+def order_scope_error(opcode: str, order: str, scope: str):
+    """cuTile's TileTypeError message for `order`/`scope` (member names) on the operation
+    `opcode` (a key of VALID_ORDERS), or None where cuTile accepts them."""
+    orders, scopes = VALID_ORDERS[opcode]
+    if order not in orders:
+        return (f"Invalid memory order for {opcode}. Got MemoryOrder.{order}, expected one of "
+                + ", ".join(f"MemoryOrder.{o}" for o in orders))
+    if scope not in scopes:
+        return (f"Invalid memory scope for {opcode}. Got MemoryScope.{scope}, expected one of "
+                + ", ".join(f"MemoryScope.{o}" for o in scopes))
+    if order == "WEAK" and scope != "NONE":
+        return f"{opcode} with WEAK memory ordering cannot specify a memory scope"
+    if order != "WEAK" and scope == "NONE":
+        return f"{opcode} with {order} memory ordering requires a memory scope"
+    return None
+
+
+def check_order_scope(cx, args, name, opcode, node, default_order, default_scope) -> tuple:
+    """(order, scope) member names of a call's memory_order/memory_scope; what cuTile refuses is
+    refused with cuTile's error (order_scope_error)."""
     order = _enum_member(cx, args, "memory_order", "MemoryOrder", default_order, name, node)
     scope = _enum_member(cx, args, "memory_scope", "MemoryScope", default_scope, name, node)
-    if order not in allowed:
-        cx.fail("C2T106", f"{name}: memory_order={order} is not allowed here (cuTile accepts "
-                          f"{', '.join(allowed)})", node)
-    if scope == "NONE":
-        cx.fail("C2T106", f"{name}: memory_scope=NONE is only valid with memory_order=WEAK", node)
-    if scope not in _SCOPES:
+    why = order_scope_error(opcode, order, scope)
+    if why:
+        cx.fail("C2T106", f"{name}: memory_order={order} with memory_scope={scope} is refused by cuTile "
+                          f"({why})", node, cutile=("TileTypeError", why))
+    return order, scope
+
+
+def sem_scope(cx, args, name, node, opcode="tile_atomic_rmw", default_order="ACQ_REL",
+              default_scope="DEVICE"):
+    """(sem, scope) Triton string literals for memory_order/memory_scope other than WEAK, or a
+    located refusal."""
+    order, scope = check_order_scope(cx, args, name, opcode, node, default_order, default_scope)
+    if scope not in _SCOPES:        # (cuTile's check leaves none: a scope it takes with an order)
         cx.fail("C2T106", f"{name}: memory_scope={scope} has no Triton equivalent", node,
                 "Triton atomics take scope cta (BLOCK), gpu (DEVICE) or sys (SYS)")
     return f'"{_ORDERS[order]}"', f'"{_SCOPES[scope]}"'
@@ -98,7 +131,7 @@ def op_atomic_cas(cx, call, args):
     cmp = _req(cx, "atomic_cas", args, "expected", call)
     val = _req(cx, "atomic_cas", args, "desired", call)
     check = _bool_arg(cx, args, "check_bounds", True, call)
-    sem, scope = sem_scope(cx, args, "ct.atomic_cas", call)
+    sem, scope = sem_scope(cx, args, "ct.atomic_cas", call, "tile_atomic_cas")
     cx.before_read(arr)
     cx.mark_written(arr, rmw=True)
     cx.use("_c2t_cas")
@@ -200,7 +233,7 @@ def raw_atomic_cas_offset(cx, base, call):
     off = _req(cx, name, args, "offset", call)
     cmp = _req(cx, name, args, "expected", call)
     val = _req(cx, name, args, "desired", call)
-    sem, scope = sem_scope(cx, args, name, call)
+    sem, scope = sem_scope(cx, args, name, call, "tile_atomic_cas")
     cx.before_read(base.array)
     cx.mark_written(base.array, rmw=True)
     kind = T.TILE if off.kind == T.TILE else T.SCALAR

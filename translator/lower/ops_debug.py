@@ -435,7 +435,14 @@ def op_static_eval(cx, call, args):
 def op_ensure_constant(cx, call, args):
     v = _req(cx, "ensure_constant", args, "value", call)
     if not v.is_static:
-        cx.fail("C2T105", "ct.ensure_constant: the value is not a compile-time constant", call)
+        # cuTile's StaticAssertionError where the value surely is no constant of cuTile's either:
+        # a block index or count, a value loaded from an array
+        node = args["value"]
+        runtime = (isinstance(node, N.Call) and cx.info.ct_path(node.func) in ("bid", "num_blocks")) \
+            or (v.dsrc or "").startswith("arr:")
+        cx.fail("C2T105", "ct.ensure_constant: the value is not a compile-time constant", call,
+                cutile=("TileStaticAssertionError", "Static assertion failed: Argument of ensure_constant() "
+                        "is not a compile-time constant") if runtime else None)
     return v
 
 

@@ -229,7 +229,7 @@ def astype_value(cx, x: V, dt: V, call, args):
         return V(f"{cx.use('_c2t_to_bool')}({_as_runtime(x)})", _runtime_kind(x), rank=x.rank)
     code = paren(x, 100) if not x.is_static else _as_runtime(x)
     if mode is None:
-        out = f"{code}.to({dt.code})"
+        out = f"tl.cast({x.code}, {dt.code})" if x.kind == T.SCALAR else f"{code}.to({dt.code})"   # (ops.scalar_cast)
         if dt.tf32:     # True, or the condition under which a conditional dtype is tfloat32
             out = f"{cx.use('_c2t_to_tf32')}({out}, {'True' if dt.tf32 is True else dt.tf32}, \"RN\")"
         return V(out, _runtime_kind(x), rank=x.rank, tf32=dt.tf32, shape=x.shape)

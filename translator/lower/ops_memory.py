@@ -6,7 +6,7 @@ from . import registry
 from . import types as T
 from .context import (_array, _bool_arg, _gather_indices, _hints, _index, _order, _padding, _rank, _req,
                       _static_tuple)
-from .ops_atomics import _latency, sem_scope
+from .ops_atomics import _latency, check_order_scope, sem_scope
 from .ops_views import foreign_pointer
 from .registry import op
 from .types import ArrayRef, V, call_code, paren
@@ -17,6 +17,7 @@ def op_load(cx, call, args):
     if is_ordered(cx, args):          # memory_order=RELAXED/ACQUIRE
         return ordered_load(cx, call, args)
     arr = _array(cx, args, "array", "load", call)
+    check_order_scope(cx, args, "ct.load", "tile_load", call, "WEAK", "NONE")
     v = _tile_load(cx, call, args, arr)
     v.dsrc, v.mbf = f"arr:{arr.ptr}", True      # of the array's dtype (lower/dtype_facts.py)
     if v.kind == T.TILE and arr.flat() == ArrayRef.for_param(arr.ptr, arr.rank).flat() \
@@ -148,6 +149,7 @@ def op_store(cx, call, args):
     if is_ordered(cx, args):          # memory_order=RELAXED/RELEASE
         return ordered_store(cx, call, args)
     arr = _array(cx, args, "array", "store", call)
+    check_order_scope(cx, args, "ct.store", "tile_store", call, "WEAK", "NONE")
     _hints(cx, "store", args, call)
     rank = arr.rank
     tile, idx, tcode, check, order = store_operands(cx, args, arr, call)
@@ -295,7 +297,7 @@ def ordered_load(cx, call, args):
     """ct.load(..., memory_order=RELAXED/ACQUIRE[, memory_scope=...])."""
     arr = _array(cx, args, "array", "load", call)
     _latency(cx, args, "ct.load", call)
-    sem, scope = sem_scope(cx, args, "ct.load", call, allowed=("RELAXED", "ACQUIRE"),
+    sem, scope = sem_scope(cx, args, "ct.load", call, "tile_load",
                            default_order="WEAK", default_scope="NONE")
     shape = _static_tuple(cx, _req(cx, "load", args, "shape", call), "load `shape`", call)
     rank = arr.rank
@@ -330,7 +332,7 @@ def ordered_store(cx, call, args):
     """ct.store(..., memory_order=RELAXED/RELEASE[, memory_scope=...])."""
     arr = _array(cx, args, "array", "store", call)
     _latency(cx, args, "ct.store", call)
-    sem, scope = sem_scope(cx, args, "ct.store", call, allowed=("RELAXED", "RELEASE"),
+    sem, scope = sem_scope(cx, args, "ct.store", call, "tile_store",
                            default_order="WEAK", default_scope="NONE")
     rank = arr.rank
     _, idx, tcode, check, _ = store_operands(cx, args, arr, call)

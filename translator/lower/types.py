@@ -20,6 +20,9 @@ CTMOD = "ctmod"       # the cuda.tile module (or a sub-namespace such as Padding
 HELPER = "helper"     # a module-level function translated to @triton.jit
 MODULE = "module"     # another Python module (math, torch, numpy)
 UNKNOWN = "unknown"
+# a name bound to different translation-time values (enum members, dtypes) on the paths through a
+# run-time `if` or loop: refused where it is read (V.value: (message, cuTile's message or None))
+PATHDEP = "pathdep"
 
 
 class SrcLine(str):

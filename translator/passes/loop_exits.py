@@ -89,8 +89,8 @@ class LoopExits:
         return out
 
     def loop(self, lp) -> list:
-        if isinstance(lp, N.For) and not _is_range(lp.iter) and _exits(lp.body, "break"):
-            return [lp]     # (a ct.static_iter loop: the lowering refuses its break, as cuTile does)
+        if isinstance(lp, N.For) and not _is_range(lp.iter):
+            return [lp]     # (a ct.static_iter loop: the lowering refuses its break and continue, as cuTile does)
         n = next(self._ids)
         run = f"_c2t_run_{n}" if _exits(lp.body, "break") else None
         skip = f"_c2t_skip_{n}" if _exits(lp.body, "continue") else None

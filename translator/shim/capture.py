@@ -337,6 +337,9 @@ class Builder:
         if isinstance(value, type) and dataclasses.is_dataclass(value):
             self.add_class(name, value)
             return
+        if type(value) is type and value.__bases__ == (object,) and getattr(builtins, name, None) is not value:
+            self.add_class(name, value)     # a plain class (kernels may not create its instances: cuTile's error)
+            return
         if _typing_name(value) == name:     # (Annotated, ...: the typing module's own objects)
             line = f"from typing import {name}"
             self._bind(name, ("import", line), f"typing.{name}")

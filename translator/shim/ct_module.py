@@ -18,6 +18,7 @@ import types
 import warnings
 
 from ..coverage import EXPORTS
+from . import datatype as _datatype
 from . import internals
 from . import kernel as _kernel
 from . import tune as _tune
@@ -40,10 +41,14 @@ class DType:
 
     def __init__(self, name):
         self.name = self.__name__ = name         # (cuTile's DType has __name__: pytest names parameters by it)
+        self.__module__ = "cuda.tile._datatype"  # (where pickle finds it again)
         self._c2t_src = f"ct.{name}"
 
     def __repr__(self):
         return f"<DType '{self.name}'>"
+
+    def __reduce__(self):       # (pickled and copied as the module's object: `pickle.loads(...) is float16`)
+        return self.name
 
     def __str__(self):
         return self.name
@@ -222,15 +227,29 @@ for _e in (PaddingMode, RoundingMode, MemoryOrder, MemoryScope):
 
 
 from .errors import (  # noqa: E402  (served as cuda.tile's; capture.py raises one too)
-    StaticException, TileCompilerExecutionError, TileCompilerTimeoutError, TileError, TileInternalError,
-    TileRecursionError, TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError,
+    StaticException, TileCompilerError, TileCompilerExecutionError, TileCompilerTimeoutError, TileError,
+    TileInternalError, TileRecursionError, TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError,
     TileUnsupportedFeatureError, TileValueError)
+
+
+class UnsupportedCallError(TileError):
+    """cuTile's error for a call kernel code cannot make (`eval()`, a class's constructor)."""
 
 
 _EXCEPTIONS = {c.__name__: c for c in (
     TileError, TileSyntaxError, TileTypeError, TileValueError, TileUnsupportedFeatureError,
     TileRecursionError, TileStaticAssertionError, TileStaticEvalError, StaticException,
     TileInternalError, TileCompilerExecutionError, TileCompilerTimeoutError)}
+# cuda.tile._exception's own names of these classes (cuTile's TileTypeError is its TypeCheckingError),
+# and the classes it has that ct does not export
+_EXCEPTION_NAMES = dict(
+    _EXCEPTIONS, UnsupportedSyntaxError=TileSyntaxError, TypeCheckingError=TileTypeError,
+    RecursionLimitError=TileRecursionError, InvalidValueError=TileValueError,
+    UnsupportedFeatureError=TileUnsupportedFeatureError, InternalError=TileInternalError,
+    StaticEvalError=TileStaticEvalError, StaticAssertionError=TileStaticAssertionError,
+    TileCompilerError=TileCompilerError, InternalCompilerError=TileCompilerError,
+    CompilerExecutionError=TileCompilerExecutionError, CompilerTimeoutError=TileCompilerTimeoutError,
+    UnsupportedCallError=UnsupportedCallError)
 for _c in _EXCEPTIONS.values():
     _c.__module__ = "cuda.tile"
 
@@ -441,12 +460,13 @@ def module():
     tune_modules = _tune.modules(_new_module)
     ct.tune = tune_modules["cuda.tile.tune"]
     exc = _new_module("cuda.tile._exception", "cuTile's exception classes (cutile2triton shim).")
-    exc.__dict__.update(_EXCEPTIONS)
-    exc.TypeCheckingError = TileTypeError       # (cuTile's TileTypeError is this class's other name)
+    exc.__dict__.update(_EXCEPTION_NAMES)
+    _kernel.ERRORS = _EXCEPTION_NAMES
     numeric = _new_module("cuda.tile._numeric_semantics", "cutile2triton shim")
     numeric.__dict__.update(RoundingMode=RoundingMode, PaddingMode=PaddingMode)
     datatype = _new_module("cuda.tile._datatype", "cutile2triton shim")
-    datatype.__dict__.update(_DTYPES, DType=DType)
+    datatype.__dict__.update(_datatype.names(lambda x: _to_dtype(_DTYPES[x] if isinstance(x, str) else x),
+                                             _dtype_name, _DTYPE_NAMES), DType=DType)
     for name, served in internals.served(_to_dtype, _is_implicit_cast_ok).items():
         m = _new_module(name, "cuTile internals its tests read (cutile2triton shim); other names are stand-ins")
         m.__dict__.update(served)

@@ -51,9 +51,13 @@ class TileInternalError(TileError):
     pass
 
 
-class TileCompilerExecutionError(TileInternalError):
+class TileCompilerError(TileInternalError):
     pass
 
 
-class TileCompilerTimeoutError(TileInternalError):
+class TileCompilerExecutionError(TileCompilerError):
+    pass
+
+
+class TileCompilerTimeoutError(TileCompilerError):
     pass

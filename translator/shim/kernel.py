@@ -26,6 +26,7 @@ _LOCK = threading.RLock()
 _MODULES = {}           # key -> the translated module (or the exception its translation raised)
 _TRANSLATOR_HASH = None
 CT = None               # the shim's cuda.tile module (ct_module.module() sets it)
+ERRORS = {}             # cuTile's error classes by their names in cuda.tile._exception (set there too)
 
 
 class _Refused(Exception):
@@ -49,7 +50,7 @@ class ShimTranslationError(RuntimeError):
         super().__init__(f"cutile2triton could not translate kernel `{kernel}`: " + "\n  ".join(diagnostics))
 
 
-_CUTILE_ERROR = re.compile(r"cuTile (Tile[A-Za-z]*Error): ([^\n]*)")
+_CUTILE_ERROR = re.compile(r"cuTile ([A-Z][A-Za-z]*Error): ([^\n]*)")
 
 
 def cutile_error(exc):
@@ -66,7 +67,7 @@ def cutile_error(exc):
         for m in _CUTILE_ERROR.finditer(str(exc)):
             found = m
         exc = exc.__cause__ or exc.__context__
-    cls = getattr(CT, found.group(1), None) if found else None
+    cls = ERRORS.get(found.group(1)) if found else None
     return cls(found.group(2)) if isinstance(cls, type) and issubclass(cls, Exception) else None
 
 
@@ -130,6 +131,12 @@ def _unbound_name(diag):
     return m.group(1) if m else None
 
 
+def _user_lines(message: str, built) -> str:
+    """A cuTile message quoting lines of the kernel's source (`(line 12)`: its path-dependent types),
+    with the built module's lines as the user's file numbers them."""
+    return re.sub(r"\(line (\d+)\)", lambda m: f"(line {built.where(int(m.group(1)))[1]})", message)
+
+
 def _format(diag, built) -> str:
     fname, line, col = built.where(diag.line, diag.col)
     text = f"{fname}:{line}:{col}: {diag.severity} {diag.code}: {diag.message}"
@@ -189,10 +196,10 @@ def _load(key, built, kernel_name, ranks=None):
                 # error for that value, raised where its compiler reads the name
                 refused = built.deferred[unbound]
                 cutile = refused.cutile
-            cls = getattr(CT, cutile[0], None) if cutile else None
+            cls = ERRORS.get(cutile[0]) if cutile else None
             if isinstance(cls, type) and issubclass(cls, Exception):
                 # cuTile refuses this too, at its compile (the launch): its error, the diagnostic as cause
-                err = cls(cutile[1])
+                err = cls(_user_lines(cutile[1], built))
                 err.__cause__ = refused
                 raise _Refused(err)
             raise refused

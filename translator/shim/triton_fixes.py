@@ -23,6 +23,9 @@ Under the interpreter (TRITON_INTERPRET=1, `install`):
   message doubles in size per level from the third on: an error 60 calls deep (a recursive helper
   running past Python's recursion limit) never finished being raised. An InterpreterError is
   passed up unchanged here, wrapped once.
+- `~x` of an unsigned integer: the interpreter's all-ones value is -1 in the unsigned numpy dtype
+  ("Python integer -1 out of bounds for uint32"); here it is that dtype's largest value (a
+  compiled kernel's all-ones constant).
 
 Both paths also apply cuTile's limit on nested helper calls (its MAX_RECURSION_DEPTH, 1000: cuTile
 inlines each call and refuses deeper chains with TileRecursionError): a user helper (not the
@@ -167,6 +170,16 @@ def install() -> bool:
             return cas(self, dense(ptr), dense(cmp), dense(val), sem, scope)
         builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
 
+    ones = getattr(builder, "get_all_ones_value", None)
+
+    def get_all_ones_value(self, type):
+        np_type = interp._get_np_dtype(type)
+        if np_type.kind == "u":
+            return interp.TensorHandle(np.full(1, np.iinfo(np_type).max, dtype=np_type), type.scalar)
+        return ones(self, type)
+
+    if ones is not None and hasattr(interp, "_get_np_dtype"):
+        builder.get_all_ones_value = get_all_ones_value
     interp._implicit_cvt = implicit_cvt
     cls.__call__ = call
     if sys.getrecursionlimit() < RECURSION_LIMIT:     # (cuTile's 1000 nested calls fit)

@@ -20,7 +20,7 @@ from .paths import RUNTIME_DIR
 
 PACKAGE = "translator.runtime"
 # the order pieces are pasted in (each module's pieces in their order there)
-MODULES = ("values", "launch", "memo", "lists", "hints", "stages", "coarsen", "search", "tma", "batch")
+MODULES = ("values", "base", "launch", "memo", "lists", "hints", "stages", "coarsen", "search", "tma", "batch")
 MEMO_C_SRC = "_C2T_MEMO_C_SRC"      # read from launch_memo.c; a standalone module ends with it as a literal
 _SIBLING = re.compile(r"\b_rt_[a-z]+\.")
 

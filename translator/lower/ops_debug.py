@@ -363,7 +363,7 @@ def _static_eval(cx, node, call, what, where="static_eval()") -> V:
         return cx.expr(node)
     stored = sorted({x.target.id for x in ast.walk(tree) if isinstance(x, ast.NamedExpr)
                      and isinstance(x.target, ast.Name)})
-    if stored:
+    if stored and not const_fold.hostile(tree):     # (a hostile one: the security refusal below)
         cx.fail("C2T105", f"{what}: `:=` assigns `{stored[0]}` (the expression may not bind names)", node,
                 cutile=("TileSyntaxError", f"static_eval() expression attempted to modify a local variable '{stored[0]}'"))
     names, bound = _known_names(cx)

@@ -8,6 +8,7 @@ import os
 
 import torch
 
+from . import base as _rt_base
 from . import launch as _rt_launch
 
 
@@ -45,7 +46,7 @@ def _c2t_coarsen(grid, elements):
     runs) for a launch of a coarsened kernel over `grid`, whose largest tile has `elements`
     elements (None: not known on the host). See _C2T_COARSEN."""
     if type(grid) is not tuple or not 0 < len(grid) < 4:
-        grid = _rt_launch._c2t_grid(grid)      # raises the error
+        grid = _rt_base._c2t_grid(grid)      # raises the error
     global _C2T_COARSEN_GPU
     n = int(grid[0])
     if _C2T_COARSEN != "auto":

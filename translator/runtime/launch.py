@@ -13,6 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
+from . import base as _rt_base
 from . import hints as _rt_hints
 from . import memo as _rt_memo
 from . import stages as _rt_stages
@@ -57,23 +58,8 @@ def _c2t_tl_dtype(dtype):
     return _C2T_TL_DTYPES[dtype]
 
 
-def _c2t_grid(grid):
-    """cuTile grids are tuples of 1 to 3 positive ints."""
-    if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3:
-        raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
-    return grid
-
-
-# Launches with a specialization seen before skip Triton's Python dispatch (argument binding and
-# cache key: 12-22 us per launch on the H200's host, about cuTile's whole launch) and call
-# the compiled kernel's launcher, as JITFunction.run itself does after its cache lookup. The key
-# is finer than Triton's own (exact ints and floats, each tensor's dtype and 16-byte alignment,
-# the argument types, device and launch options), so a hit always finds the kernel Triton would
-# have picked. C2T_FAST_LAUNCH=0 turns it off.
-_C2T_FAST_LAUNCH = os.environ.get("C2T_FAST_LAUNCH", "1") != "0"
 _C2T_COMPILED = {}
 _C2T_COMPILED_MAX = 4096    # many distinct scalar values (a seed per call) must not grow it forever
-_C2T_MISSING = object()
 _C2T_TENSOR_AT = {}         # argument types -> (their number, positions of the tensors among them)
 _C2T_JIT = triton.runtime.jit.JITFunction
 
@@ -82,7 +68,7 @@ def _c2t_run(kernel, grid, args, *, c2t_memo=None, **options):
     """kernel[grid](*args, **options), through the cache of compiled kernels above. `c2t_memo`: a
     launcher's launch-memo miss and argument layout (see _c2t_memo), recorded after the launch."""
     if type(grid) is not tuple or not 0 < len(grid) < 4:
-        grid = _c2t_grid(grid)      # raises the error
+        grid = _rt_base._c2t_grid(grid)      # raises the error
     compiled, cached = _c2t_dispatch(kernel, grid, args, options)
     if c2t_memo is not None and c2t_memo[0] and cached is not None:
         _rt_memo._c2t_memo_record(c2t_memo, kernel, grid, args, cached)
@@ -111,7 +97,7 @@ def _c2t_interpreted_floats(kernel, args):
 def _c2t_dispatch(kernel, grid, args, options):
     """Launch; return (what Triton returned, the compiled kernel later launches with these
     arguments run, or None when they go through Triton's dispatch)."""
-    if not _C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
+    if not _rt_base._C2T_FAST_LAUNCH or type(kernel) is not _C2T_JIT or kernel.pre_run_hooks:
         if type(kernel) is not _C2T_JIT and float in map(type, args):
             args = _c2t_interpreted_floats(kernel, args)
         return _rt_hints._c2t_first_launch(kernel, grid, args, options), None
@@ -150,7 +136,7 @@ def _c2t_dispatch(kernel, grid, args, options):
             _C2T_COMPILED.clear()
         _C2T_COMPILED[key] = (kernel, cached)
         return compiled, cached
-    if kernel.used_global_vals and _c2t_globals_changed(kernel):
+    if kernel.used_global_vals and _rt_base._c2t_globals_changed(kernel):
         return kernel[grid](*args, **options), None     # Triton's dispatch raises its own error
     compiled = kernel_and_compiled[1]
     stream = triton.runtime.driver.active.get_current_stream(device)
@@ -208,44 +194,6 @@ def _c2t_two_programs_per_sm(kernel, grid, args, options, compiled):
     except Exception:   # noqa: BLE001 - the cap is an optimization; keep the compile that runs
         return compiled
     return capped if capped.n_spills == 0 else compiled
-
-
-def _c2t_globals_changed(kernel):
-    """Whether a global the kernel read when it was compiled has another value now (Triton's own
-    dispatch then raises an error, which the cached launch paths must not hide). Triton keeps deep
-    copies of the values, and comparing a tl.constexpr copy costs about 0.5 us per global per
-    launch on the dev CPU; so once the globals are found unchanged, the objects they are bound to
-    are remembered, and while each name is still bound to the same immutable object (and a
-    constexpr to the same value object) nothing is compared."""
-    used = kernel.used_global_vals
-    seen = _C2T_GLOBALS_SEEN.get(id(kernel))
-    if seen is not None and seen[0] is kernel and seen[1] is used:
-        for name, scope, obj, value in seen[2]:
-            if scope.get(name, _C2T_MISSING) is not obj or getattr(obj, "value", None) is not value:
-                break
-        else:
-            return False
-    for (name, _), (value, scope) in used.items():
-        now = scope.get(name, _C2T_MISSING)
-        if now is not value and now != value:
-            return True
-    bound = tuple((name, scope, scope[name], getattr(scope[name], "value", None))
-                  for (name, _), (_, scope) in used.items())
-    if all(_c2t_immutable(obj) for _, _, obj, _ in bound):
-        _C2T_GLOBALS_SEEN[id(kernel)] = (kernel, used, bound)
-    return False
-
-
-_C2T_GLOBALS_SEEN = {}      # id(kernel) -> (kernel, its used_global_vals, (name, scope, object, .value))
-
-
-def _c2t_immutable(v):
-    """Whether v cannot change without being rebound (so the same object means the same value)."""
-    if isinstance(v, tl.constexpr):
-        v = v.value
-    if type(v) is tuple:
-        return all(_c2t_immutable(x) for x in v)
-    return v is None or type(v) in (int, float, bool, str) or isinstance(v, tl.dtype)
 
 
 def _c2t_tensor(a, name):

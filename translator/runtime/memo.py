@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 import triton
 
-from . import launch as _rt_launch
+from . import base as _rt_base
 from . import tma as _rt_tma
 
 
@@ -109,7 +109,7 @@ def _c2t_memo(name, grid, stream, arrays, scalars, consts, same=(), hints=None):
     or in two imports of one module, are different kernels). `same`: pairs of positions in `arrays` whose aliasing the kernel
     specializes on (its aliased-load flags, see _c2t_same); `hints`: cuTile hints the launch
     carries (kernel.replace_hints(...): the launch options derive from them)."""
-    if not _rt_launch._C2T_FAST_LAUNCH or type(grid) is not tuple:
+    if not _rt_base._C2T_FAST_LAUNCH or type(grid) is not tuple:
         return ()
     try:
         if stream is not None and (type(stream) is not torch.cuda.Stream or stream.cuda_stream
@@ -223,17 +223,17 @@ def _c2t_memo_record(memo, kernel, grid, args, compiled):
 
 
 def _c2t_globals_entry(kernel):
-    """A memo entry's check of the globals the kernel read (see _rt_launch._c2t_globals_changed): (changed,
+    """A memo entry's check of the globals the kernel read (see _rt_base._c2t_globals_changed): (changed,
     kernel, its used_global_vals, bound), where `bound` lists what the C lookup compares by
     identity while those are unchanged: (scope, name, object, (its .value,) or () when it has
     none), or is None (then each launch calls changed(kernel))."""
     used, bound = kernel.used_global_vals, None
-    if used and not _rt_launch._c2t_globals_changed(kernel):
-        seen = _rt_launch._C2T_GLOBALS_SEEN.get(id(kernel))
+    if used and not _rt_base._c2t_globals_changed(kernel):
+        seen = _rt_base._C2T_GLOBALS_SEEN.get(id(kernel))
         if seen is not None and seen[0] is kernel and seen[1] is used:
             bound = tuple((scope, name, obj, (obj.value,) if hasattr(obj, "value") else ())
                           for name, scope, obj, _ in seen[2])
-    return (_rt_launch._c2t_globals_changed, kernel, used, bound)
+    return (_rt_base._c2t_globals_changed, kernel, used, bound)
 
 
 def _c2t_layouts(arrays):

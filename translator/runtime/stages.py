@@ -10,7 +10,7 @@ import os
 import torch
 import triton
 
-from . import launch as _rt_launch
+from . import base as _rt_base
 
 
 _C2T_STAGES = {}            # (kernel, Constant args, first num_stages) -> num_stages that fits in shared memory
@@ -40,7 +40,7 @@ def _c2t_deep_start(stage_bytes, grid):
     start = 3
     if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
         programs = 1
-        for g in _rt_launch._c2t_grid(grid):
+        for g in _rt_base._c2t_grid(grid):
             programs *= g
         sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
         start = _c2t_deep_stages(stage_bytes, programs, sms)

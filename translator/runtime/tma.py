@@ -9,7 +9,7 @@ import os
 import torch
 import triton
 
-from . import launch as _rt_launch
+from . import base as _rt_base
 
 
 # Tensor descriptors (TMA). $C2T_TMA (read at import; tests may assign _C2T_TMA_MODE):
@@ -43,7 +43,7 @@ def _c2t_small_grid(grid, device, gemm=False):
     device `device` (an index) has SMs, or (`gemm`) at most as many."""
     if grid is None or callable(grid):
         return False
-    small = _C2T_SMALL.get((_rt_launch._c2t_grid(grid), device, gemm))
+    small = _C2T_SMALL.get((_rt_base._c2t_grid(grid), device, gemm))
     if small is None:
         n = 1
         for g in grid:

@@ -511,13 +511,14 @@ def _fill_marks(body: str, marks: _Marks, have: set, standalone: bool) -> str:
     triton and the standard modules its code (the pasted pieces included) uses that it lacks."""
     from . import vendor
     plain = _IMPORTS_MARK.sub("", body.replace(marks.RUNTIME, "").replace(marks.MEMO_C, ""))
-    names = vendor.runtime_names(vendor.names_used(plain))
+    plain_used = vendor.names_used(plain)
+    names = vendor.runtime_names(plain_used)
     runtime, memo_c, lines = "", "", []
     if standalone:
         runtime, needs_c = vendor.vendored(names)
         memo_c = vendor.memo_c_block() if needs_c else ""
     body = body.replace(marks.RUNTIME, runtime).replace(marks.MEMO_C, memo_c)
-    used = vendor.names_used(_IMPORTS_MARK.sub("", body)) if standalone else vendor.names_used(plain)
+    used = vendor.names_used(_IMPORTS_MARK.sub("", body)) if standalone else plain_used
     need = [f"import {m}" for m in _STD_IMPORTS if m not in have and m in used]
     if "triton" not in have:
         need.append("import triton")

@@ -89,18 +89,18 @@ def test_several_inputs_go_into_the_output_folder_under_their_names(tmp_path):
 def test_pep263_source_encodings(tmp_path):
     """A latin-1 module (`# -*- coding: latin-1 -*-`) was C2T004 (read as UTF-8); the translation
     is written in UTF-8, where its coding line no longer stands on line 1 or 2."""
-    src = VA.replace("import cuda.tile as ct", "import cuda.tile as ct\n\nGREETING = 'café'", 1)
+    src = VA.replace("import cuda.tile as ct", 'import cuda.tile as ct\n\nGREETING = "café"', 1)
     (tmp_path / "l1.py").write_bytes(("# -*- coding: latin-1 -*-\n" + src).encode("latin-1"))
     r = cli(tmp_path / "l1.py", "-o", tmp_path / "out.py", "--no-compile-check")
     assert r.returncode == 0, r.stderr
     out = (tmp_path / "out.py").read_bytes().decode("utf-8")
-    assert "GREETING = 'café'" in out and "# -*- coding: latin-1 -*-" not in out.splitlines()[:2]
+    assert 'GREETING = "café"' in out and "# -*- coding: latin-1 -*-" not in out.splitlines()[:2]
     compile(out, "out.py", "exec")
     assert cli(tmp_path / "l1.py", "-o", tmp_path / "out.py", "--check", "--no-compile-check").returncode == 0
     # ... on standard input too, and a UTF-8 BOM is not part of the text
     r = subprocess.run([sys.executable, "-m", "translator", "-", "--no-compile-check"], cwd=ROOT,
                        input=("# -*- coding: latin-1 -*-\n" + src).encode("latin-1"), capture_output=True)
-    assert r.returncode == 0 and "GREETING = 'café'" in r.stdout.decode("utf-8")
+    assert r.returncode == 0 and 'GREETING = "café"' in r.stdout.decode("utf-8")
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + src.encode("utf-8"))
     r = cli(tmp_path / "bom.py", "--no-compile-check")
     assert r.returncode == 0 and "\ufeff" not in r.stdout

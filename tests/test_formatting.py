@@ -1,4 +1,4 @@
-"""With `--format` (Options.format), generated modules are laid out by ruff's formatter
+"""With `--format` (the command's default; Options.format for the library), generated modules are laid out by ruff's formatter
 (translator/formatting.py, issue 36 item 2)."""
 import subprocess
 
@@ -53,14 +53,26 @@ def test_imports_only_the_kernels_read_are_dropped_the_users_others_kept():
         "import math, os\nos.sep\n"             # a statement binding a name still read stays whole
 
 
-def test_cli_format_flag_writes_what_ruff_leaves_alone_and_lint_clean(tmp_path):
+@pytest.mark.parametrize("flag", [[], ["--format"]], ids=["default", "flag"])
+def test_cli_format_flag_writes_what_ruff_leaves_alone_and_lint_clean(tmp_path, flag):
     import sys
     from conftest import ROOT
     out = tmp_path / "va.py"
     r = subprocess.run([sys.executable, "-m", "translator", str(ROOT / "examples/vector_add.py"), "-o", str(out),
-                        "--format", "--no-compile-check", "-q"], capture_output=True, text=True, cwd=ROOT)
+                        *flag, "--no-compile-check", "-q"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert _ruff("format", "--check", text=text).returncode == 0
     lint = _ruff("check", "--select", "E,F", "--output-format", "concise", text=text)
     assert lint.returncode == 0, lint.stdout
+
+
+def test_cli_no_format_writes_the_translators_own_layout(tmp_path):
+    import sys
+    from conftest import ROOT
+    out = tmp_path / "va.py"
+    r = subprocess.run([sys.executable, "-m", "translator", str(ROOT / "examples/vector_add.py"), "-o", str(out),
+                        "--no-format", "--no-compile-check", "-q"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    raw = translator.translate_file(ROOT / "examples/vector_add.py", translator.Options(check=False)).code
+    assert out.read_text() == raw and _ruff("format", "--check", text=raw).returncode != 0

@@ -17,8 +17,8 @@ IDIOMS = sorted((ROOT / "tests" / "idioms").glob("*.py"))
 MODULES = [*EXAMPLES, *IDIOMS]
 
 
-def _translate(path, standalone=False):
-    res = translator.translate_file(path, translator.Options(standalone=standalone))
+def _translate(path, standalone=False, format=False):
+    res = translator.translate_file(path, translator.Options(standalone=standalone, format=format))
     assert res.code is not None, "\n".join(d.format() for d in res.diagnostics)
     return res.code
 
@@ -147,7 +147,7 @@ def test_the_cli_writes_a_standalone_translation(tmp_path):
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert "cutile2triton --standalone " in text.splitlines()[1] and "translator.runtime" not in text
-    assert text == _translate(EXAMPLES[0], standalone=True)
+    assert text == _translate(EXAMPLES[0], standalone=True, format=True)     # (the command formats by default)
 
 
 def test_the_package_and_standalone_modules_build_one_c_lookup():

@@ -71,9 +71,10 @@ def _parser() -> argparse.ArgumentParser:
                         "compiled to TTIR for sm_90 where triton is installed; C2T110 when Triton rejects one)")
     c.add_argument("--full-compile-check", dest="compile_check", action="store_const", const="full",
                    help="check by compiling every kernel to a cubin for sm_90 (slower: ptxas too)")
-    p.add_argument("--format", action="store_true",
+    p.add_argument("--format", action=argparse.BooleanOptionalAction, default=True,
                    help="lay the output out with ruff's formatter at line length 120 (it then passes `ruff format "
-                        "--check --line-length 120`), and drop imports only the translated kernels read")
+                        "--check --line-length 120`), and drop imports only the translated kernels read (the "
+                        "default; --no-format writes the translation as the translator lays it out)")
     p.add_argument("--standalone", action="store_true",
                    help="carry the launch runtime the translation uses in it (torch and triton are then its only "
                         "dependencies); by default it imports it from translator.runtime (this package)")
